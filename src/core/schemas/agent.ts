@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** Upper bound for any token budget: far beyond every model's context window, to catch absurd values. */
+export const MAX_BUDGET_TOKENS = 10_000_000;
+
+export const pruningStrategySchema = z.enum(['drop-oldest', 'sliding-window', 'summarize']);
+export type PruningStrategy = z.infer<typeof pruningStrategySchema>;
+
+const tokenCapSchema = z.number().int().nonnegative().max(MAX_BUDGET_TOKENS);
+
+/**
+ * Per-section token caps. When a cap is absent, the default is a share of the available budget
+ * (see DEFAULT_SECTION_SHARES in the assembler), so retrieved memories can never starve history.
+ */
+export const sectionCapsSchema = z.object({
+  procedure: tokenCapSchema.optional(),
+  knowledge: tokenCapSchema.optional(),
+  episodes: tokenCapSchema.optional(),
+  history: tokenCapSchema.optional(),
+});
+export type SectionCaps = z.infer<typeof sectionCapsSchema>;
+
+/** Minimum relevance score per section; items scoring below are excluded with reason `below_threshold`. */
+export const relevanceThresholdsSchema = z.object({
+  procedure: z.number().min(0).max(1).default(0),
+  knowledge: z.number().min(0).max(1).default(0),
+  episodes: z.number().min(0).max(1).default(0),
+});
+
+/** How an agent's working memory is budgeted and filled each turn. */
+export const memoryConfigSchema = z
+  .object({
+    maxWorkingMemoryTokens: z.number().int().min(64).max(MAX_BUDGET_TOKENS).default(8_000),
+    reservedOutputTokens: z.number().int().nonnegative().max(MAX_BUDGET_TOKENS).default(1_000),
+    /** Model name: picks the tokenizer and bounds the budget by its context window. */
+    model: z.string().min(1).max(128).default('gpt-4o'),
+    pruningStrategy: pruningStrategySchema.default('drop-oldest'),
+    /** For `sliding-window`: how many of the latest turns are eligible before the budget applies. */
+    slidingWindowTurns: z.number().int().positive().max(100_000).default(20),
+    semanticTopK: z.number().int().nonnegative().max(1_000).default(5),
+    episodicTopK: z.number().int().nonnegative().max(1_000).default(3),
+    sectionCaps: sectionCapsSchema.default({}),
+    minRelevance: relevanceThresholdsSchema.default({ procedure: 0, knowledge: 0, episodes: 0 }),
+    /** Default per-source timeout; a source that takes longer is recorded as degraded. */
+    sourceTimeoutMs: z.number().int().positive().max(60_000).default(500),
+  })
+  .refine((config) => config.reservedOutputTokens < config.maxWorkingMemoryTokens, {
+    message: 'reservedOutputTokens must be smaller than maxWorkingMemoryTokens',
+    path: ['reservedOutputTokens'],
+  });
+export type MemoryConfigInput = z.input<typeof memoryConfigSchema>;
+export type MemoryConfig = z.output<typeof memoryConfigSchema>;
+
+/** An agent: a system prompt plus the memory config its contexts are assembled with. */
+export const agentSchema = z.object({
+  id: z.string().min(1).max(256).default('default'),
+  systemPrompt: z.string().max(1_000_000).default('You are a helpful assistant.'),
+  memory: memoryConfigSchema.default(memoryConfigSchema.parse({})),
+});
+export type AgentInput = z.input<typeof agentSchema>;
+export type Agent = z.output<typeof agentSchema>;

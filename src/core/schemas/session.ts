@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { type JsonObject, jsonObjectSchema, jsonValueSchema } from './json.js';
+import { isoDateTimeSchema, messageInputSchema } from './message.js';
+
+/**
+ * Identifies a session. Tenant is the security boundary; namespace and user id are opaque strings
+ * (null = none) kept in separate fields so that no separator can make two scopes collide.
+ */
+export const sessionKeySchema = z.object({
+  tenantId: z.string().min(1).max(256),
+  namespace: z.string().max(256).nullable(),
+  userId: z.string().max(256).nullable(),
+  sessionId: z.string().min(1).max(256),
+});
+export type SessionKey = z.infer<typeof sessionKeySchema>;
+
+/** Largest TTL accepted: ten years. */
+export const MAX_TTL_SECONDS = 315_360_000;
+
+/** A structured memory record waiting in a session to be promoted to long-term memory. */
+export const pendingMemorySchema = z.object({
+  id: z.string().min(1).max(128).optional(),
+  text: z.string().trim().min(1, 'Memory text cannot be empty').max(100_000),
+  memoryType: z.enum(['semantic', 'episodic', 'message']).default('message'),
+  topics: z.array(z.string().max(256)).max(100).default([]),
+  entities: z.array(z.string().max(256)).max(100).default([]),
+  namespace: z.string().max(256).nullable().default(null),
+  userId: z.string().max(256).nullable().default(null),
+  sessionId: z.string().max(256).nullable().default(null),
+  eventDate: isoDateTimeSchema.nullable().default(null),
+  createdAt: isoDateTimeSchema.optional(),
+  persistedAt: isoDateTimeSchema.nullable().default(null),
+  metadata: z.record(z.string(), jsonValueSchema).default({}),
+});
+export type PendingMemoryInput = z.input<typeof pendingMemorySchema>;
+export type PendingMemory = z.output<typeof pendingMemorySchema> & { id: string; createdAt: string };
+
+/** How long-term memories are extracted from this session (AMS `long_term_memory_strategy`). */
+export const memoryStrategySchema = z.object({
+  strategy: z.enum(['discrete', 'summary', 'preferences', 'custom']).default('discrete'),
+  config: z.record(z.string(), jsonValueSchema).default({}),
+});
+export type MemoryStrategy = z.output<typeof memoryStrategySchema>;
+
+/** What a caller may write with a full replace (`put`). Absent fields take their defaults. */
+export const sessionInputSchema = z.object({
+  messages: z.array(messageInputSchema).max(100_000).default([]),
+  memories: z.array(pendingMemorySchema).max(10_000).default([]),
+  data: jsonObjectSchema.nullable().default(null),
+  context: z.string().max(1_000_000).nullable().default(null),
+  ttlSeconds: z.number().int().positive().max(MAX_TTL_SECONDS).nullable().default(null),
+  longTermMemoryStrategy: memoryStrategySchema.default({ strategy: 'discrete', config: {} }),
+  createdAt: isoDateTimeSchema.optional(),
+});
+export type SessionInput = z.input<typeof sessionInputSchema>;
+
+/** Session state without its messages; messages are read separately, newest first when assembling. */
+export interface SessionState extends SessionKey {
+  data: JsonObject | null;
+  context: string | null;
+  memories: PendingMemory[];
+  longTermMemoryStrategy: MemoryStrategy;
+  ttlSeconds: number | null;
+  /** Incremented by every write; used for optimistic concurrency. Starts at 1. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  /** When the session stops existing for reads; null = never. */
+  expiresAt: string | null;
+  messageCount: number;
+  /** Sum of the cached content token counts of all messages. */
+  tokenCount: number;
+  /** Highest `seq` ever assigned in this session (0 when none). */
+  lastSeq: number;
+}
+
+/** A row of a session listing. */
+export interface SessionSummary extends SessionKey {
+  updatedAt: string;
+  messageCount: number;
+}

@@ -1,0 +1,122 @@
+import type { JsonObject } from '../core/schemas/json.js';
+import type { NewMessage, StoredMessage } from '../core/schemas/message.js';
+import type {
+  MemoryStrategy,
+  PendingMemory,
+  SessionKey,
+  SessionState,
+  SessionSummary,
+} from '../core/schemas/session.js';
+
+/**
+ * The session store contract. Every driver (memory, sqlite; later postgres, redis) implements it
+ * and passes `test/conformance/`. Inputs arrive validated and normalized by the engine: drivers do
+ * no tokenizing and no id generation, only storage, ordering, versioning and expiry.
+ *
+ * Rules every driver follows:
+ * - Every acknowledged write is durable (as far as the backend allows) before its promise resolves.
+ * - Every write increments `version` by one; a new session starts at version 1.
+ * - `expectedVersion` (when given) must equal the stored version, else VersionConflictError and
+ *   nothing changes. `expectedVersion: 0` means "the session must not exist yet".
+ * - An expired session (expiresAt <= now) does not exist for reads or writes: a write to it starts
+ *   a fresh session (its old messages are gone), and `deleteExpired` removes it physically.
+ * - Every write refreshes the expiry clock: expiresAt = now + ttlSeconds.
+ * - Message `seq` is assigned by the store, strictly increasing per session, never reused.
+ * - A message id already present in the session fails the write with a ValidationError.
+ */
+export interface SessionStore {
+  /** Driver name, e.g. `memory` or `sqlite`. */
+  readonly driver: string;
+  readonly capabilities: StoreCapabilities;
+
+  /** The session's state without messages, or null if absent or expired. */
+  getSession(key: SessionKey): Promise<SessionState | null>;
+
+  /** Reads messages in `seq` order; cost depends on `limit`, not on the session's length. */
+  readMessages(key: SessionKey, query: MessageQuery): Promise<StoredMessage[]>;
+
+  /** Replaces the whole session (messages included), creating it if absent. */
+  putSession(key: SessionKey, write: SessionWrite, options?: WriteOptions): Promise<SessionState>;
+
+  /** Atomically appends messages (creating the session if absent), in the given order. */
+  appendMessages(
+    key: SessionKey,
+    messages: NewMessage[],
+    options?: AppendOptions,
+  ): Promise<{ session: SessionState; messages: StoredMessage[] }>;
+
+  /** Updates fields other than messages atomically. `dataPatch` is an RFC 7386 JSON merge patch. */
+  patchSession(key: SessionKey, patch: SessionPatch, options?: WriteOptions): Promise<SessionState>;
+
+  /** Deletes the session and its messages. Resolves true if something was deleted. */
+  deleteSession(key: SessionKey): Promise<boolean>;
+
+  /** Lists live sessions of a tenant, newest `updatedAt` first, ties broken by key; `total` is exact. */
+  listSessions(query: SessionListQuery): Promise<{ sessions: SessionSummary[]; total: number }>;
+
+  /** Physically deletes expired sessions; resolves the number deleted. */
+  deleteExpired(): Promise<number>;
+
+  /** Releases the backend. Further calls fail with StoreError. */
+  close(): Promise<void>;
+}
+
+/** Optional abilities, so callers can adapt instead of catching "not implemented". */
+export interface StoreCapabilities {
+  /** Acknowledged writes survive a process crash. */
+  durable: boolean;
+  /** Several processes may share the backend safely. */
+  multiProcess: boolean;
+}
+
+export interface MessageQuery {
+  order: 'oldest-first' | 'newest-first';
+  /** At most this many messages; absent = all. */
+  limit?: number;
+  /** Only messages with seq < beforeSeq. */
+  beforeSeq?: number;
+  /** Only messages with seq > afterSeq. */
+  afterSeq?: number;
+}
+
+export interface SessionWrite {
+  messages: NewMessage[];
+  memories: PendingMemory[];
+  data: JsonObject | null;
+  context: string | null;
+  ttlSeconds: number | null;
+  longTermMemoryStrategy: MemoryStrategy;
+  /** Keeps the first creation time unless the caller supplies one. */
+  createdAt?: string;
+}
+
+export interface SessionPatch {
+  dataPatch?: JsonObject;
+  context?: string | null;
+  memories?: PendingMemory[];
+  ttlSeconds?: number | null;
+}
+
+export interface WriteOptions {
+  expectedVersion?: number;
+}
+
+export interface AppendOptions extends WriteOptions {
+  /** TTL for a session the append creates; an existing session keeps its own. */
+  ttlSeconds?: number | null;
+}
+
+export interface SessionListQuery {
+  tenantId: string;
+  /** Absent = any namespace; null = only sessions without one. Likewise `userId`. */
+  namespace?: string | null;
+  userId?: string | null;
+  sessionId?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Options every driver factory accepts. `clock` exists for deterministic TTL tests. */
+export interface StoreOptions {
+  clock?: () => Date;
+}
