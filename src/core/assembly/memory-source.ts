@@ -1,0 +1,57 @@
+/** The context sections that retrieved memories fill, in their fixed order. */
+export type RetrievalSection = 'procedure' | 'knowledge' | 'episodes';
+export const RETRIEVAL_SECTIONS: readonly RetrievalSection[] = ['procedure', 'knowledge', 'episodes'];
+
+/** One retrieved candidate for a context section. */
+export interface MemoryItem {
+  id: string;
+  /** The text placed in the context. */
+  text: string;
+  /** Relevance in [0, 1]; higher first. */
+  score: number;
+  /** Attribution shown in the context, e.g. a document name (`Source: HR Policy 2025.md`). */
+  source?: string;
+  /** A date shown with episodes, e.g. when the conversation happened. */
+  date?: string;
+  /** Set when a newer version replaces this item: it is never included. */
+  supersededBy?: string | null;
+  /** Cached content token count in `tokenEncoding`, when the source has one. */
+  tokenCount?: number;
+  tokenEncoding?: string;
+}
+
+/** What a source is asked for on every turn. */
+export interface RetrievalRequest {
+  tenantId: string;
+  namespace: string | null;
+  userId: string | null;
+  sessionId: string;
+  agentId: string;
+  /** The current user message. */
+  query: string;
+  /** How many items the section wants (from the agent's topK settings). */
+  limit: number;
+}
+
+/**
+ * A pluggable retriever (procedural, semantic, episodic, knowledge...). It must honour `signal`:
+ * when the timeout fires the assembler stops waiting and records the source as degraded.
+ */
+export interface MemorySource {
+  readonly name: string;
+  readonly section: RetrievalSection;
+  /** Overrides the agent's `sourceTimeoutMs` for this source. */
+  readonly timeoutMs?: number;
+  retrieve(request: RetrievalRequest, signal: AbortSignal): Promise<MemoryItem[]>;
+}
+
+/** How one source fared on one turn; part of the trace. */
+export interface SourceReport {
+  name: string;
+  section: RetrievalSection;
+  status: 'ok' | 'timeout' | 'error';
+  durationMs: number;
+  itemCount: number;
+  /** The error message when status is `error` (never swallowed silently). */
+  error?: string;
+}

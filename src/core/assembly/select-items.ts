@@ -1,0 +1,89 @@
+import type { TraceItem } from './context-trace.js';
+import type { MemoryItem, RetrievalSection } from './memory-source.js';
+import { renderItem, renderSection, SECTION_HEADINGS } from './render-section.js';
+
+export interface SelectItemsInput {
+  section: RetrievalSection;
+  items: readonly MemoryItem[];
+  /** At most this many items are included. */
+  limit: number;
+  minScore: number;
+  removedIds: ReadonlySet<string>;
+  /** The section's own cap. */
+  cap: number;
+  /** What is left of the whole budget. */
+  remaining: number;
+  /** Cost of a whole section message whose content is `text` (factor and overhead applied). */
+  costOfText: (text: string) => number;
+}
+
+export interface SelectedItems {
+  included: MemoryItem[];
+  /** The rendered section, or null when nothing is included. */
+  text: string | null;
+  tokens: number;
+  items: TraceItem[];
+}
+
+/**
+ * Picks the best items that fit: filters (removed, superseded, duplicate, threshold, limit), then
+ * fills greedily in score order, skipping items too large for what is left. The estimate is
+ * confirmed by counting the rendered section; while it is over, the lowest-ranked item goes.
+ */
+export function selectItems(input: SelectItemsInput): SelectedItems {
+  const allowance = Math.min(input.cap, input.remaining);
+  const ranked = [...input.items].sort((a, b) => b.score - a.score);
+  const decisions = new Map<MemoryItem, TraceItem['reason']>();
+  const seen = new Set<string>();
+  const candidates: MemoryItem[] = [];
+  for (const item of ranked) {
+    if (input.removedIds.has(item.id)) decisions.set(item, 'removed_by_user');
+    else if (item.supersededBy) decisions.set(item, 'superseded');
+    else if (seen.has(item.id)) decisions.set(item, 'duplicate');
+    else if (item.score < input.minScore) decisions.set(item, 'below_threshold');
+    else if (candidates.length >= input.limit) decisions.set(item, 'over_limit');
+    else candidates.push(item);
+    seen.add(item.id);
+  }
+
+  const lineCost = new Map<MemoryItem, number>();
+  const headingCost = input.costOfText(SECTION_HEADINGS[input.section]);
+  let included: MemoryItem[] = [];
+  let estimate = headingCost;
+  for (const item of candidates) {
+    // A line's marginal cost: its text plus the newline joining it (overhead is in the heading's).
+    const cost = input.costOfText(`\n${renderItem(input.section, item)}`) - input.costOfText('');
+    lineCost.set(item, cost);
+    if (estimate + cost <= allowance) {
+      included.push(item);
+      estimate += cost;
+    } else {
+      decisions.set(item, estimate + cost <= input.remaining ? 'section_cap' : 'over_budget');
+    }
+  }
+
+  let text = included.length > 0 ? renderSection(input.section, included) : null;
+  let tokens = text === null ? 0 : input.costOfText(text);
+  while (text !== null && tokens > allowance) {
+    const dropped = included.at(-1) as MemoryItem;
+    decisions.set(dropped, input.cap < input.remaining ? 'section_cap' : 'over_budget');
+    included = included.slice(0, -1);
+    text = included.length > 0 ? renderSection(input.section, included) : null;
+    tokens = text === null ? 0 : input.costOfText(text);
+  }
+
+  const includedSet = new Set(included);
+  const items = ranked.map((item): TraceItem => {
+    const isIncluded = includedSet.has(item);
+    return {
+      id: item.id,
+      kind: 'memory',
+      included: isIncluded,
+      reason: isIncluded ? 'included' : (decisions.get(item) ?? 'over_budget'),
+      tokens: lineCost.get(item) ?? input.costOfText(renderItem(input.section, item)) - input.costOfText(''),
+      score: item.score,
+      ...(item.source ? { source: item.source } : {}),
+    };
+  });
+  return { included, text, tokens, items };
+}

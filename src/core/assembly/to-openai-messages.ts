@@ -1,0 +1,34 @@
+import type { ContextMessage } from './context-message.js';
+
+/** An OpenAI Chat Completions message. */
+export type OpenAIMessage =
+  | { role: 'system' | 'user'; content: string; name?: string }
+  | {
+      role: 'assistant';
+      content: string | null;
+      name?: string;
+      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+    }
+  | { role: 'tool'; content: string; tool_call_id: string };
+
+/** Formats an assembled context for OpenAI-compatible chat completion APIs. */
+export function toOpenAIMessages(messages: readonly ContextMessage[]): OpenAIMessage[] {
+  return messages.map((message): OpenAIMessage => {
+    const name = message.name ? { name: message.name } : {};
+    switch (message.role) {
+      case 'assistant':
+        return message.toolCalls
+          ? {
+              role: 'assistant',
+              content: message.content.length > 0 ? message.content : null,
+              ...name,
+              tool_calls: message.toolCalls,
+            }
+          : { role: 'assistant', content: message.content, ...name };
+      case 'tool':
+        return { role: 'tool', content: message.content, tool_call_id: message.toolCallId ?? '' };
+      default:
+        return { role: message.role, content: message.content, ...name };
+    }
+  });
+}

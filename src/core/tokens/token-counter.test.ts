@@ -1,0 +1,83 @@
+import { encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { resolveModel } from './model-registry.js';
+import {
+  countContentTokens,
+  loadTokenCounter,
+  MESSAGE_OVERHEAD_TOKENS,
+  messageCost,
+  REPLY_PRIMING_TOKENS,
+} from './token-counter.js';
+
+describe('token counting', () => {
+  it('matches gpt-tokenizer chat counting: content + per-message overhead + reply priming', async () => {
+    const counter = await loadTokenCounter('o200k_base');
+    const chat = [
+      { role: 'system' as const, content: 'You are terse.' },
+      { role: 'user' as const, content: 'What is the capital of France? Answer in one word.' },
+      { role: 'assistant' as const, content: 'Paris.' },
+    ];
+    const ours =
+      chat.reduce((sum, message) => sum + countContentTokens(counter, message) + MESSAGE_OVERHEAD_TOKENS, 0) +
+      REPLY_PRIMING_TOKENS;
+    expect(ours).toBe(encodeChat(chat, 'gpt-4o').length);
+  });
+
+  it('counts special-token text in user content as plain text instead of throwing', async () => {
+    const counter = await loadTokenCounter('o200k_base');
+    expect(counter.count('<|endoftext|> and <|im_start|>')).toBeGreaterThan(2);
+  });
+
+  it('counts tool calls and names', async () => {
+    const counter = await loadTokenCounter('cl100k_base');
+    const plain = countContentTokens(counter, { content: 'x' });
+    const withCall = countContentTokens(counter, {
+      content: 'x',
+      name: 'bob',
+      toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"a"}' } }],
+    });
+    expect(withCall).toBeGreaterThan(plain + 4);
+  });
+
+  it('applies the approximation factor rounding up, never down', () => {
+    expect(messageCost(10, resolveModel('gpt-4o'))).toBe(10 + MESSAGE_OVERHEAD_TOKENS);
+    expect(messageCost(10, resolveModel('claude-sonnet-4-5'))).toBe(12 + MESSAGE_OVERHEAD_TOKENS);
+    expect(messageCost(11, resolveModel('claude-sonnet-4-5'))).toBe(14 + MESSAGE_OVERHEAD_TOKENS);
+  });
+});
+
+describe('model registry', () => {
+  it.each([
+    ['gpt-4o', 'o200k_base', 128_000],
+    ['gpt-4o-mini-2024-07-18', 'o200k_base', 128_000],
+    ['gpt-4.1-nano', 'o200k_base', 1_047_576],
+    ['gpt-5', 'o200k_base', 400_000],
+    ['gpt-5-mini', 'o200k_base', 400_000],
+    ['o1-mini', 'o200k_base', 128_000],
+    ['o3', 'o200k_base', 200_000],
+    ['o4-mini', 'o200k_base', 200_000],
+    ['gpt-4', 'cl100k_base', 8_192],
+    ['gpt-4-turbo', 'cl100k_base', 128_000],
+    ['gpt-3.5-turbo', 'cl100k_base', 16_385],
+  ])('resolves OpenAI model %s exactly', (name, encoding, window) => {
+    const model = resolveModel(name);
+    expect(model).toMatchObject({ encoding, contextWindow: window, approximationFactor: 1 });
+  });
+
+  it('approximates other families with a documented factor above 1', () => {
+    for (const name of [
+      'claude-3-5-haiku-latest',
+      'gemini-2.5-pro',
+      'llama-3.1-8b',
+      'mistral-large',
+      'qwen2.5',
+    ]) {
+      expect(resolveModel(name).approximationFactor).toBeGreaterThan(1);
+    }
+  });
+
+  it('rejects unknown models with a validation error naming the model', () => {
+    expect(() => resolveModel('gpt-17-ultra')).toThrowError(/Unknown model "gpt-17-ultra"/);
+    expect(() => resolveModel('')).toThrowError(/Unknown model/);
+  });
+});

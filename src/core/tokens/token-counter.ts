@@ -1,0 +1,70 @@
+import type { ToolCall } from '../schemas/message.js';
+import type { Encoding, ModelInfo } from './model-registry.js';
+
+/** Counts tokens of plain text in one encoding. */
+export interface TokenCounter {
+  readonly encoding: Encoding;
+  count(text: string): number;
+}
+
+/**
+ * Chat-format overhead, as OpenAI's chat format charges it: every message costs 3 framing tokens
+ * plus its role (1 token for each of our roles); every reply is primed with 3 tokens; a `name`
+ * costs 1 token plus the name itself. Checked against gpt-tokenizer's encodeChat in the tests.
+ */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+export const REPLY_PRIMING_TOKENS = 3;
+export const NAME_OVERHEAD_TOKENS = 1;
+
+const loaded = new Map<Encoding, Promise<TokenCounter>>();
+
+/** Loads (once per process) the counter for an encoding; the first load takes a few hundred ms. */
+export function loadTokenCounter(encoding: Encoding): Promise<TokenCounter> {
+  let counter = loaded.get(encoding);
+  if (!counter) {
+    counter = importEncoding(encoding).then((countTokens) => ({
+      encoding,
+      count: (text: string) => (text.length === 0 ? 0 : countTokens(text)),
+    }));
+    loaded.set(encoding, counter);
+  }
+  return counter;
+}
+
+async function importEncoding(encoding: Encoding): Promise<(text: string) => number> {
+  // Special-token text inside user content is counted as plain text, never as control tokens.
+  const options = { disallowedSpecial: new Set<string>() };
+  if (encoding === 'o200k_base') {
+    const module = await import('gpt-tokenizer/encoding/o200k_base');
+    return (text) => module.countTokens(text, options);
+  }
+  const module = await import('gpt-tokenizer/encoding/cl100k_base');
+  return (text) => module.countTokens(text, options);
+}
+
+/** The parts of a message whose size varies: what gets counted once and cached. */
+export interface CountableMessage {
+  content: string;
+  name?: string | undefined;
+  toolCalls?: ToolCall[] | undefined;
+}
+
+/** Content tokens of a message (content, name, tool calls), without the per-message overhead. */
+export function countContentTokens(counter: TokenCounter, message: CountableMessage): number {
+  let total = counter.count(message.content);
+  if (message.name) total += NAME_OVERHEAD_TOKENS + counter.count(message.name);
+  for (const call of message.toolCalls ?? []) {
+    // id, name and arguments are what the model sees of a tool call.
+    total +=
+      counter.count(call.id) + counter.count(call.function.name) + counter.count(call.function.arguments);
+  }
+  return total;
+}
+
+/**
+ * Budget cost of a message from its cached content count: the model's approximation factor is
+ * applied (rounded up) and the fixed overhead added. Pure arithmetic, no tokenizing.
+ */
+export function messageCost(contentTokens: number, model: ModelInfo): number {
+  return Math.ceil(contentTokens * model.approximationFactor) + MESSAGE_OVERHEAD_TOKENS;
+}
