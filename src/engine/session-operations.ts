@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { parseWith } from '../core/errors.js';
+import { type JsonObject, jsonObjectSchema } from '../core/schemas/json.js';
+import type { MessageInput, StoredMessage } from '../core/schemas/message.js';
+import {
+  MAX_TTL_SECONDS,
+  type PendingMemory,
+  type PendingMemoryInput,
+  pendingMemorySchema,
+  type SessionInput,
+  type SessionState,
+  type SessionSummary,
+  sessionInputSchema,
+} from '../core/schemas/session.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { SessionStore } from '../stores/session-store.js';
+import { newId } from './new-id.js';
+import { prepareMessages } from './prepare-messages.js';
+import { type SessionRef, toSessionKey } from './session-ref.js';
+
+/** A session with its messages (oldest first). */
+export type Session = SessionState & { messages: StoredMessage[] };
+
+const writeOptionsSchema = z.object({ expectedVersion: z.number().int().nonnegative().optional() });
+const appendOptionsSchema = writeOptionsSchema.extend({
+  ttlSeconds: z.number().int().positive().max(MAX_TTL_SECONDS).nullable().optional(),
+});
+const getOptionsSchema = z.object({ recentMessagesLimit: z.number().int().positive().optional() });
+const listQuerySchema = z.object({
+  tenantId: z.string().min(1).max(256).default('default'),
+  namespace: z.string().max(256).nullable().optional(),
+  userId: z.string().max(256).nullable().optional(),
+  sessionId: z.string().min(1).max(256).optional(),
+  limit: z.number().int().min(1).max(1_000).default(20),
+  offset: z.number().int().nonnegative().default(0),
+});
+const patchSchema = z.object({
+  data: jsonObjectSchema.optional(),
+  context: z.string().max(1_000_000).nullable().optional(),
+  memories: z.array(pendingMemorySchema).max(10_000).optional(),
+  ttlSeconds: z.number().int().positive().max(MAX_TTL_SECONDS).nullable().optional(),
+});
+
+export interface SessionPatchInput {
+  /** RFC 7386 JSON merge patch applied to `data`. */
+  data?: JsonObject;
+  context?: string | null;
+  memories?: PendingMemoryInput[];
+  ttlSeconds?: number | null;
+}
+
+/** Session working memory operations. Every input is validated; a rejected call changes nothing. */
+export interface SessionOperations {
+  get(ref: SessionRef, options?: { recentMessagesLimit?: number }): Promise<Session | null>;
+  put(ref: SessionRef, input: SessionInput, options?: { expectedVersion?: number }): Promise<Session>;
+  append(
+    ref: SessionRef,
+    messages: MessageInput[],
+    options?: { expectedVersion?: number; ttlSeconds?: number | null },
+  ): Promise<{ session: SessionState; messages: StoredMessage[] }>;
+  patch(
+    ref: SessionRef,
+    patch: SessionPatchInput,
+    options?: { expectedVersion?: number },
+  ): Promise<SessionState>;
+  delete(ref: SessionRef): Promise<boolean>;
+  list(query?: z.input<typeof listQuerySchema>): Promise<{ sessions: SessionSummary[]; total: number }>;
+}
+
+function completeMemories(memories: z.output<typeof pendingMemorySchema>[], now: Date): PendingMemory[] {
+  return memories.map((memory) => ({
+    ...memory,
+    id: memory.id ?? newId(now.getTime()),
+    createdAt: memory.createdAt ?? now.toISOString(),
+  }));
+}
+
+export function createSessionOperations(
+  store: SessionStore,
+  counter: TokenCounter,
+  clock: () => Date,
+): SessionOperations {
+  return {
+    async get(ref, options = {}) {
+      const key = toSessionKey(ref);
+      const { recentMessagesLimit } = parseWith(getOptionsSchema, options, 'get options');
+      const state = await store.getSession(key);
+      if (!state) return null;
+      const newestFirst = recentMessagesLimit !== undefined;
+      const messages = await store.readMessages(key, {
+        order: newestFirst ? 'newest-first' : 'oldest-first',
+        ...(newestFirst ? { limit: recentMessagesLimit } : {}),
+      });
+      return { ...state, messages: newestFirst ? messages.reverse() : messages };
+    },
+
+    async put(ref, input, options = {}) {
+      const key = toSessionKey(ref);
+      const write = parseWith(sessionInputSchema, input, 'session');
+      const { expectedVersion } = parseWith(writeOptionsSchema, options, 'write options');
+      const now = clock();
+      const messages = prepareMessages(write.messages, counter, now);
+      const state = await store.putSession(
+        key,
+        {
+          messages,
+          memories: completeMemories(write.memories, now),
+          data: write.data,
+          context: write.context,
+          ttlSeconds: write.ttlSeconds,
+          longTermMemoryStrategy: write.longTermMemoryStrategy,
+          ...(write.createdAt ? { createdAt: new Date(write.createdAt).toISOString() } : {}),
+        },
+        expectedVersion === undefined ? {} : { expectedVersion },
+      );
+      const stored = await store.readMessages(key, { order: 'oldest-first' });
+      return { ...state, messages: stored };
+    },
+
+    async append(ref, messages, options = {}) {
+      const key = toSessionKey(ref);
+      const parsedOptions = parseWith(appendOptionsSchema, options, 'append options');
+      const prepared = prepareMessages(messages, counter, clock());
+      return store.appendMessages(key, prepared, parsedOptions);
+    },
+
+    async patch(ref, patch, options = {}) {
+      const key = toSessionKey(ref);
+      const parsed = parseWith(patchSchema, patch, 'session patch');
+      const { expectedVersion } = parseWith(writeOptionsSchema, options, 'write options');
+      return store.patchSession(
+        key,
+        {
+          ...(parsed.data !== undefined ? { dataPatch: parsed.data } : {}),
+          ...(parsed.context !== undefined ? { context: parsed.context } : {}),
+          ...(parsed.memories !== undefined ? { memories: completeMemories(parsed.memories, clock()) } : {}),
+          ...(parsed.ttlSeconds !== undefined ? { ttlSeconds: parsed.ttlSeconds } : {}),
+        },
+        expectedVersion === undefined ? {} : { expectedVersion },
+      );
+    },
+
+    async delete(ref) {
+      return store.deleteSession(toSessionKey(ref));
+    },
+
+    async list(query = {}) {
+      const parsed = parseWith(listQuerySchema, query, 'session list query');
+      return store.listSessions(parsed);
+    },
+  };
+}

@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest';
+import type { MemorySource } from './core/assembly/memory-source.js';
+import type { OpenAIMessage } from './core/assembly/to-openai-messages.js';
+import { EngramError, ValidationError } from './core/errors.js';
+import { createEngram } from './engram.js';
+import { createMemoryStore } from './stores/memory/memory-store.js';
+import type { SessionStore } from './stores/session-store.js';
+
+const session = { sessionId: 'chat-1', userId: 'ada', namespace: 'demo' };
+
+async function engramWith(store: SessionStore = createMemoryStore(), sources: MemorySource[] = []) {
+  return createEngram({ store, sources, sweepIntervalMs: 0 });
+}
+
+/** Wraps a store to count how many messages assembly reads. */
+function countingStore(store: SessionStore): SessionStore & { messagesRead: number } {
+  const wrapper = Object.create(store) as SessionStore & { messagesRead: number };
+  wrapper.messagesRead = 0;
+  wrapper.readMessages = async (key, query) => {
+    const messages = await store.readMessages(key, query);
+    wrapper.messagesRead += messages.length;
+    return messages;
+  };
+  return wrapper;
+}
+
+describe('createEngram', () => {
+  it('appends messages, counts tokens once, and assembles them into the context', async () => {
+    const engram = await engramWith();
+    const { messages } = await engram.sessions.append(session, [
+      { role: 'user', content: 'My name is Ada and I love sailing.' },
+      { role: 'assistant', content: 'Nice to meet you, Ada!' },
+    ]);
+    expect(messages[0]?.tokenCount).toBeGreaterThan(5);
+    expect(messages[0]?.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+
+    const result = await engram.assemble({ session, message: 'What do I love?' });
+    const openai = result.messages as OpenAIMessage[];
+    expect(openai.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(openai.at(-1)?.content).toBe('What do I love?');
+    expect(result.trace.history.kept).toBe(2);
+    expect(result.trace.budget.used).toBeLessThanOrEqual(result.trace.budget.available);
+    await engram.close();
+  });
+
+  it('reads only the newest messages that can fit, not the whole session', async () => {
+    const store = countingStore(createMemoryStore());
+    const engram = await engramWith(store);
+    const batch = Array.from({ length: 5_000 }, (_, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `message number ${index} with a few words of padding`,
+    }));
+    await engram.sessions.append(session, batch);
+    store.messagesRead = 0;
+    const result = await engram.assemble({
+      session,
+      message: 'hello',
+      agent: { memory: { maxWorkingMemoryTokens: 1_000, reservedOutputTokens: 100 } },
+    });
+    expect(result.trace.history.kept).toBeGreaterThan(10);
+    expect(store.messagesRead).toBeLessThan(300);
+    expect(result.trace.history.olderNotRead).toBe(5_000 - result.trace.history.candidates);
+    await engram.close();
+  });
+
+  it('formats for Anthropic with the system prompt separated', async () => {
+    const engram = await engramWith();
+    await engram.sessions.append(session, [{ role: 'user', content: 'Hi' }]);
+    const result = await engram.assemble({
+      session,
+      message: 'Hello again',
+      format: 'anthropic',
+      agent: { systemPrompt: 'Be kind.', memory: { model: 'claude-sonnet-4-5' } },
+    });
+    expect(result.messages).toEqual({
+      system: 'Be kind.',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Hi' },
+            { type: 'text', text: 'Hello again' },
+          ],
+        },
+      ],
+    });
+    await engram.close();
+  });
+
+  it('degrades when a source fails or times out, and reports the trace', async () => {
+    const traces: unknown[] = [];
+    const sources: MemorySource[] = [
+      {
+        name: 'semantic',
+        section: 'knowledge',
+        retrieve: async (request) => [
+          { id: 'k1', text: `About ${request.query}`, score: 0.9, source: 'faq.md' },
+        ],
+      },
+      { name: 'episodic', section: 'episodes', timeoutMs: 10, retrieve: () => new Promise(() => {}) },
+      {
+        name: 'procedural',
+        section: 'procedure',
+        retrieve: async () => {
+          throw new Error('boom');
+        },
+      },
+    ];
+    const engram = await createEngram({
+      store: createMemoryStore(),
+      sources,
+      sweepIntervalMs: 0,
+      onTrace: (trace) => traces.push(trace),
+    });
+    const result = await engram.assemble({ session, message: 'refunds' });
+    expect(result.context.map((message) => message.section)).toEqual(['system', 'knowledge', 'current']);
+    expect(result.context[1]?.content).toContain('About refunds (Source: faq.md)');
+    expect(result.trace.degraded).toBe(true);
+    expect(result.trace.sources.map((report) => report.status)).toEqual(['ok', 'timeout', 'error']);
+    expect(traces).toHaveLength(1);
+    await engram.close();
+  });
+
+  it('sweeps expired sessions in the background', async () => {
+    let now = new Date('2026-01-01T00:00:00Z');
+    const clock = () => now;
+    const engram = await createEngram({ store: createMemoryStore({ clock }), clock, sweepIntervalMs: 5 });
+    await engram.sessions.put(session, { ttlSeconds: 60 });
+    now = new Date(now.getTime() + 61_000);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await engram.store.deleteExpired()).toBe(0);
+    expect(await engram.sessions.get(session)).toBeNull();
+    await engram.close();
+  });
+});
+
+describe('bad input is rejected with a typed error and changes nothing', () => {
+  const cases: [string, (engram: Awaited<ReturnType<typeof engramWith>>) => Promise<unknown>, RegExp][] = [
+    [
+      'unknown role',
+      (engram) => engram.sessions.append(session, [{ role: 'wizard' as 'user', content: 'x' }]),
+      /role/,
+    ],
+    [
+      'empty content',
+      (engram) => engram.sessions.append(session, [{ role: 'user', content: '   ' }]),
+      /empty/,
+    ],
+    [
+      'tool message without toolCallId',
+      (engram) => engram.sessions.append(session, [{ role: 'tool', content: 'result' }]),
+      /toolCallId/,
+    ],
+    [
+      'duplicate ids in one batch',
+      (engram) =>
+        engram.sessions.append(session, [
+          { id: 'same', role: 'user', content: 'a' },
+          { id: 'same', role: 'user', content: 'b' },
+        ]),
+      /Duplicate message id/,
+    ],
+    [
+      'message dated in the future',
+      (engram) =>
+        engram.sessions.append(session, [{ role: 'user', content: 'a', createdAt: '2999-01-01T00:00:00Z' }]),
+      /future/,
+    ],
+    [
+      'data that is not a JSON object',
+      (engram) => engram.sessions.put(session, { data: [1, 2] as never }),
+      /data/,
+    ],
+    [
+      'data with a non-JSON value',
+      (engram) => engram.sessions.patch(session, { data: { when: new Date() as never } }),
+      /data/,
+    ],
+    ['negative ttl', (engram) => engram.sessions.put(session, { ttlSeconds: -5 }), /ttlSeconds/],
+    ['empty session id', (engram) => engram.sessions.get({ sessionId: '' }), /sessionId/],
+    [
+      'negative budget',
+      (engram) =>
+        engram.assemble({ session, message: 'x', agent: { memory: { maxWorkingMemoryTokens: -1 } } }),
+      /maxWorkingMemoryTokens/,
+    ],
+    [
+      'absurd budget',
+      (engram) =>
+        engram.assemble({ session, message: 'x', agent: { memory: { maxWorkingMemoryTokens: 5e9 } } }),
+      /maxWorkingMemoryTokens/,
+    ],
+    [
+      'budget beyond the model window',
+      (engram) =>
+        engram.assemble({
+          session,
+          message: 'x',
+          agent: { memory: { model: 'gpt-4', maxWorkingMemoryTokens: 100_000 } },
+        }),
+      /context window/,
+    ],
+    [
+      'reserved output above the budget',
+      (engram) =>
+        engram.assemble({
+          session,
+          message: 'x',
+          agent: { memory: { maxWorkingMemoryTokens: 1_000, reservedOutputTokens: 1_000 } },
+        }),
+      /reservedOutputTokens/,
+    ],
+    [
+      'unknown model',
+      (engram) => engram.assemble({ session, message: 'x', agent: { memory: { model: 'gpt-99' } } }),
+      /Unknown model/,
+    ],
+    ['empty current message', (engram) => engram.assemble({ session, message: ' ' }), /message/],
+    [
+      'stale version',
+      (engram) => engram.sessions.put(session, { context: 'changed' }, { expectedVersion: 7 }),
+      /version/,
+    ],
+  ];
+
+  it.each(cases)('%s', async (_name, call, pattern) => {
+    const engram = await engramWith();
+    await engram.sessions.put(session, { messages: [{ role: 'user', content: 'keep me' }], data: { a: 1 } });
+    const before = await engram.sessions.get(session);
+    const error = await call(engram).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(EngramError);
+    expect((error as EngramError).message).toMatch(pattern);
+    if (!(error instanceof ValidationError)) expect((error as EngramError).code).toBe('version_conflict');
+    expect(await engram.sessions.get(session)).toEqual(before);
+    await engram.close();
+  });
+});

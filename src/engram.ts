@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { type AssembledContext, assembleContext } from './core/assembly/assemble-context.js';
+import type { ContextMessage } from './core/assembly/context-message.js';
+import type { ContextTrace } from './core/assembly/context-trace.js';
+import type { MemorySource } from './core/assembly/memory-source.js';
+import { runSources } from './core/assembly/run-sources.js';
+import { type AnthropicContext, toAnthropicMessages } from './core/assembly/to-anthropic-messages.js';
+import { type OpenAIMessage, toOpenAIMessages } from './core/assembly/to-openai-messages.js';
+import { parseWith, ValidationError } from './core/errors.js';
+import { type AgentInput, agentSchema } from './core/schemas/agent.js';
+import { MAX_MESSAGE_CHARS } from './core/schemas/message.js';
+import { resolveModel } from './core/tokens/model-registry.js';
+import { loadTokenCounter, messageCost, REPLY_PRIMING_TOKENS } from './core/tokens/token-counter.js';
+import { readHistoryTail } from './engine/read-history-tail.js';
+import { createSessionOperations, type SessionOperations } from './engine/session-operations.js';
+import type { SessionRef } from './engine/session-ref.js';
+import { toSessionKey } from './engine/session-ref.js';
+import type { SessionStore } from './stores/session-store.js';
+import { createSqliteStore } from './stores/sqlite/sqlite-store.js';
+
+/** Options of createEngram. Every field is optional: the default is the embedded SQLite file. */
+export interface EngramOptions {
+  /** Where sessions live. Default: a SQLite file at `./data/engram.db`. */
+  store?: SessionStore;
+  /** Retrievers consulted on every assembly (procedural, semantic, episodic, knowledge...). */
+  sources?: MemorySource[];
+  /** Model whose tokenizer counts messages at write time. Default `gpt-4o`. */
+  model?: string;
+  /** How often expired sessions are deleted; 0 disables the sweeper. Default 60 s. */
+  sweepIntervalMs?: number;
+  /** Called with every assembled context's trace (metadata only), e.g. for the inspector. */
+  onTrace?: (trace: ContextTrace, session: SessionRef) => void;
+  /** Errors of background work (the sweeper). Default: printed to stderr. */
+  onBackgroundError?: (error: unknown) => void;
+  clock?: () => Date;
+}
+
+const assembleRequestSchema = z.object({
+  message: z.string().trim().min(1, 'message cannot be empty').max(MAX_MESSAGE_CHARS),
+  format: z.enum(['openai', 'anthropic', 'neutral']).default('openai'),
+  removedIds: z.array(z.string()).max(10_000).default([]),
+});
+
+export interface AssembleRequest {
+  agent?: AgentInput;
+  session: SessionRef;
+  /** The current user message (not yet stored; append it after the turn if you keep it). */
+  message: string;
+  format?: 'openai' | 'anthropic' | 'neutral';
+  /** Memory ids the user removed from this session's context. */
+  removedIds?: string[];
+}
+
+export interface AssembleResult {
+  /** The context in the requested format. */
+  messages: OpenAIMessage[] | AnthropicContext | ContextMessage[];
+  /** Provider-neutral messages with their sections. */
+  context: ContextMessage[];
+  trace: ContextTrace;
+}
+
+/** An engram instance: session working memory plus per-turn context assembly. */
+export interface Engram {
+  readonly store: SessionStore;
+  readonly sessions: SessionOperations;
+  /** Assembles one turn's context under the agent's budget. */
+  assemble(request: AssembleRequest): Promise<AssembleResult>;
+  /** Stops the sweeper and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates an engram instance. With no options it stores sessions in `./data/engram.db`
+ * (embedded SQLite, no network, no API key).
+ */
+export async function createEngram(options: EngramOptions = {}): Promise<Engram> {
+  const clock = options.clock ?? (() => new Date());
+  const store = options.store ?? (await createSqliteStore({ path: './data/engram.db', clock }));
+  const writeModel = resolveModel(options.model ?? 'gpt-4o');
+  const writeCounter = await loadTokenCounter(writeModel.encoding);
+  const sources = options.sources ?? [];
+  const sessions = createSessionOperations(store, writeCounter, clock);
+
+  const reportError =
+    options.onBackgroundError ?? ((error) => console.error('engram: background error', error));
+  const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+  const sweeper =
+    sweepIntervalMs > 0
+      ? setInterval(() => {
+          store.deleteExpired().catch(reportError);
+        }, sweepIntervalMs).unref()
+      : undefined;
+
+  async function assemble(request: AssembleRequest): Promise<AssembleResult> {
+    const started = performance.now();
+    const agent = parseWith(agentSchema, request.agent ?? {}, 'agent');
+    const { message, format, removedIds } = parseWith(assembleRequestSchema, request, 'assemble request');
+    const key = toSessionKey(request.session);
+    const model = resolveModel(agent.memory.model);
+    if (agent.memory.maxWorkingMemoryTokens > model.contextWindow) {
+      throw new ValidationError(
+        `maxWorkingMemoryTokens ${agent.memory.maxWorkingMemoryTokens} exceeds the ${model.contextWindow}-token ` +
+          `context window of ${model.name}`,
+        [
+          {
+            path: ['agent', 'memory', 'maxWorkingMemoryTokens'],
+            message: 'Larger than the model context window',
+          },
+        ],
+      );
+    }
+    const counter = await loadTokenCounter(model.encoding);
+    const costOf = (stored: { content: string; tokenCount: number; tokenEncoding: string }) =>
+      messageCost(
+        stored.tokenEncoding === model.encoding ? stored.tokenCount : counter.count(stored.content),
+        model,
+      );
+
+    const retrieval = runSources(
+      sources,
+      (source) => ({
+        ...key,
+        agentId: agent.id,
+        query: message,
+        limit:
+          source.section === 'knowledge'
+            ? agent.memory.semanticTopK
+            : source.section === 'episodes'
+              ? agent.memory.episodicTopK
+              : 1,
+      }),
+      agent.memory.sourceTimeoutMs,
+    );
+    const session = await store.getSession(key);
+    // Nothing older than this many tokens of history can fit beside the mandatory parts.
+    const historyBound =
+      agent.memory.maxWorkingMemoryTokens -
+      agent.memory.reservedOutputTokens -
+      REPLY_PRIMING_TOKENS -
+      messageCost(counter.count(agent.systemPrompt), model) -
+      messageCost(counter.count(message), model);
+    const tail =
+      session && session.messageCount > 0 && historyBound > 0
+        ? await readHistoryTail(
+            store,
+            key,
+            session.messageCount,
+            historyBound,
+            costOf,
+            agent.memory.pruningStrategy === 'sliding-window' ? agent.memory.slidingWindowTurns : null,
+          )
+        : { messages: [], olderNotRead: session?.messageCount ?? 0 };
+    const { items, reports } = await retrieval;
+
+    const assembled: AssembledContext = assembleContext({
+      systemPrompt: agent.systemPrompt,
+      memory: agent.memory,
+      model,
+      counter,
+      currentMessage: message,
+      summary: session?.context ?? null,
+      history: tail.messages,
+      olderNotRead: tail.olderNotRead,
+      retrieved: items,
+      sourceReports: reports,
+      removedIds: new Set(removedIds),
+    });
+    assembled.trace.durationMs = performance.now() - started;
+    options.onTrace?.(assembled.trace, request.session);
+    const formatted =
+      format === 'openai'
+        ? toOpenAIMessages(assembled.messages)
+        : format === 'anthropic'
+          ? toAnthropicMessages(assembled.messages)
+          : assembled.messages;
+    return { messages: formatted, context: assembled.messages, trace: assembled.trace };
+  }
+
+  return {
+    store,
+    sessions,
+    assemble,
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      await store.close();
+    },
+  };
+}
