@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { EngramError } from '../core/errors.js';
+import { runDemo } from './run-demo.js';
+
+const HELP = `engram — working memory for LLM agents
+
+Usage:
+  engram demo [--db PATH] [--session ID] [--budget TOKENS] [--strategy drop-oldest|sliding-window|summarize]
+      Interactive context-assembly demo on the embedded SQLite store (default ./data/engram.db).
+      Type a message: engram assembles the context for it under the budget, shows what went in
+      and why, then stores the turn. Commands: /context (print the last context), /quit.
+  engram help
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (command === 'demo') {
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        db: { type: 'string', default: './data/engram.db' },
+        session: { type: 'string', default: 'demo' },
+        budget: { type: 'string', default: '600' },
+        strategy: { type: 'string', default: 'drop-oldest' },
+      },
+    });
+    await runDemo({
+      databasePath: values.db,
+      sessionId: values.session,
+      budget: Number(values.budget),
+      strategy: values.strategy,
+      input: process.stdin,
+      output: process.stdout,
+    });
+    return 0;
+  }
+  process.stderr.write(`Unknown command "${command}".\n\n${HELP}`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = error instanceof EngramError ? `${error.code}: ${error.message}` : String(error);
+    process.stderr.write(`engram: ${message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,50 @@
+/**
+ * engram: working memory for LLM agents. Start with `createEngram()`.
+ * @packageDocumentation
+ */
+export {
+  type AssembledContext,
+  assembleContext,
+  countContextTokens,
+} from './core/assembly/assemble-context.js';
+export type { ContextMessage } from './core/assembly/context-message.js';
+export type {
+  ContextTrace,
+  ItemReason,
+  SectionName,
+  SectionTrace,
+  TraceItem,
+} from './core/assembly/context-trace.js';
+export type {
+  MemoryItem,
+  MemorySource,
+  RetrievalRequest,
+  RetrievalSection,
+  SourceReport,
+} from './core/assembly/memory-source.js';
+export { type AnthropicContext, toAnthropicMessages } from './core/assembly/to-anthropic-messages.js';
+export { type OpenAIMessage, toOpenAIMessages } from './core/assembly/to-openai-messages.js';
+export * from './core/errors.js';
+export type {
+  Agent,
+  AgentInput,
+  MemoryConfig,
+  MemoryConfigInput,
+  PruningStrategy,
+} from './core/schemas/agent.js';
+export type { JsonObject, JsonValue } from './core/schemas/json.js';
+export type { MessageInput, MessageRole, StoredMessage, ToolCall } from './core/schemas/message.js';
+export type { SessionInput, SessionKey, SessionState, SessionSummary } from './core/schemas/session.js';
+export { type ModelInfo, resolveModel } from './core/tokens/model-registry.js';
+export type { Session, SessionOperations, SessionPatchInput } from './engine/session-operations.js';
+export type { SessionRef } from './engine/session-ref.js';
+export {
+  type AssembleRequest,
+  type AssembleResult,
+  createEngram,
+  type Engram,
+  type EngramOptions,
+} from './engram.js';
+export { createMemoryStore } from './stores/memory/memory-store.js';
+export type { SessionStore, StoreCapabilities } from './stores/session-store.js';
+export { createSqliteStore } from './stores/sqlite/sqlite-store.js';
