@@ -1,0 +1,31 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+
+describe('README', () => {
+  it('library example runs as written (on the embedded SQLite default)', async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const directory = mkdtempSync(join(tmpdir(), 'engram-readme-'));
+    const file = join(directory, 'example.mts');
+    const entry = resolve('src/index.ts');
+    writeFileSync(file, (example ?? '').replace("from 'engram'", `from ${JSON.stringify(entry)}`));
+    const { stdout } = await run(resolve('node_modules/.bin/tsx'), [file], { cwd: directory });
+    expect(stdout).toContain('history');
+    expect(stdout).toMatch(/used: \d+/);
+    // The default store is a SQLite file under ./data.
+    expect(readFileSync(join(directory, 'data', 'engram.db')).length).toBeGreaterThan(0);
+  });
+
+  it('gives the two first-screen commands', () => {
+    const firstScreen = readFileSync('README.md', 'utf8').split('\n').slice(0, 25).join('\n');
+    expect(firstScreen).toContain('npm install && npm start');
+    expect(firstScreen).toContain('npm test');
+  });
+});
