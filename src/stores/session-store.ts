@@ -23,6 +23,10 @@ import type {
  * - Every write refreshes the expiry clock: expiresAt = now + ttlSeconds.
  * - Message `seq` is assigned by the store, strictly increasing per session, never reused.
  * - A message id already present in the session fails the write with a ValidationError.
+ * - Every method reports failure by rejecting its promise, never by throwing synchronously.
+ * - Results are copies: mutating one (or an input after the call) never changes the store.
+ * - Session timestamps come back as UTC ISO text (`toISOString`); message fields come back exactly
+ *   as written.
  */
 export interface SessionStore {
   /** Driver name, e.g. `memory` or `sqlite`. */
@@ -32,10 +36,16 @@ export interface SessionStore {
   /** The session's state without messages, or null if absent or expired. */
   getSession(key: SessionKey): Promise<SessionState | null>;
 
-  /** Reads messages in `seq` order; cost depends on `limit`, not on the session's length. */
+  /**
+   * Reads messages in `seq` order (`newest-first`: descending seq); cost depends on `limit`, not on
+   * the session's length. An absent or expired session has no messages.
+   */
   readMessages(key: SessionKey, query: MessageQuery): Promise<StoredMessage[]>;
 
-  /** Replaces the whole session (messages included), creating it if absent. */
+  /**
+   * Replaces the whole session (messages included), creating it if absent. The new messages get
+   * seqs above the highest seq the session ever had, so a reader's seq cursor never sees reuse.
+   */
   putSession(key: SessionKey, write: SessionWrite, options?: WriteOptions): Promise<SessionState>;
 
   /** Atomically appends messages (creating the session if absent), in the given order. */
@@ -45,19 +55,25 @@ export interface SessionStore {
     options?: AppendOptions,
   ): Promise<{ session: SessionState; messages: StoredMessage[] }>;
 
-  /** Updates fields other than messages atomically. `dataPatch` is an RFC 7386 JSON merge patch. */
+  /**
+   * Updates fields other than messages atomically. `dataPatch` is an RFC 7386 JSON merge patch
+   * (null data counts as `{}`). Rejects with NotFoundError when the session is absent or expired.
+   */
   patchSession(key: SessionKey, patch: SessionPatch, options?: WriteOptions): Promise<SessionState>;
 
-  /** Deletes the session and its messages. Resolves true if something was deleted. */
+  /** Deletes the session and its messages. Resolves true if a live session was deleted. */
   deleteSession(key: SessionKey): Promise<boolean>;
 
-  /** Lists live sessions of a tenant, newest `updatedAt` first, ties broken by key; `total` is exact. */
+  /**
+   * Lists live sessions of a tenant, newest `updatedAt` first, ties broken by namespace, user id and
+   * session id ascending (by code point, null first); `total` counts every match, not just the page.
+   */
   listSessions(query: SessionListQuery): Promise<{ sessions: SessionSummary[]; total: number }>;
 
   /** Physically deletes expired sessions; resolves the number deleted. */
   deleteExpired(): Promise<number>;
 
-  /** Releases the backend. Further calls fail with StoreError. */
+  /** Releases the backend; closing twice is harmless. Every other call afterwards rejects with StoreError. */
   close(): Promise<void>;
 }
 
