@@ -1,0 +1,238 @@
+import { NotFoundError, StoreError } from '../../core/errors.js';
+import type { StoredMessage } from '../../core/schemas/message.js';
+import type { SessionKey, SessionState, SessionSummary } from '../../core/schemas/session.js';
+import {
+  assertExpectedVersion,
+  assertUniqueMessageIds,
+  copyKey,
+  defaultMemoryStrategy,
+  expiryTime,
+  isExpired,
+  mergeSessionData,
+  sessionKeyId,
+  sumTokens,
+  timestampMs,
+  toStoredMessage,
+} from '../session-rules.js';
+import type { MessageQuery, SessionStore, StoreOptions } from '../session-store.js';
+import { compareListOrder } from './list-order.js';
+
+/** One session as held in memory. Never handed out: callers get structured clones. */
+interface SessionRecord {
+  state: SessionState;
+  /** Ordered by strictly increasing `seq`. */
+  messages: StoredMessage[];
+  /** Ids of `messages`, so the duplicate check costs O(appended), not O(session). */
+  messageIds: Set<string>;
+  expiresAtMs: number | null;
+}
+
+/** Index of the first message whose seq is >= `seq` (binary search: messages are seq-ordered). */
+function firstIndexAtOrAfter(messages: readonly StoredMessage[], seq: number): number {
+  let low = 0;
+  let high = messages.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((messages[middle]?.seq ?? Number.POSITIVE_INFINITY) < seq) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Messages matching `query`, in its order; O(log n + limit). */
+function selectMessages(messages: readonly StoredMessage[], query: MessageQuery): StoredMessage[] {
+  const start = query.afterSeq === undefined ? 0 : firstIndexAtOrAfter(messages, query.afterSeq + 1);
+  const end =
+    query.beforeSeq === undefined ? messages.length : firstIndexAtOrAfter(messages, query.beforeSeq);
+  const limit = Math.max(0, query.limit ?? Number.POSITIVE_INFINITY);
+  if (end <= start || limit === 0) return [];
+  if (query.order === 'oldest-first') return messages.slice(start, Math.min(end, start + limit));
+  return messages.slice(Math.max(start, end - limit), end).reverse();
+}
+
+/**
+ * Creates the in-memory reference driver: every contract rule, no persistence. Each method runs to
+ * completion synchronously inside its promise, so concurrent calls never interleave. For tests,
+ * demos and single-process use; listing and sweeping scan all sessions.
+ */
+export function createMemoryStore(options: StoreOptions = {}): SessionStore {
+  const clock = options.clock ?? (() => new Date());
+  const sessions = new Map<string, SessionRecord>();
+  let closed = false;
+
+  const ensureOpen = (): void => {
+    if (closed) throw new StoreError('The memory session store is closed');
+  };
+
+  /** The live record for `id`; an expired one is purged first so a write starts fresh. */
+  const liveRecord = (id: string, nowMs: number): SessionRecord | undefined => {
+    const record = sessions.get(id);
+    if (record && isExpired(record.expiresAtMs, nowMs)) {
+      sessions.delete(id);
+      return undefined;
+    }
+    return record;
+  };
+
+  /** Starts a write: checks the store is open, reads the clock once, and finds the live record. */
+  const beginWrite = (key: SessionKey) => {
+    ensureOpen();
+    const now = clock();
+    const id = sessionKeyId(key);
+    return { now, id, existing: liveRecord(id, now.getTime()) };
+  };
+
+  /** Stores `state`, stamping version, update time and expiry as every write does. */
+  const commit = (id: string, record: SessionRecord, now: Date): SessionState => {
+    record.state.updatedAt = now.toISOString();
+    record.expiresAtMs = expiryTime(now.getTime(), record.state.ttlSeconds);
+    record.state.expiresAt = record.expiresAtMs === null ? null : new Date(record.expiresAtMs).toISOString();
+    sessions.set(id, record);
+    return structuredClone(record.state);
+  };
+
+  const store: SessionStore = {
+    driver: 'memory',
+    capabilities: { durable: false, multiProcess: false },
+
+    async getSession(key) {
+      ensureOpen();
+      const record = liveRecord(sessionKeyId(key), clock().getTime());
+      return record ? structuredClone(record.state) : null;
+    },
+
+    async readMessages(key, query) {
+      ensureOpen();
+      const record = liveRecord(sessionKeyId(key), clock().getTime());
+      return record ? structuredClone(selectMessages(record.messages, query)) : [];
+    },
+
+    async putSession(key, write, writeOptions = {}) {
+      const { now, id, existing } = beginWrite(key);
+      assertExpectedVersion(writeOptions.expectedVersion, existing?.state.version ?? null);
+      assertUniqueMessageIds(write.messages);
+      // Seqs are never reused, so a replace numbers its messages after the highest seq so far.
+      const previousSeq = existing?.state.lastSeq ?? 0;
+      const messages = write.messages.map((message, index) =>
+        toStoredMessage(message, previousSeq + 1 + index),
+      );
+      const createdAt =
+        write.createdAt === undefined ? undefined : new Date(timestampMs(write.createdAt)).toISOString();
+      const state: SessionState = {
+        ...copyKey(key),
+        data: structuredClone(write.data),
+        context: write.context,
+        memories: structuredClone(write.memories),
+        longTermMemoryStrategy: structuredClone(write.longTermMemoryStrategy),
+        ttlSeconds: write.ttlSeconds,
+        version: (existing?.state.version ?? 0) + 1,
+        createdAt: createdAt ?? existing?.state.createdAt ?? now.toISOString(),
+        updatedAt: '',
+        expiresAt: null,
+        messageCount: messages.length,
+        tokenCount: sumTokens(messages),
+        lastSeq: previousSeq + messages.length,
+      };
+      const messageIds = new Set(messages.map((message) => message.id));
+      return commit(id, { state, messages, messageIds, expiresAtMs: null }, now);
+    },
+
+    async appendMessages(key, newMessages, appendOptions = {}) {
+      const { now, id, existing } = beginWrite(key);
+      assertExpectedVersion(appendOptions.expectedVersion, existing?.state.version ?? null);
+      assertUniqueMessageIds(newMessages, (messageId) => existing?.messageIds.has(messageId) ?? false);
+      const record = existing ?? {
+        state: {
+          ...copyKey(key),
+          data: null,
+          context: null,
+          memories: [],
+          longTermMemoryStrategy: defaultMemoryStrategy(),
+          ttlSeconds: appendOptions.ttlSeconds ?? null,
+          version: 0,
+          createdAt: now.toISOString(),
+          updatedAt: '',
+          expiresAt: null,
+          messageCount: 0,
+          tokenCount: 0,
+          lastSeq: 0,
+        },
+        messages: [],
+        messageIds: new Set<string>(),
+        expiresAtMs: null,
+      };
+      const firstSeq = record.state.lastSeq + 1;
+      const stored = newMessages.map((message, index) => toStoredMessage(message, firstSeq + index));
+      for (const message of stored) {
+        record.messages.push(message);
+        record.messageIds.add(message.id);
+      }
+      record.state.version += 1;
+      record.state.lastSeq += stored.length;
+      record.state.messageCount += stored.length;
+      record.state.tokenCount += sumTokens(stored);
+      const session = commit(id, record, now);
+      return { session, messages: structuredClone(stored) };
+    },
+
+    async patchSession(key, patch, writeOptions = {}) {
+      const { now, id, existing } = beginWrite(key);
+      if (!existing) throw new NotFoundError('Session', key.sessionId);
+      assertExpectedVersion(writeOptions.expectedVersion, existing.state.version);
+      // Compute everything that can fail before touching the record, so a failure changes nothing.
+      const data = patch.dataPatch
+        ? mergeSessionData(existing.state.data, patch.dataPatch)
+        : existing.state.data;
+      const state = existing.state;
+      state.data = data;
+      if (patch.context !== undefined) state.context = patch.context;
+      if (patch.memories !== undefined) state.memories = structuredClone(patch.memories);
+      if (patch.ttlSeconds !== undefined) state.ttlSeconds = patch.ttlSeconds;
+      state.version += 1;
+      return commit(id, existing, now);
+    },
+
+    async deleteSession(key) {
+      ensureOpen();
+      const id = sessionKeyId(key);
+      const live = liveRecord(id, clock().getTime()) !== undefined;
+      sessions.delete(id);
+      return live;
+    },
+
+    async listSessions(query) {
+      ensureOpen();
+      const nowMs = clock().getTime();
+      const matches: SessionSummary[] = [];
+      for (const record of sessions.values()) {
+        const state = record.state;
+        if (state.tenantId !== query.tenantId || isExpired(record.expiresAtMs, nowMs)) continue;
+        if (query.namespace !== undefined && state.namespace !== query.namespace) continue;
+        if (query.userId !== undefined && state.userId !== query.userId) continue;
+        if (query.sessionId !== undefined && state.sessionId !== query.sessionId) continue;
+        matches.push({ ...copyKey(state), updatedAt: state.updatedAt, messageCount: state.messageCount });
+      }
+      matches.sort(compareListOrder);
+      const offset = Math.max(0, query.offset);
+      return { sessions: matches.slice(offset, offset + Math.max(0, query.limit)), total: matches.length };
+    },
+
+    async deleteExpired() {
+      ensureOpen();
+      const nowMs = clock().getTime();
+      let deleted = 0;
+      for (const [id, record] of sessions) {
+        if (!isExpired(record.expiresAtMs, nowMs)) continue;
+        sessions.delete(id);
+        deleted += 1;
+      }
+      return deleted;
+    },
+
+    async close() {
+      closed = true;
+      sessions.clear();
+    },
+  };
+  return store;
+}

@@ -1,0 +1,107 @@
+import { ValidationError, VersionConflictError } from '../core/errors.js';
+import { applyMergePatch } from '../core/merge-patch.js';
+import type { JsonObject } from '../core/schemas/json.js';
+import type { NewMessage, StoredMessage } from '../core/schemas/message.js';
+import type { MemoryStrategy, SessionKey } from '../core/schemas/session.js';
+
+/**
+ * Rules of the session store contract that do not depend on the backend, shared by every driver so
+ * that they agree to the letter (see `session-store.ts`).
+ */
+
+/** The strategy of a session that `appendMessages` creates. */
+export function defaultMemoryStrategy(): MemoryStrategy {
+  return { strategy: 'discrete', config: {} };
+}
+
+/**
+ * An injective string for a session key: JSON keeps the four parts apart and tells `null` from any
+ * string, so no tenant, namespace, user or session id can make two keys collide.
+ */
+export function sessionKeyId(key: SessionKey): string {
+  return JSON.stringify([key.tenantId, key.namespace, key.userId, key.sessionId]);
+}
+
+/** A copy of the key's own four fields (a caller's object may carry more). */
+export function copyKey(key: SessionKey): SessionKey {
+  return { tenantId: key.tenantId, namespace: key.namespace, userId: key.userId, sessionId: key.sessionId };
+}
+
+/** Expiry instant in epoch milliseconds for a write at `nowMs`; null when the session never expires. */
+export function expiryTime(nowMs: number, ttlSeconds: number | null): number | null {
+  return ttlSeconds === null ? null : nowMs + ttlSeconds * 1000;
+}
+
+/** A session whose expiry is at or before now no longer exists. */
+export function isExpired(expiresAtMs: number | null, nowMs: number): boolean {
+  return expiresAtMs !== null && expiresAtMs <= nowMs;
+}
+
+/** Throws VersionConflictError unless `expected` (when given) matches; 0 means "must not exist". */
+export function assertExpectedVersion(expected: number | undefined, actual: number | null): void {
+  if (expected === undefined) return;
+  const matches = expected === 0 ? actual === null : actual === expected;
+  if (!matches) throw new VersionConflictError(expected, actual);
+}
+
+/** The error for a message id that is already in the session (or twice in one write). */
+export function duplicateMessageIdError(id: string, index: number): ValidationError {
+  return new ValidationError(`Message id ${id} already exists in this session`, [
+    { path: ['messages', index, 'id'], message: `Duplicate message id ${id}` },
+  ]);
+}
+
+/** Throws a ValidationError when an id repeats within `messages` or `isTaken` reports it as stored. */
+export function assertUniqueMessageIds(
+  messages: readonly NewMessage[],
+  isTaken: (id: string) => boolean = () => false,
+): void {
+  const seen = new Set<string>();
+  messages.forEach((message, index) => {
+    if (seen.has(message.id) || isTaken(message.id)) throw duplicateMessageIdError(message.id, index);
+    seen.add(message.id);
+  });
+}
+
+/** Applies a merge patch to session data; absent data counts as `{}`, and the result stays an object. */
+export function mergeSessionData(data: JsonObject | null, patch: JsonObject): JsonObject {
+  const merged = applyMergePatch(data ?? {}, patch);
+  if (typeof merged !== 'object' || merged === null || Array.isArray(merged)) {
+    throw new ValidationError('dataPatch must leave session data a JSON object');
+  }
+  return merged;
+}
+
+/**
+ * Epoch milliseconds of a caller-supplied ISO timestamp. Drivers return session times in UTC
+ * `toISOString` form, so an offset given on write comes back normalized.
+ */
+export function timestampMs(value: string): number {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new ValidationError(`Invalid timestamp ${value}`);
+  return time;
+}
+
+/** A stored copy of `message` at `seq`, without keys for absent optional fields. */
+export function toStoredMessage(message: NewMessage, seq: number): StoredMessage {
+  const stored: StoredMessage = {
+    id: message.id,
+    seq,
+    role: message.role,
+    content: message.content,
+    createdAt: message.createdAt,
+    tokenCount: message.tokenCount,
+    tokenEncoding: message.tokenEncoding,
+  };
+  if (message.name !== undefined) stored.name = message.name;
+  if (message.toolCalls !== undefined) stored.toolCalls = structuredClone(message.toolCalls);
+  if (message.toolCallId !== undefined) stored.toolCallId = message.toolCallId;
+  return stored;
+}
+
+/** Sum of the cached token counts of `messages`. */
+export function sumTokens(messages: readonly NewMessage[]): number {
+  let total = 0;
+  for (const message of messages) total += message.tokenCount;
+  return total;
+}
