@@ -1,0 +1,118 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { MessageRow, SessionParameters, SessionRow, SummaryRow } from './rows.js';
+
+/** Named parameters of the listing queries; the `any*` flags are 1 when a filter is absent. */
+export interface ListFilter {
+  tenant_id: string;
+  now: number;
+  any_namespace: 0 | 1;
+  namespace: string | null;
+  any_user: 0 | 1;
+  user_id: string | null;
+  any_session: 0 | 1;
+  session_id: string | null;
+}
+
+/** Parameters of a message range read: seq > after_seq AND seq < before_seq, at most `limit` (-1 = all). */
+export interface MessageRange {
+  session_pk: number;
+  after_seq: number;
+  before_seq: number;
+  limit: number;
+}
+
+const SESSION_COLUMNS = `session_key, tenant_id, namespace, user_id, session_id, data, context, memories,
+  strategy, ttl_seconds, version, created_at, updated_at, expires_at, message_count, token_count, last_seq`;
+
+const LIVE_FILTER = `tenant_id = @tenant_id
+  AND (expires_at IS NULL OR expires_at > @now)
+  AND (@any_namespace = 1 OR namespace IS @namespace)
+  AND (@any_user = 1 OR user_id IS @user_id)
+  AND (@any_session = 1 OR session_id = @session_id)`;
+
+const MESSAGE_RANGE = 'session_pk = @session_pk AND seq > @after_seq AND seq < @before_seq';
+
+type SessionUpdate = Pick<
+  SessionRow,
+  'pk' | 'data' | 'context' | 'memories' | 'ttl_seconds' | 'updated_at' | 'expires_at'
+>;
+type SessionAdvance = {
+  pk: number;
+  count: number;
+  tokens: number;
+  updated_at: number;
+  expires_at: number | null;
+};
+
+/** The prepared statements of one open database (named so declaration output can spell the type). */
+export interface Statements {
+  selectSession: Statement<[string], SessionRow>;
+  insertSession: Statement<[SessionParameters], SessionRow>;
+  replaceSession: Statement<[SessionParameters & { pk: number }], SessionRow>;
+  advanceSession: Statement<[SessionAdvance], SessionRow>;
+  patchSession: Statement<[SessionUpdate], SessionRow>;
+  deleteSessionByPk: Statement<[number]>;
+  deleteSessionByKey: Statement<[string], Pick<SessionRow, 'expires_at'>>;
+  deleteExpired: Statement<[number]>;
+  deleteMessages: Statement<[number]>;
+  insertMessage: Statement<(string | number | null)[]>;
+  readOldest: Statement<[MessageRange], MessageRow>;
+  readNewest: Statement<[MessageRange], MessageRow>;
+  listSessions: Statement<[ListFilter & { limit: number; offset: number }], SummaryRow>;
+  countSessions: Statement<[ListFilter], { total: number }>;
+}
+
+/** Every statement the driver runs, prepared once when the store opens. */
+export function prepareStatements(database: Database): Statements {
+  return {
+    selectSession: database.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_key = ?'),
+    insertSession: database.prepare<SessionParameters, SessionRow>(
+      `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${SESSION_COLUMNS.replace(/(\w+)/g, '@$1')}) RETURNING *`,
+    ),
+    replaceSession: database.prepare<SessionParameters & { pk: number }, SessionRow>(
+      `UPDATE sessions SET data = @data, context = @context, memories = @memories, strategy = @strategy,
+        ttl_seconds = @ttl_seconds, version = @version, created_at = @created_at, updated_at = @updated_at,
+        expires_at = @expires_at, message_count = @message_count, token_count = @token_count,
+        last_seq = @last_seq
+      WHERE pk = @pk RETURNING *`,
+    ),
+    /** O(1) in the session's length: counters move, existing messages are never read. */
+    advanceSession: database.prepare<SessionAdvance, SessionRow>(
+      `UPDATE sessions SET version = version + 1, updated_at = @updated_at, expires_at = @expires_at,
+        message_count = message_count + @count, token_count = token_count + @tokens,
+        last_seq = last_seq + @count
+      WHERE pk = @pk RETURNING *`,
+    ),
+    patchSession: database.prepare<SessionUpdate, SessionRow>(
+      `UPDATE sessions SET data = @data, context = @context, memories = @memories,
+        ttl_seconds = @ttl_seconds, version = version + 1, updated_at = @updated_at, expires_at = @expires_at
+      WHERE pk = @pk RETURNING *`,
+    ),
+    deleteSessionByPk: database.prepare<[number]>('DELETE FROM sessions WHERE pk = ?'),
+    deleteSessionByKey: database.prepare<[string], Pick<SessionRow, 'expires_at'>>(
+      'DELETE FROM sessions WHERE session_key = ? RETURNING expires_at',
+    ),
+    deleteExpired: database.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?'),
+    deleteMessages: database.prepare<[number]>('DELETE FROM messages WHERE session_pk = ?'),
+    insertMessage: database.prepare<(string | number | null)[]>(
+      `INSERT INTO messages (session_pk, seq, id, role, content, name, tool_calls, tool_call_id, created_at,
+        token_count, token_encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    // Both walk the (session_pk, seq) primary key from one end: cost follows `limit`.
+    readOldest: database.prepare<MessageRange, MessageRow>(
+      `SELECT * FROM messages WHERE ${MESSAGE_RANGE} ORDER BY seq ASC LIMIT @limit`,
+    ),
+    readNewest: database.prepare<MessageRange, MessageRow>(
+      `SELECT * FROM messages WHERE ${MESSAGE_RANGE} ORDER BY seq DESC LIMIT @limit`,
+    ),
+    listSessions: database.prepare<ListFilter & { limit: number; offset: number }, SummaryRow>(
+      `SELECT tenant_id, namespace, user_id, session_id, updated_at, message_count FROM sessions
+      WHERE ${LIVE_FILTER}
+      ORDER BY updated_at DESC, tenant_id, namespace, user_id, session_id
+      LIMIT @limit OFFSET @offset`,
+    ),
+    countSessions: database.prepare<ListFilter, { total: number }>(
+      `SELECT COUNT(*) AS total FROM sessions WHERE ${LIVE_FILTER}`,
+    ),
+  };
+}
