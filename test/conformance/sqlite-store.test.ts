@@ -1,0 +1,21 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { describeSessionStoreConformance } from './session-store-conformance.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'engram-sqlite-conformance-'));
+let files = 0;
+
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describeSessionStoreConformance('sqlite :memory:', ({ clock }) =>
+  createSqliteStore({ path: ':memory:', clock }),
+);
+
+describeSessionStoreConformance('sqlite file', ({ clock }) => {
+  files += 1;
+  // A nested path, so the driver's creation of parent directories is exercised too.
+  return createSqliteStore({ path: join(directory, `store-${files}`, 'sessions.db'), clock });
+});
