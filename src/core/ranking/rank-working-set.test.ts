@@ -95,7 +95,7 @@ describe('rankWorkingSet', () => {
       supersededBy: fc.option(fc.constant('newer')),
       validTo: fc.constant(null),
       memoryType: fc.constant('semantic'),
-      topics: fc.constant([]),
+      topics: fc.constant<string[]>([]),
     });
     fc.assert(
       fc.property(
