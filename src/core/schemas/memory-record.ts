@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { jsonValueSchema } from './json.js';
+import { isoDateTimeSchema } from './message.js';
+
+/** Longest memory text accepted (characters). Longer knowledge must be ingested as a document. */
+export const MAX_MEMORY_TEXT_CHARS = 20_000;
+
+export const memoryTypeSchema = z.enum(['semantic', 'episodic', 'message', 'procedural']);
+export type MemoryType = z.infer<typeof memoryTypeSchema>;
+
+const tagListSchema = z.array(z.string().trim().min(1).max(256)).max(100);
+const unitIntervalSchema = z.number().min(0).max(1);
+
+/** A long-term memory as a caller creates it. Unset fields take defaults. */
+export const memoryRecordInputSchema = z.object({
+  id: z.string().trim().min(1).max(128).optional(),
+  text: z
+    .string()
+    .trim()
+    .min(1, 'Memory text cannot be empty')
+    .max(MAX_MEMORY_TEXT_CHARS, `Memory text is limited to ${MAX_MEMORY_TEXT_CHARS} characters`),
+  memoryType: memoryTypeSchema.default('semantic'),
+  namespace: z.string().max(256).nullable().default(null),
+  userId: z.string().max(256).nullable().default(null),
+  sessionId: z.string().max(256).nullable().default(null),
+  /** engram extension: knowledge, episodes and procedures belong to an agent. */
+  agentId: z.string().max(256).nullable().default(null),
+  /** engram extension: the knowledge document a chunk came from, and its display name. */
+  documentId: z.string().max(256).nullable().default(null),
+  source: z.string().max(512).nullable().default(null),
+  topics: tagListSchema.default([]),
+  entities: tagListSchema.default([]),
+  eventDate: isoDateTimeSchema.nullable().default(null),
+  createdAt: isoDateTimeSchema.optional(),
+  lastAccessed: isoDateTimeSchema.optional(),
+  salience: unitIntervalSchema.default(0.5),
+  confidence: unitIntervalSchema.default(0.8),
+  pinned: z.boolean().default(false),
+  metadata: z.record(z.string(), jsonValueSchema).default({}),
+  /** A precomputed embedding; it must have the configured provider's dimensions. */
+  embedding: z.array(z.number().refine(Number.isFinite, 'Embedding values must be finite')).max(8_192).optional(),
+});
+export type MemoryRecordInput = z.input<typeof memoryRecordInputSchema>;
+
+/** What an edit may change; every edit creates a new version that supersedes the old one. */
+export const memoryRecordEditSchema = memoryRecordInputSchema
+  .omit({ id: true, createdAt: true, embedding: true })
+  .partial()
+  .strict();
+export type MemoryRecordEdit = z.input<typeof memoryRecordEditSchema>;
+
+/** A stored long-term memory (without its embedding, which stays in the store). */
+export interface MemoryRecord {
+  id: string;
+  tenantId: string;
+  namespace: string | null;
+  userId: string | null;
+  sessionId: string | null;
+  agentId: string | null;
+  documentId: string | null;
+  source: string | null;
+  text: string;
+  memoryType: MemoryType;
+  topics: string[];
+  entities: string[];
+  eventDate: string | null;
+  createdAt: string;
+  updatedAt: string;
+  lastAccessed: string;
+  accessCount: number;
+  salience: number;
+  confidence: number;
+  pinned: boolean;
+  /** The version this one replaces, and the one that replaced it. */
+  supersedes: string | null;
+  supersededBy: string | null;
+  validFrom: string;
+  /** When a newer version closed this one; null while current. */
+  validTo: string | null;
+  /** SHA-256 of the canonical identity (text + scope + type), for deduplication. */
+  memoryHash: string;
+  persistedAt: string;
+  metadata: Record<string, z.infer<typeof jsonValueSchema>>;
+  /** Model identity of the stored embedding; null when none is stored yet. */
+  embeddingModel: string | null;
+}
+
+/** A tag-like field's conditions; all given conditions must hold. */
+export const tagFilterSchema = z
+  .object({
+    eq: z.string().optional(),
+    ne: z.string().optional(),
+    any: z.array(z.string()).max(1_000).optional(),
+    all: z.array(z.string()).max(1_000).optional(),
+    none: z.array(z.string()).max(1_000).optional(),
+  })
+  .strict();
+export type TagFilter = z.infer<typeof tagFilterSchema>;
+
+export const dateRangeSchema = z
+  .object({
+    gt: isoDateTimeSchema.optional(),
+    gte: isoDateTimeSchema.optional(),
+    lt: isoDateTimeSchema.optional(),
+    lte: isoDateTimeSchema.optional(),
+  })
+  .strict();
+export type DateRange = z.infer<typeof dateRangeSchema>;
+
+/** Filters for listing and searching. Absent = no condition. Always scoped to one tenant. */
+export const memoryFilterSchema = z
+  .object({
+    ids: z.array(z.string()).max(10_000).optional(),
+    namespace: tagFilterSchema.optional(),
+    userId: tagFilterSchema.optional(),
+    sessionId: tagFilterSchema.optional(),
+    agentId: tagFilterSchema.optional(),
+    documentId: tagFilterSchema.optional(),
+    memoryType: tagFilterSchema.optional(),
+    topics: tagFilterSchema.optional(),
+    entities: tagFilterSchema.optional(),
+    createdAt: dateRangeSchema.optional(),
+    eventDate: dateRangeSchema.optional(),
+    lastAccessed: dateRangeSchema.optional(),
+    pinned: z.boolean().optional(),
+    /** By default only current versions (validTo null) are visible. */
+    includeSuperseded: z.boolean().default(false),
+  })
+  .strict();
+export type MemoryFilter = z.output<typeof memoryFilterSchema>;
+export type MemoryFilterInput = z.input<typeof memoryFilterSchema>;
