@@ -141,14 +141,16 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       messageCost(counter.count(message), model);
     const tail =
       session && session.messageCount > 0 && historyBound > 0
-        ? await readHistoryTail(
+        ? await readHistoryTail({
             store,
             key,
-            session.messageCount,
-            historyBound,
+            totalMessages: session.messageCount,
+            maxTokens: historyBound,
             costOf,
-            agent.memory.pruningStrategy === 'sliding-window' ? agent.memory.slidingWindowTurns : null,
-          )
+            turnWindow:
+              agent.memory.pruningStrategy === 'sliding-window' ? agent.memory.slidingWindowTurns : null,
+            averageCost: messageCost(session.tokenCount / session.messageCount, model),
+          })
         : { messages: [], olderNotRead: session?.messageCount ?? 0 };
     const { items, reports } = await retrieval;
 

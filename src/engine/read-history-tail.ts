@@ -8,21 +8,32 @@ export interface HistoryTail {
   olderNotRead: number;
 }
 
-const PAGE_SIZE = 128;
+export interface ReadHistoryTailOptions {
+  store: SessionStore;
+  key: SessionKey;
+  totalMessages: number;
+  /** Once the messages read cost more than this, nothing older can fit. */
+  maxTokens: number;
+  costOf: (message: StoredMessage) => number;
+  /** With a turn window: stop after seeing one more user message than the window holds. */
+  turnWindow: number | null;
+  /** The session's average cost per message, to size the first read. */
+  averageCost: number;
+}
+
+const MIN_PAGE = 32;
+const MAX_PAGE = 2_048;
 
 /**
- * Reads the newest messages, page by page, only as far back as could matter: until their cost
- * exceeds `maxTokens` (nothing older can fit) or, with a turn window, until one more user message
- * than the window is seen. Cost is proportional to what fits, not to the session's length.
+ * Reads the newest messages, only as far back as could matter: until their cost exceeds
+ * `maxTokens` or the turn window is covered. The first page is sized from the average message
+ * cost so one read usually suffices; later pages double. Cost follows what fits, not the
+ * session's length.
  */
-export async function readHistoryTail(
-  store: SessionStore,
-  key: SessionKey,
-  totalMessages: number,
-  maxTokens: number,
-  costOf: (message: StoredMessage) => number,
-  turnWindow: number | null,
-): Promise<HistoryTail> {
+export async function readHistoryTail(options: ReadHistoryTailOptions): Promise<HistoryTail> {
+  const { store, key, maxTokens, costOf, turnWindow } = options;
+  const estimate = Math.ceil((maxTokens / Math.max(1, options.averageCost)) * 1.2) + 8;
+  let pageSize = Math.min(MAX_PAGE, Math.max(MIN_PAGE, estimate));
   const newestFirst: StoredMessage[] = [];
   let tokens = 0;
   let userMessages = 0;
@@ -30,7 +41,7 @@ export async function readHistoryTail(
   while (true) {
     const page = await store.readMessages(key, {
       order: 'newest-first',
-      limit: PAGE_SIZE,
+      limit: pageSize,
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
     });
     for (const message of page) {
@@ -38,14 +49,13 @@ export async function readHistoryTail(
       tokens += costOf(message);
       if (message.role === 'user') userMessages++;
       if (tokens > maxTokens || (turnWindow !== null && userMessages > turnWindow)) {
-        return {
-          messages: newestFirst.reverse(),
-          olderNotRead: Math.max(0, totalMessages - newestFirst.length),
-        };
+        const olderNotRead = Math.max(0, options.totalMessages - newestFirst.length);
+        return { messages: newestFirst.reverse(), olderNotRead };
       }
     }
-    if (page.length < PAGE_SIZE) break;
+    if (page.length < pageSize) break;
     beforeSeq = page.at(-1)?.seq;
+    pageSize = Math.min(MAX_PAGE, pageSize * 2);
   }
   return { messages: newestFirst.reverse(), olderNotRead: 0 };
 }

@@ -31,21 +31,6 @@ export interface SessionRow {
   last_seq: number;
 }
 
-/** A `messages` row as better-sqlite3 returns it. */
-export interface MessageRow {
-  session_pk: number;
-  seq: number;
-  id: string;
-  role: string;
-  content: string;
-  name: string | null;
-  tool_calls: string | null;
-  tool_call_id: string | null;
-  created_at: string;
-  token_count: number;
-  token_encoding: string;
-}
-
 /** A listing row: the key columns plus what a summary shows. */
 export type SummaryRow = Pick<
   SessionRow,
@@ -118,20 +103,35 @@ export function messageParameters(
   ];
 }
 
+/** A raw `messages` row: seq, id, role, content, name, tool_calls, tool_call_id, created_at, token_count, token_encoding. */
+export type MessageTuple = [
+  number,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  string,
+  number,
+  string,
+];
+
 /** A stored message, without keys for absent optional fields (as the memory driver returns them). */
-export function rowToMessage(row: MessageRow): StoredMessage {
+export function tupleToMessage(row: MessageTuple): StoredMessage {
+  const [seq, id, role, content, name, toolCalls, toolCallId, createdAt, tokenCount, tokenEncoding] = row;
   const message: StoredMessage = {
-    id: row.id,
-    seq: row.seq,
-    role: row.role as MessageRole,
-    content: row.content,
-    createdAt: row.created_at,
-    tokenCount: row.token_count,
-    tokenEncoding: row.token_encoding,
+    id,
+    seq,
+    role: role as MessageRole,
+    content,
+    createdAt,
+    tokenCount,
+    tokenEncoding,
   };
-  if (row.name !== null) message.name = row.name;
-  if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls) as StoredMessage['toolCalls'];
-  if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
+  if (name !== null) message.name = name;
+  if (toolCalls !== null) message.toolCalls = JSON.parse(toolCalls) as StoredMessage['toolCalls'];
+  if (toolCallId !== null) message.toolCallId = toolCallId;
   return message;
 }
 

@@ -28,10 +28,10 @@ import {
   jsonOrNull,
   keyParameters,
   messageParameters,
-  rowToMessage,
   rowToSessionState,
   rowToSummary,
   type SessionRow,
+  tupleToMessage,
 } from './rows.js';
 import { type ListFilter, prepareStatements } from './statements.js';
 
@@ -205,7 +205,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<Se
       limit: query.limit ?? -1,
     };
     const statement = query.order === 'oldest-first' ? statements.readOldest : statements.readNewest;
-    return statement.all(range).map(rowToMessage);
+    return statement.all(range).map(tupleToMessage);
   });
 
   const list = database.transaction((query: SessionListQuery) => {
