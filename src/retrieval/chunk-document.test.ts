@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { chunkDocument } from './chunk-document.js';
+
+const count = (text: string) => text.split(/\s+/).filter(Boolean).length; // one token per word, for clarity
+
+describe('chunkDocument', () => {
+  const markdown = [
+    '# HR Policy 2025',
+    'Intro paragraph about the policy.',
+    '## Vacation',
+    'Employees get 25 days of paid vacation per year.',
+    '',
+    'Unused days carry over until March.',
+    '## Sick leave',
+    '```',
+    'code block stays whole',
+    '',
+    'even with blank lines',
+    '```',
+    'Report sick days before 10am.',
+  ].join('\n');
+
+  it('keeps sections apart and prefixes each chunk with its heading path', () => {
+    const chunks = chunkDocument(markdown, {
+      format: 'markdown',
+      targetTokens: 100,
+      overlapTokens: 0,
+      count,
+    });
+    expect(chunks.map((chunk) => chunk.headings)).toEqual([
+      ['HR Policy 2025'],
+      ['HR Policy 2025', 'Vacation'],
+      ['HR Policy 2025', 'Sick leave'],
+    ]);
+    expect(chunks[1]?.text).toBe(
+      'HR Policy 2025 > Vacation\nEmployees get 25 days of paid vacation per year.\n\nUnused days carry over until March.',
+    );
+    expect(chunks[2]?.text).toContain('```\ncode block stays whole\n\neven with blank lines\n```');
+  });
+
+  it('splits long sections to the target size with overlap, losing no words', () => {
+    const sentences = Array.from(
+      { length: 30 },
+      (_, index) => `Sentence number ${index} has exactly seven words.`,
+    );
+    const chunks = chunkDocument(sentences.join(' '), {
+      format: 'text',
+      targetTokens: 20,
+      overlapTokens: 5,
+      count,
+    });
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const chunk of chunks) expect(chunk.tokens).toBeLessThanOrEqual(20 + 5);
+    // Every sentence appears in some chunk.
+    for (const sentence of sentences)
+      expect(chunks.some((chunk) => chunk.text.includes(sentence))).toBe(true);
+    // Consecutive chunks overlap.
+    const [first, second] = chunks;
+    const lastWords = first?.text.split(' ').slice(-3).join(' ') ?? '';
+    expect(second?.text.startsWith(lastWords) || second?.text.includes(lastWords)).toBe(true);
+  });
+
+  it('splits a single enormous sentence by words', () => {
+    const chunks = chunkDocument('word '.repeat(95), {
+      format: 'text',
+      targetTokens: 30,
+      overlapTokens: 0,
+      count,
+    });
+    expect(chunks.map((chunk) => chunk.tokens)).toEqual([30, 30, 30, 5]);
+  });
+
+  it('returns nothing for blank input', () => {
+    expect(
+      chunkDocument(' \n\n ', { format: 'markdown', targetTokens: 50, overlapTokens: 10, count }),
+    ).toEqual([]);
+  });
+});
