@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { EngramError, parseWith } from '../../core/errors.js';
+import type { EmbeddingProvider, EmbedOptions } from './embedding-provider.js';
+
+const optionsSchema = z.object({
+  /** Vectors kept; the least recently used is evicted first. */
+  maxEntries: z.number().int().positive().max(10_000_000).default(10_000),
+});
+
+/** Options of {@link withEmbeddingCache}. */
+export type EmbeddingCacheOptions = z.input<typeof optionsSchema>;
+
+/**
+ * Wraps a provider with an in-memory LRU cache keyed by sha256(model + NUL + text): only texts not
+ * cached are sent to `provider`, each once even when repeated within a call, and the output keeps the
+ * input order. The model is part of the key, so a provider whose identity changes never serves stale
+ * vectors. Callers get copies, so mutating a result cannot corrupt the cache.
+ */
+export function withEmbeddingCache(
+  provider: EmbeddingProvider,
+  options: EmbeddingCacheOptions = {},
+): EmbeddingProvider {
+  const { maxEntries } = parseWith(optionsSchema, options, 'embedding cache options');
+  // A Map iterates in insertion order: re-inserting on every hit keeps the oldest entry first.
+  const cache = new Map<string, Float32Array>();
+
+  async function embed(texts: string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
+    const model = provider.model;
+    const keys = texts.map((text) => createHash('sha256').update(`${model}\0${text}`).digest('base64'));
+    const found = new Map<string, Float32Array>();
+    const missing = new Map<string, string>();
+    for (const [index, key] of keys.entries()) {
+      const cached = cache.get(key);
+      if (cached) {
+        found.set(key, cached);
+        cache.delete(key);
+        cache.set(key, cached);
+      } else {
+        missing.set(key, texts[index] ?? '');
+      }
+    }
+    if (missing.size > 0) {
+      const vectors = await provider.embed([...missing.values()], embedOptions);
+      if (vectors.length !== missing.size) {
+        throw new EngramError(
+          'embedding_count_mismatch',
+          'internal',
+          `${model} returned ${vectors.length} vectors for ${missing.size} texts`,
+        );
+      }
+      for (const [index, key] of [...missing.keys()].entries()) {
+        const vector = vectors[index] as Float32Array;
+        found.set(key, vector);
+        cache.set(key, vector);
+      }
+      for (const key of cache.keys()) {
+        if (cache.size <= maxEntries) break;
+        cache.delete(key);
+      }
+    }
+    return keys.map((key) => (found.get(key) as Float32Array).slice());
+  }
+
+  return {
+    get model() {
+      return provider.model;
+    },
+    get dimensions() {
+      return provider.dimensions;
+    },
+    embed,
+  };
+}
