@@ -1,0 +1,60 @@
+/**
+ * Context assembly latency at different session lengths, sources stubbed with fixed results.
+ * Usage: npx tsx bench/assembly.ts [--sizes 10,1000,100000] [--stores memory,sqlite]
+ *        [--iterations 300] [--budget 8000]
+ */
+import { parseArgs } from 'node:util';
+import type { MemorySource } from '../src/core/assembly/memory-source.js';
+import { createEngram } from '../src/engram.js';
+import { machine, openStore, percentile, printTable, seedSession, time } from './bench-utilities.js';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10,1000,100000' },
+    stores: { type: 'string', default: 'memory,sqlite' },
+    iterations: { type: 'string', default: '300' },
+    budget: { type: 'string', default: '8000' },
+  },
+});
+const sizes = values.sizes.split(',').map(Number);
+const iterations = Number(values.iterations);
+const budget = Number(values.budget);
+
+const fixed = (section: MemorySource['section'], count: number): MemorySource => ({
+  name: `stub-${section}`,
+  section,
+  retrieve: async () =>
+    Array.from({ length: count }, (_, index) => ({
+      id: `${section}-${index}`,
+      text: `Stub ${section} item ${index}: the user prefers window seats and vegetarian meals.`,
+      score: 1 - index / 10,
+      source: 'stub.md',
+    })),
+});
+const sources = [fixed('procedure', 1), fixed('knowledge', 5), fixed('episodes', 3)];
+
+console.log(`Context assembly latency (${machine()}), budget ${budget} tokens, ${iterations} iterations\n`);
+const rows: (string | number)[][] = [];
+for (const driver of values.stores.split(',')) {
+  for (const size of sizes) {
+    const engram = await createEngram({ store: await openStore(driver), sources, sweepIntervalMs: 0 });
+    const sessionId = `bench-${size}`;
+    await seedSession(engram, sessionId, size);
+    let kept = 0;
+    const samples = await time(
+      async () => {
+        const result = await engram.assemble({
+          session: { sessionId },
+          message: 'Where should we go next spring?',
+          agent: { memory: { maxWorkingMemoryTokens: budget, reservedOutputTokens: 1_000 } },
+        });
+        kept = result.trace.history.kept;
+      },
+      iterations,
+      20,
+    );
+    rows.push([driver, size, kept, percentile(samples, 50), percentile(samples, 99)]);
+    await engram.close();
+  }
+}
+printTable(['store', 'messages', 'history kept', 'p50 ms', 'p99 ms'], rows);

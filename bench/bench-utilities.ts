@@ -1,0 +1,72 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Engram } from '../src/engram.js';
+import { createMemoryStore } from '../src/stores/memory/memory-store.js';
+import type { SessionStore } from '../src/stores/session-store.js';
+import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+
+/** The p-th percentile (0-100) of a list of numbers, nearest-rank. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] ?? Number.NaN;
+}
+
+/** Prints a Markdown table. */
+export function printTable(headers: string[], rows: (string | number)[][]): void {
+  const cells = rows.map((row) => row.map((cell) => (typeof cell === 'number' ? formatNumber(cell) : cell)));
+  console.log(`| ${headers.join(' | ')} |`);
+  console.log(`|${headers.map(() => '---').join('|')}|`);
+  for (const row of cells) console.log(`| ${row.join(' | ')} |`);
+}
+
+function formatNumber(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  return value < 10 ? value.toFixed(3) : value.toFixed(1);
+}
+
+/** Opens a fresh store of the named driver (SQLite in a temporary file, as in embedded mode). */
+export async function openStore(driver: string): Promise<SessionStore> {
+  if (driver === 'memory') return createMemoryStore();
+  if (driver === 'sqlite') {
+    return createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'engram-bench-')), 'engram.db') });
+  }
+  throw new Error(`Unknown store "${driver}" (memory, sqlite)`);
+}
+
+/** Fills a session with `count` alternating user/assistant messages, in batches. */
+export async function seedSession(engram: Engram, sessionId: string, count: number): Promise<void> {
+  const batchSize = 1_000;
+  for (let start = 0; start < count; start += batchSize) {
+    const size = Math.min(batchSize, count - start);
+    const batch = Array.from({ length: size }, (_, offset) => {
+      const index = start + offset;
+      return {
+        role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: `Message ${index}: the user talked about travel plans, budgets and the weather in Lisbon.`,
+      };
+    });
+    await engram.sessions.append({ sessionId }, batch);
+  }
+}
+
+/** Times `iterations` calls of `task` after `warmup` untimed calls; milliseconds per call. */
+export async function time(
+  task: () => Promise<unknown>,
+  iterations: number,
+  warmup: number,
+): Promise<number[]> {
+  for (let index = 0; index < warmup; index++) await task();
+  const samples: number[] = [];
+  for (let index = 0; index < iterations; index++) {
+    const started = performance.now();
+    await task();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+export function machine(): string {
+  return `${process.platform} ${process.arch}, node ${process.version}`;
+}
