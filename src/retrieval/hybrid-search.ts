@@ -37,6 +37,8 @@ export interface SearchHit {
   memory: MemoryRecord;
   /** Final score, higher is better (fused rank score with the recency factor applied). */
   score: number;
+  /** `score` scaled to [0, 1]: 1 = ranked first by every ranking that ran. */
+  relevance: number;
   textRank: number | null;
   textScore: number | null;
   vectorRank: number | null;
@@ -81,18 +83,25 @@ export async function hybridSearch(
   const [textHits, vectorHits] = await Promise.all([
     request.mode === 'vector'
       ? []
-      : store.searchText(tenantId, query, request.filter, thresholded || request.mode === 'text' ? MAX_SEARCH_POOL : pool),
+      : store.searchText(
+          tenantId,
+          query,
+          request.filter,
+          thresholded || request.mode === 'text' ? MAX_SEARCH_POOL : pool,
+        ),
     request.mode === 'text'
       ? []
-      : embedder.embed([query]).then(([vector]) =>
-          store.searchVector(
-            tenantId,
-            vector as Float32Array,
-            embedder.model,
-            request.filter,
-            thresholded ? MAX_SEARCH_POOL : pool,
+      : embedder
+          .embed([query])
+          .then(([vector]) =>
+            store.searchVector(
+              tenantId,
+              vector as Float32Array,
+              embedder.model,
+              request.filter,
+              thresholded ? MAX_SEARCH_POOL : pool,
+            ),
           ),
-        ),
   ]);
   const vectorMatches =
     request.distanceThreshold === undefined
@@ -103,19 +112,40 @@ export async function hybridSearch(
     [textHits, vectorMatches.map((hit) => ({ id: hit.id, score: -hit.distance }))],
     [request.weights.text, request.weights.vector],
   );
-  const total = await countMatches(store, tenantId, request, fused.length, textHits.length, vectorMatches.length, pool);
+  const total = await countMatches(
+    store,
+    tenantId,
+    request,
+    fused.length,
+    textHits.length,
+    vectorMatches.length,
+    pool,
+  );
 
   const textScores = new Map(textHits.map((hit) => [hit.id, hit.score]));
   const distances = new Map(vectorMatches.map((hit) => [hit.id, hit.distance]));
+  // The best possible fused score: first place in every ranking that ran.
+  const rankingsRun =
+    (request.mode === 'vector' ? 0 : request.weights.text) +
+    (request.mode === 'text' ? 0 : request.weights.vector);
+  const maxScore = rankingsRun / 61 || 1;
   let ranked = fused;
   const recency = request.recency;
   const records = new Map<string, MemoryRecord>();
   if (recency.weight > 0) {
     // Recency changes the order, so it must see the whole pool before paging.
-    for (const memory of await store.getMemories(tenantId, fused.map((hit) => hit.id))) records.set(memory.id, memory);
+    for (const memory of await store.getMemories(
+      tenantId,
+      fused.map((hit) => hit.id),
+    ))
+      records.set(memory.id, memory);
   } else {
     ranked = fused.slice(request.offset, request.offset + request.limit);
-    for (const memory of await store.getMemories(tenantId, ranked.map((hit) => hit.id))) records.set(memory.id, memory);
+    for (const memory of await store.getMemories(
+      tenantId,
+      ranked.map((hit) => hit.id),
+    ))
+      records.set(memory.id, memory);
   }
   const scored = ranked.flatMap((hit): SearchHit[] => {
     const memory = records.get(hit.id);
@@ -125,6 +155,7 @@ export async function hybridSearch(
       {
         memory,
         score: hit.score * factor,
+        relevance: Math.min(1, hit.score / maxScore),
         textRank: hit.ranks[0] ?? null,
         textScore: textScores.get(hit.id) ?? null,
         vectorRank: hit.ranks[1] ?? null,
@@ -169,5 +200,14 @@ function recencyFactor(
 }
 
 function plainHit(memory: MemoryRecord): SearchHit {
-  return { memory, score: 0, textRank: null, textScore: null, vectorRank: null, distance: null, recencyFactor: 1 };
+  return {
+    memory,
+    score: 0,
+    relevance: 0,
+    textRank: null,
+    textScore: null,
+    vectorRank: null,
+    distance: null,
+    recencyFactor: 1,
+  };
 }

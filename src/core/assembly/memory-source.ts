@@ -31,6 +31,9 @@ export interface RetrievalRequest {
   query: string;
   /** How many items the section wants (from the agent's topK settings). */
   limit: number;
+  /** Memories the user pinned to this session (always wanted) or removed from it (never). */
+  pinnedIds?: string[];
+  removedIds?: string[];
 }
 
 /**

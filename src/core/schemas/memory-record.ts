@@ -38,7 +38,10 @@ export const memoryRecordInputSchema = z.object({
   pinned: z.boolean().default(false),
   metadata: z.record(z.string(), jsonValueSchema).default({}),
   /** A precomputed embedding; it must have the configured provider's dimensions. */
-  embedding: z.array(z.number().refine(Number.isFinite, 'Embedding values must be finite')).max(8_192).optional(),
+  embedding: z
+    .array(z.number().refine(Number.isFinite, 'Embedding values must be finite'))
+    .max(8_192)
+    .optional(),
 });
 export type MemoryRecordInput = z.input<typeof memoryRecordInputSchema>;
 
@@ -93,6 +96,8 @@ export const tagFilterSchema = z
     any: z.array(z.string()).max(1_000).optional(),
     all: z.array(z.string()).max(1_000).optional(),
     none: z.array(z.string()).max(1_000).optional(),
+    /** true: the field is set (not null; a non-empty list); false: it is not. */
+    exists: z.boolean().optional(),
   })
   .strict();
 export type TagFilter = z.infer<typeof tagFilterSchema>;
