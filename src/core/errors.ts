@@ -153,3 +153,18 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what: 
   if (!result.success) throw validationErrorFromZod(what, result.error);
   return result.data;
 }
+
+/**
+ * Parses a partial update: like parseWith, but keeps only the keys the caller named, because zod
+ * fills in defaults even for optional fields of a `.partial()` schema, and an edit must never
+ * reset a field it did not mention.
+ */
+export function parseEdit<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+  what: string,
+): Partial<z.output<T>> {
+  const parsed = parseWith(schema, input, what) as Record<string, unknown>;
+  const named = new Set(Object.keys(input as object));
+  return Object.fromEntries(Object.entries(parsed).filter(([key]) => named.has(key))) as Partial<z.output<T>>;
+}

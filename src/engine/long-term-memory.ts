@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError, parseWith, ValidationError } from '../core/errors.js';
+import { NotFoundError, parseEdit, parseWith, ValidationError } from '../core/errors.js';
 import { memoryHash } from '../core/memory-hash.js';
 import { rankWorkingSet, type WorkingSet, type WorkingSetOptions } from '../core/ranking/rank-working-set.js';
 import {
@@ -122,7 +122,7 @@ export function createLongTermMemory(
     },
 
     async edit(tenantId, id, changes) {
-      const edit = parseWith(memoryRecordEditSchema, changes, 'memory edit');
+      const edit = parseEdit(memoryRecordEditSchema, changes, 'memory edit');
       const current = await service.get(tenantId, id);
       const {
         id: _id,

@@ -32,7 +32,7 @@ export function createLongTermServices(
   const memories = createLongTermMemory(store, embedder, clock);
   const knowledge = createKnowledgeBase(memories, counter);
   const episodes = createEpisodeLog(memories, clock);
-  const procedures = createProcedureLibrary(memories, store, embedder);
+  const procedures = createProcedureLibrary(memories, embedder);
   return {
     memories,
     knowledge,

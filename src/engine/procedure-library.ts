@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError, parseWith } from '../core/errors.js';
+import { NotFoundError, parseEdit, parseWith } from '../core/errors.js';
 import type { MemoryRecord } from '../core/schemas/memory-record.js';
 import {
   type Procedure,
@@ -10,7 +10,7 @@ import {
   procedureInputSchema,
 } from '../core/schemas/procedure.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
-import type { MemoryRecordStore } from '../stores/memory-record-store.js';
+import { dotProduct } from '../providers/embeddings/l2-normalize.js';
 import type { LongTermMemory } from './long-term-memory.js';
 
 /** Procedures of one agent are few; this bounds how many are scanned per match. */
@@ -67,11 +67,10 @@ export function renderProcedure(procedure: Procedure): string {
 
 export function createProcedureLibrary(
   memories: LongTermMemory,
-  store: MemoryRecordStore,
   embedder: EmbeddingProvider,
   options: { exampleThreshold?: number } = {},
 ): ProcedureLibrary {
-  const threshold = options.exampleThreshold ?? 0.8;
+  const threshold = options.exampleThreshold ?? 0.75;
 
   async function load(tenantId: string, id: string): Promise<MemoryRecord> {
     const record = await memories.get(tenantId, id);
@@ -80,7 +79,7 @@ export function createProcedureLibrary(
   }
 
   async function newVersion(tenantId: string, id: string, changes: ProcedureEdit): Promise<Procedure> {
-    const edit = parseWith(procedureEditSchema, changes, 'procedure changes');
+    const edit = parseEdit(procedureEditSchema, changes, 'procedure changes');
     const current = toProcedure(await load(tenantId, id));
     const next = { ...current, ...edit, version: current.version + 1 };
     const { id: _id, agentId: _agent, createdAt: _created, updatedAt: _updated, ...metadata } = next;
@@ -141,20 +140,21 @@ export function createProcedureLibrary(
       }
       const withExamples = approved.filter((procedure) => procedure.examples.length > 0);
       if (withExamples.length === 0) return null;
-      const [vector] = await embedder.embed([message]);
-      const [nearest] = await store.searchVector(
-        tenantId,
-        vector as Float32Array,
-        embedder.model,
-        { ids: withExamples.map((procedure) => procedure.id), includeSuperseded: false },
-        1,
-      );
-      if (!nearest) return null;
-      const similarity = 1 - nearest.distance;
-      const procedure = withExamples.find((candidate) => candidate.id === nearest.id);
-      return procedure && similarity >= threshold
-        ? { procedure, score: similarity, matchedBy: 'example' }
-        : null;
+      // Each example on its own: a paraphrase matches one example far better than their blend.
+      // The engine's embedder caches vectors, so examples are embedded once, not every turn.
+      const examples = withExamples.flatMap((procedure) => procedure.examples);
+      const [query, ...vectors] = await embedder.embed([message, ...examples]);
+      let best: ProcedureMatch | null = null;
+      let next = 0;
+      for (const procedure of withExamples) {
+        for (const _example of procedure.examples) {
+          const similarity = dotProduct(query as Float32Array, vectors[next++] as Float32Array);
+          if (similarity >= threshold && similarity > (best?.score ?? 0)) {
+            best = { procedure, score: similarity, matchedBy: 'example' };
+          }
+        }
+      }
+      return best;
     },
   };
 }

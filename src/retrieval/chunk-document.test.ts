@@ -70,6 +70,21 @@ describe('chunkDocument', () => {
     expect(chunks.map((chunk) => chunk.tokens)).toEqual([30, 30, 30, 5]);
   });
 
+  it('keeps short sections whole even when they are smaller than the overlap', () => {
+    const document =
+      '# Policy\n## Vacation\nEmployees get 25 days.\n## Expenses\nSubmit receipts within 30 days.';
+    const chunks = chunkDocument(document, {
+      format: 'markdown',
+      targetTokens: 100,
+      overlapTokens: 50,
+      count,
+    });
+    expect(chunks.map((chunk) => chunk.text)).toEqual([
+      'Policy > Vacation\nEmployees get 25 days.',
+      'Policy > Expenses\nSubmit receipts within 30 days.',
+    ]);
+  });
+
   it('returns nothing for blank input', () => {
     expect(
       chunkDocument(' \n\n ', { format: 'markdown', targetTokens: 50, overlapTokens: 10, count }),

@@ -116,6 +116,8 @@ export function chunkDocument(content: string, options: ChunkOptions): DocumentC
   let body: string[] = [];
   let headings: string[] = [];
   let bodyTokens = 0;
+  // True while `body` holds nothing but the overlap carried from the previous chunk.
+  let onlyOverlap = false;
   const emit = () => {
     if (body.length === 0) return;
     const text = body.join('\n\n');
@@ -129,26 +131,27 @@ export function chunkDocument(content: string, options: ChunkOptions): DocumentC
     const overlap = tail(text, options.overlapTokens, options.count);
     body = overlap ? [overlap] : [];
     bodyTokens = overlap ? options.count(overlap) : 0;
+    onlyOverlap = body.length > 0;
   };
   for (const block of toBlocks(content, options.format)) {
     if (block.headings.join('\u0000') !== headings.join('\u0000')) {
       emit();
       body = [];
       bodyTokens = 0;
+      onlyOverlap = false;
       headings = block.headings;
     }
     const blockTokens = options.count(block.text);
     const pieces = blockTokens > options.targetTokens ? splitBlock(block.text, options) : [block.text];
     for (const piece of pieces) {
       const pieceTokens = pieces.length === 1 ? blockTokens : options.count(piece);
-      const overlapOnly = body.length === 1 && chunks.length > 0 && bodyTokens <= options.overlapTokens;
-      if (body.length > 0 && !overlapOnly && bodyTokens + pieceTokens > options.targetTokens) emit();
+      if (body.length > 0 && !onlyOverlap && bodyTokens + pieceTokens > options.targetTokens) emit();
       body.push(piece);
       bodyTokens += pieceTokens;
+      onlyOverlap = false;
     }
   }
-  // The last chunk may hold only overlap carried from its predecessor: that adds nothing.
-  if (body.length > 0 && !(chunks.length > 0 && body.length === 1 && bodyTokens <= options.overlapTokens))
-    emit();
+  // A last chunk holding only the overlap carried from its predecessor adds nothing.
+  if (body.length > 0 && !onlyOverlap) emit();
   return chunks;
 }
