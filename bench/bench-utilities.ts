@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engram } from '../src/engram.js';
+import type { EngramStore } from '../src/stores/engram-store.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
-import type { SessionStore } from '../src/stores/session-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 
 /** The p-th percentile (0-100) of a list of numbers, nearest-rank. */
@@ -27,7 +27,7 @@ function formatNumber(value: number): string {
 }
 
 /** Opens a fresh store of the named driver (SQLite in a temporary file, as in embedded mode). */
-export async function openStore(driver: string): Promise<SessionStore> {
+export async function openStore(driver: string): Promise<EngramStore> {
   if (driver === 'memory') return createMemoryStore();
   if (driver === 'sqlite') {
     return createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'engram-bench-')), 'engram.db') });

@@ -3,18 +3,18 @@ import type { MemorySource } from './core/assembly/memory-source.js';
 import type { OpenAIMessage } from './core/assembly/to-openai-messages.js';
 import { EngramError, ValidationError } from './core/errors.js';
 import { createEngram } from './engram.js';
+import type { EngramStore } from './stores/engram-store.js';
 import { createMemoryStore } from './stores/memory/memory-store.js';
-import type { SessionStore } from './stores/session-store.js';
 
 const session = { sessionId: 'chat-1', userId: 'ada', namespace: 'demo' };
 
-async function engramWith(store: SessionStore = createMemoryStore(), sources: MemorySource[] = []) {
+async function engramWith(store: EngramStore = createMemoryStore(), sources: MemorySource[] = []) {
   return createEngram({ store, sources, sweepIntervalMs: 0 });
 }
 
 /** Wraps a store to count how many messages assembly reads. */
-function countingStore(store: SessionStore): SessionStore & { messagesRead: number } {
-  const wrapper = Object.create(store) as SessionStore & { messagesRead: number };
+function countingStore(store: EngramStore): EngramStore & { messagesRead: number } {
+  const wrapper = Object.create(store) as EngramStore & { messagesRead: number };
   wrapper.messagesRead = 0;
   wrapper.readMessages = async (key, query) => {
     const messages = await store.readMessages(key, query);
@@ -109,6 +109,7 @@ describe('createEngram', () => {
     const engram = await createEngram({
       store: createMemoryStore(),
       sources,
+      defaultSources: false,
       sweepIntervalMs: 0,
       onTrace: (trace) => traces.push(trace),
     });
@@ -118,6 +119,76 @@ describe('createEngram', () => {
     expect(result.trace.degraded).toBe(true);
     expect(result.trace.sources.map((report) => report.status)).toEqual(['ok', 'timeout', 'error']);
     expect(traces).toHaveLength(1);
+    await engram.close();
+  });
+
+  it('assembles all six sections from long-term memory with the built-in sources', async () => {
+    const engram = await engramWith();
+    const user = { ...session, userId: 'ada' };
+    await engram.knowledge.ingest('default', {
+      agentId: 'support',
+      name: 'Returns Policy.md',
+      content: '# Returns\nDamaged items can be returned within 30 days for a full refund or a replacement.',
+    });
+    await engram.memories.create('default', [
+      { text: 'Ada prefers replacements over refunds.', userId: 'ada', namespace: 'demo', salience: 0.9 },
+    ]);
+    await engram.episodes.record('default', {
+      userId: 'ada',
+      summary: 'Ada reported a damaged blender and received a replacement.',
+      endedAt: '2026-03-02T10:00:00Z',
+    });
+    const procedure = await engram.procedures.create('default', {
+      agentId: 'support',
+      name: 'Damaged item',
+      triggers: ['damaged|broken'],
+      steps: ['Apologise', 'Ask for a photo of the damage', 'Offer a replacement or refund'],
+    });
+    await engram.procedures.approve('default', procedure.id);
+    await engram.sessions.append(user, [
+      { role: 'user', content: 'Hi, I have a problem with my order.' },
+      { role: 'assistant', content: 'Sorry to hear that. What happened?' },
+    ]);
+
+    const { context, trace } = await engram.assemble({
+      session: user,
+      message: 'My new kettle arrived damaged, can I return it for a replacement?',
+      agent: { id: 'support', systemPrompt: 'You are Acme support.' },
+    });
+    expect([...new Set(context.map((message) => message.section))]).toEqual([
+      'system',
+      'procedure',
+      'knowledge',
+      'episodes',
+      'history',
+      'current',
+    ]);
+    const text = (section: string) => context.find((message) => message.section === section)?.content ?? '';
+    expect(text('procedure')).toContain('2. Ask for a photo of the damage');
+    expect(text('knowledge')).toContain('(Source: Returns Policy.md)');
+    expect(text('knowledge')).toContain('Ada prefers replacements over refunds.');
+    expect(text('episodes')).toContain('[2026-03-02] Ada reported a damaged blender');
+    expect(trace.degraded).toBe(false);
+    expect(trace.sources.map((report) => report.name)).toEqual([
+      'procedural',
+      'semantic',
+      'knowledge',
+      'episodic',
+    ]);
+    await engram.close();
+  });
+
+  it("never shows another user's memories or episodes", async () => {
+    const engram = await engramWith();
+    await engram.memories.create('default', [
+      { text: 'Bob is allergic to cats.', userId: 'bob', salience: 1 },
+    ]);
+    await engram.episodes.record('default', { userId: 'bob', summary: 'Bob asked about cat allergies.' });
+    const { context } = await engram.assemble({
+      session: { ...session, userId: 'ada' },
+      message: 'cat allergies?',
+    });
+    expect(context.map((message) => message.section)).toEqual(['system', 'current']);
     await engram.close();
   });
 

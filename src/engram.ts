@@ -11,19 +11,31 @@ import { type AgentInput, agentSchema } from './core/schemas/agent.js';
 import { MAX_MESSAGE_CHARS } from './core/schemas/message.js';
 import { resolveModel } from './core/tokens/model-registry.js';
 import { loadTokenCounter, messageCost, REPLY_PRIMING_TOKENS } from './core/tokens/token-counter.js';
+import type { EpisodeLog } from './engine/episode-log.js';
+import type { KnowledgeBase } from './engine/knowledge-base.js';
+import type { LongTermMemory } from './engine/long-term-memory.js';
+import { createLongTermServices } from './engine/long-term-services.js';
+import type { ProcedureLibrary } from './engine/procedure-library.js';
 import { readHistoryTail } from './engine/read-history-tail.js';
 import { createSessionOperations, type SessionOperations } from './engine/session-operations.js';
 import type { SessionRef } from './engine/session-ref.js';
 import { toSessionKey } from './engine/session-ref.js';
-import type { SessionStore } from './stores/session-store.js';
+import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
+import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
+import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
+import type { EngramStore } from './stores/engram-store.js';
 import { createSqliteStore } from './stores/sqlite/sqlite-store.js';
 
 /** Options of createEngram. Every field is optional: the default is the embedded SQLite file. */
 export interface EngramOptions {
-  /** Where sessions live. Default: a SQLite file at `./data/engram.db`. */
-  store?: SessionStore;
-  /** Retrievers consulted on every assembly (procedural, semantic, episodic, knowledge...). */
+  /** Where sessions and memories live. Default: a SQLite file at `./data/engram.db`. */
+  store?: EngramStore;
+  /** Turns text into vectors. Default: the offline static word vectors (no network, no key). */
+  embedder?: EmbeddingProvider;
+  /** Extra retrievers consulted on every assembly, after the built-in ones. */
   sources?: MemorySource[];
+  /** Set false to leave out the built-in procedural, semantic, knowledge and episodic sources. */
+  defaultSources?: boolean;
   /** Model whose tokenizer counts messages at write time. Default `gpt-4o`. */
   model?: string;
   /** How often expired sessions are deleted; 0 disables the sweeper. Default 60 s. */
@@ -39,6 +51,7 @@ const assembleRequestSchema = z.object({
   message: z.string().trim().min(1, 'message cannot be empty').max(MAX_MESSAGE_CHARS),
   format: z.enum(['openai', 'anthropic', 'neutral']).default('openai'),
   removedIds: z.array(z.string()).max(10_000).default([]),
+  pinnedIds: z.array(z.string()).max(1_000).default([]),
 });
 
 export interface AssembleRequest {
@@ -49,6 +62,8 @@ export interface AssembleRequest {
   format?: 'openai' | 'anthropic' | 'neutral';
   /** Memory ids the user removed from this session's context. */
   removedIds?: string[];
+  /** Memory ids the user pinned to this session's context. */
+  pinnedIds?: string[];
 }
 
 export interface AssembleResult {
@@ -61,8 +76,16 @@ export interface AssembleResult {
 
 /** An engram instance: session working memory plus per-turn context assembly. */
 export interface Engram {
-  readonly store: SessionStore;
+  readonly store: EngramStore;
   readonly sessions: SessionOperations;
+  /** Long-term memories: create, edit (versions), search (hybrid), working set. */
+  readonly memories: LongTermMemory;
+  /** Knowledge documents per agent. */
+  readonly knowledge: KnowledgeBase;
+  /** Episodes: summaries of past sessions per user. */
+  readonly episodes: EpisodeLog;
+  /** Procedures: proposed, approved, matched. */
+  readonly procedures: ProcedureLibrary;
   /** Assembles one turn's context under the agent's budget. */
   assemble(request: AssembleRequest): Promise<AssembleResult>;
   /** Stops the sweeper and closes the store. */
@@ -78,7 +101,9 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   const store = options.store ?? (await createSqliteStore({ path: './data/engram.db', clock }));
   const writeModel = resolveModel(options.model ?? 'gpt-4o');
   const writeCounter = await loadTokenCounter(writeModel.encoding);
-  const sources = options.sources ?? [];
+  const embedder = withEmbeddingCache(options.embedder ?? (await createStaticEmbeddingProvider()));
+  const longTerm = createLongTermServices(store.memories, embedder, writeCounter, clock);
+  const sources = [...(options.defaultSources === false ? [] : longTerm.sources), ...(options.sources ?? [])];
   const sessions = createSessionOperations(store, writeCounter, clock);
 
   const reportError =
@@ -94,7 +119,11 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   async function assemble(request: AssembleRequest): Promise<AssembleResult> {
     const started = performance.now();
     const agent = parseWith(agentSchema, request.agent ?? {}, 'agent');
-    const { message, format, removedIds } = parseWith(assembleRequestSchema, request, 'assemble request');
+    const { message, format, removedIds, pinnedIds } = parseWith(
+      assembleRequestSchema,
+      request,
+      'assemble request',
+    );
     const key = toSessionKey(request.session);
     const model = resolveModel(agent.memory.model);
     if (agent.memory.maxWorkingMemoryTokens > model.contextWindow) {
@@ -122,6 +151,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
         ...key,
         agentId: agent.id,
         query: message,
+        pinnedIds,
+        removedIds,
         limit:
           source.section === 'knowledge'
             ? agent.memory.semanticTopK
@@ -181,6 +212,10 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   return {
     store,
     sessions,
+    memories: longTerm.memories,
+    knowledge: longTerm.knowledge,
+    episodes: longTerm.episodes,
+    procedures: longTerm.procedures,
     assemble,
     async close() {
       if (sweeper) clearInterval(sweeper);
