@@ -35,8 +35,9 @@ describe('rankWorkingSet', () => {
         candidate('stale', { salience: 0.9, lastAccessed: '2025-06-01T00:00:00Z' }),
         candidate('fresh', { salience: 0.9, lastAccessed: '2026-05-31T00:00:00Z' }),
       ],
-      { now, minSalience: 0 },
+      { now },
     );
+    // The stale memory ranks lower but is not dropped: decay affects rank, not inclusion.
     expect(set.items.map((item) => item.id)).toEqual(['fresh', 'stale']);
   });
 

@@ -94,7 +94,9 @@ export function rankWorkingSet(
     else if (candidate.supersededBy) excluded.push({ id: candidate.id, reason: 'superseded' });
     else if (candidate.validTo && Date.parse(candidate.validTo) <= now) {
       excluded.push({ id: candidate.id, reason: 'expired_version' });
-    } else if (item.components.decayedSalience < settings.minSalience) {
+    } else if (candidate.salience < settings.minSalience) {
+      // Intrinsic salience decides inclusion; decay only lowers the rank of long-unused memories,
+      // so an old but relevant fact still reaches the context.
       excluded.push({ id: candidate.id, reason: 'low_salience', score: item.score });
     } else if (candidate.confidence < settings.minConfidence) {
       excluded.push({ id: candidate.id, reason: 'low_confidence', score: item.score });
