@@ -1,0 +1,162 @@
+/**
+ * LoCoMo evidence retrieval: store every turn as a memory, ask every question, and measure whether
+ * the evidence turns come back. Plain BM25 runs beside engram in the same process.
+ * Usage: npx tsx bench/locomo.ts [--data ../shared/data/locomo/locomo-dev.json] [--store memory|sqlite]
+ *        [--budget 2000] [--scale 100000] [--queries 300]
+ */
+import { parseArgs } from 'node:util';
+import { Bm25Index } from '../src/core/text/bm25-index.js';
+import { createEngram, type Engram } from '../src/engram.js';
+import { machine, openStore, percentile, printTable } from './bench-utilities.js';
+import { type LocomoConversation, loadLocomo } from './locomo-data.js';
+import { createRecallTable, type RecallTable } from './recall-table.js';
+
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string', default: '../shared/data/locomo/locomo-dev.json' },
+    store: { type: 'string', default: 'memory' },
+    budget: { type: 'string', default: '2000' },
+    scale: { type: 'string', default: '100000' },
+    queries: { type: 'string', default: '300' },
+  },
+});
+const tenant = 'locomo';
+const conversations = loadLocomo(values.data);
+
+const turnText = (turn: LocomoConversation['turns'][number]) => `${turn.speaker}: ${turn.text}`;
+
+async function ingest(engram: Engram, conversation: LocomoConversation, suffix = ''): Promise<void> {
+  for (let start = 0; start < conversation.turns.length; start += 1_000) {
+    await engram.memories.create(
+      tenant,
+      conversation.turns.slice(start, start + 1_000).map((turn) => ({
+        id: `${conversation.id}${suffix}:${turn.id}`,
+        text: turnText(turn) + (suffix ? ` ${suffix}` : ''),
+        memoryType: 'message' as const,
+        userId: conversation.id,
+        sessionId: `session_${turn.session}`,
+        createdAt: turn.date,
+        eventDate: turn.date,
+      })),
+    );
+  }
+}
+
+const engramRecall = createRecallTable();
+const bm25Recall = createRecallTable();
+const inContext = { found: 0, total: 0 };
+
+for (const conversation of conversations) {
+  const engram = await createEngram({ store: await openStore(values.store), sweepIntervalMs: 0 });
+  await ingest(engram, conversation);
+  const bm25 = new Bm25Index();
+  for (const turn of conversation.turns) bm25.add(turn.id, turnText(turn));
+  const sessionOf = new Map(conversation.turns.map((turn) => [turn.id, turn.session]));
+
+  for (const qa of conversation.questions) {
+    if (qa.evidence.length === 0) continue;
+    const { hits } = await engram.memories.search(tenant, {
+      text: qa.question,
+      limit: 20,
+      filter: { userId: { eq: conversation.id } },
+    });
+    const ranked = hits.map((hit) => hit.memory.id.slice(conversation.id.length + 1));
+    record(engramRecall, qa, ranked, sessionOf);
+    record(
+      bm25Recall,
+      qa,
+      bm25.search(qa.question, 20).map((hit) => hit.id),
+      sessionOf,
+    );
+    if (qa.category === 5) continue;
+    const { trace } = await engram.assemble({
+      session: { sessionId: `bench-${conversation.id}`, userId: conversation.id, tenantId: tenant },
+      message: qa.question,
+      agent: {
+        memory: {
+          maxWorkingMemoryTokens: Number(values.budget),
+          reservedOutputTokens: 0,
+          semanticTopK: 20,
+          sectionCaps: { knowledge: Math.floor(Number(values.budget) * 0.9) },
+        },
+      },
+    });
+    const included = new Set(
+      trace.sections
+        .find((section) => section.name === 'knowledge')
+        ?.items.filter((item) => item.included)
+        .map((item) => item.id.slice(conversation.id.length + 1)),
+    );
+    inContext.total += qa.evidence.length;
+    inContext.found += qa.evidence.filter((id) => included.has(id)).length;
+  }
+  await engram.close();
+}
+
+function record(
+  table: RecallTable,
+  qa: LocomoConversation['questions'][number],
+  ranked: string[],
+  sessionOf: Map<string, number>,
+) {
+  table.add(qa.category, qa.evidence, ranked, sessionOf);
+}
+
+console.log(
+  `LoCoMo evidence retrieval (${machine()}), ${conversations.length} conversations, store ${values.store}\n`,
+);
+printTable(
+  [
+    'method',
+    'category',
+    'questions',
+    'turn R@5',
+    'turn R@10',
+    'turn R@20',
+    'turn R@10 (micro)',
+    'session R@1',
+    'session R@3',
+  ],
+  [...engramRecall.rows('engram hybrid'), ...bm25Recall.rows('plain BM25')],
+);
+console.log(
+  `\nEvidence in context (knowledge section of assemble(), ${values.budget}-token budget, categories 1-4): ` +
+    `${((100 * inContext.found) / Math.max(1, inContext.total)).toFixed(1)}% of ${inContext.total} evidence turns`,
+);
+
+// Scale: one user with N memories (the conversations' turns repeated with a distinguishing suffix).
+const scale = Number(values.scale);
+if (scale > 0) {
+  const engram = await createEngram({ store: await openStore(values.store), sweepIntervalMs: 0 });
+  const [first] = conversations;
+  const pool = conversations.flatMap((conversation) =>
+    conversation.turns.map((turn) => ({ ...turn, speaker: turn.speaker })),
+  );
+  const started = performance.now();
+  let stored = 0;
+  for (let round = 0; stored < scale; round++) {
+    const turns = pool.slice(0, Math.min(pool.length, scale - stored));
+    await ingest(engram, { id: first?.id ?? 'user', turns, questions: [] }, `r${round}`);
+    stored += turns.length;
+  }
+  const ingestSeconds = (performance.now() - started) / 1_000;
+  const questions = conversations
+    .flatMap((conversation) => conversation.questions)
+    .slice(0, Number(values.queries));
+  const samples: number[] = [];
+  for (const qa of questions) {
+    const begin = performance.now();
+    await engram.memories.search(tenant, {
+      text: qa.question,
+      limit: 10,
+      filter: { userId: { eq: first?.id ?? 'user' } },
+    });
+    samples.push(performance.now() - begin);
+  }
+  console.log(`\nScale: ${stored} memories for one user (store ${values.store})\n`);
+  printTable(
+    ['ingest memories/s', 'search p50 ms', 'search p99 ms', 'queries'],
+    [[Math.round(stored / ingestSeconds), percentile(samples, 50), percentile(samples, 99), samples.length]],
+  );
+  await engram.close();
+}
