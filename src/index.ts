@@ -25,6 +25,7 @@ export type {
 export { type AnthropicContext, toAnthropicMessages } from './core/assembly/to-anthropic-messages.js';
 export { type OpenAIMessage, toOpenAIMessages } from './core/assembly/to-openai-messages.js';
 export * from './core/errors.js';
+export type { WorkingSet, WorkingSetItem, WorkingSetOptions } from './core/ranking/rank-working-set.js';
 export type {
   Agent,
   AgentInput,
@@ -33,9 +34,21 @@ export type {
   PruningStrategy,
 } from './core/schemas/agent.js';
 export type { JsonObject, JsonValue } from './core/schemas/json.js';
+export type {
+  MemoryFilterInput,
+  MemoryRecord,
+  MemoryRecordEdit,
+  MemoryRecordInput,
+  MemoryType,
+} from './core/schemas/memory-record.js';
 export type { MessageInput, MessageRole, StoredMessage, ToolCall } from './core/schemas/message.js';
+export type { Procedure, ProcedureInput, ProcedureStatus } from './core/schemas/procedure.js';
 export type { SessionInput, SessionKey, SessionState, SessionSummary } from './core/schemas/session.js';
 export { type ModelInfo, resolveModel } from './core/tokens/model-registry.js';
+export type { Episode, EpisodeInput, EpisodeLog } from './engine/episode-log.js';
+export type { DocumentInput, KnowledgeBase, KnowledgeDocument } from './engine/knowledge-base.js';
+export type { LongTermMemory, WorkingSetRequest } from './engine/long-term-memory.js';
+export type { ProcedureLibrary, ProcedureMatch } from './engine/procedure-library.js';
 export type { Session, SessionOperations, SessionPatchInput } from './engine/session-operations.js';
 export type { SessionRef } from './engine/session-ref.js';
 export {
@@ -45,6 +58,13 @@ export {
   type Engram,
   type EngramOptions,
 } from './engram.js';
+export { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
+export type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
+export { createOpenAIEmbeddingProvider } from './providers/embeddings/openai-embedding-provider.js';
+export { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
+export type { SearchHit, SearchRequest, SearchResult } from './retrieval/hybrid-search.js';
+export type { EngramStore } from './stores/engram-store.js';
 export { createMemoryStore } from './stores/memory/memory-store.js';
+export type { MemoryRecordStore } from './stores/memory-record-store.js';
 export type { SessionStore, StoreCapabilities } from './stores/session-store.js';
 export { createSqliteStore } from './stores/sqlite/sqlite-store.js';

@@ -23,6 +23,23 @@ describe('README', () => {
     expect(readFileSync(join(directory, 'data', 'engram.db')).length).toBeGreaterThan(0);
   });
 
+  it('long-term memory example runs as written', async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+    const example = examples.find((code) => code.includes('engram.knowledge.ingest'));
+    expect(example).toBeDefined();
+    const directory = mkdtempSync(join(tmpdir(), 'engram-readme-'));
+    const file = join(directory, 'long-term.mts');
+    writeFileSync(
+      file,
+      (example ?? '').replace("from 'engram'", `from ${JSON.stringify(resolve('src/index.ts'))}`),
+    );
+    const { stdout } = await run(resolve('node_modules/.bin/tsx'), [file], { cwd: directory });
+    expect(stdout).toContain('Ada prefers replacements over refunds.');
+    expect(stdout).toContain("'procedure'");
+    expect(stdout).toContain("'episodes'");
+  });
+
   it('gives the two first-screen commands', () => {
     const firstScreen = readFileSync('README.md', 'utf8').split('\n').slice(0, 25).join('\n');
     expect(firstScreen).toContain('npm install && npm start');
