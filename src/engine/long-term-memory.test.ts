@@ -137,7 +137,9 @@ describe('long-term memory', () => {
       embed: (texts) => embedder.embed(texts),
     };
     const switched = createLongTermMemory(store, other);
-    expect(await switched.reembed(tenant)).toBe(2);
+    // A search detects vectors of another model and re-embeds in the background.
+    await switched.search(tenant, { text: 'one' });
+    await switched.idle(tenant);
     expect(await switched.reembed(tenant)).toBe(0);
     expect(
       (await switched.list(tenant)).memories.every((memory) => memory.embeddingModel === 'test:other@1'),

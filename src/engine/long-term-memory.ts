@@ -57,15 +57,44 @@ export interface LongTermMemory {
     tenantId: string,
     request: WorkingSetRequest,
   ): Promise<WorkingSet & { memories: MemoryRecord[] }>;
-  /** Embeds up to `batchSize` records lacking a vector from the current model; resolves how many. */
+  /**
+   * Embeds up to `batchSize` records lacking a vector from the current model; resolves how many.
+   * Searches start this automatically (in the background) when they find such records.
+   */
   reembed(tenantId: string, batchSize?: number): Promise<number>;
+  /** Resolves when a background re-embedding of the tenant (if any) has finished. */
+  idle(tenantId: string): Promise<void>;
 }
 
 export function createLongTermMemory(
   store: MemoryRecordStore,
   embedder: EmbeddingProvider,
   clock: () => Date = () => new Date(),
+  onBackgroundError: (error: unknown) => void = (error) =>
+    console.error('engram: re-embedding failed', error),
 ): LongTermMemory {
+  // Tenants whose records all carry the current model's vectors. New records are embedded with
+  // the current model, so a tenant found clean stays clean: each is checked once per process.
+  const embeddedTenants = new Set<string>();
+  const reembedding = new Map<string, Promise<void>>();
+
+  /** Detects records embedded by another model and re-embeds them in the background, once. */
+  async function ensureEmbedded(tenantId: string): Promise<void> {
+    if (embeddedTenants.has(tenantId) || reembedding.has(tenantId)) return;
+    if ((await store.findUnembedded(tenantId, embedder.model, 1)).length === 0) {
+      embeddedTenants.add(tenantId);
+      return;
+    }
+    const run = (async () => {
+      let embedded = 1;
+      while (embedded > 0) embedded = await service.reembed(tenantId);
+      embeddedTenants.add(tenantId);
+    })()
+      .catch(onBackgroundError)
+      .finally(() => reembedding.delete(tenantId));
+    reembedding.set(tenantId, run);
+  }
+
   async function toNewRecords(inputs: MemoryRecordInput[]): Promise<NewMemoryRecord[]> {
     if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_BATCH) {
       throw new ValidationError(`memories must be an array of 1 to ${MAX_BATCH} records`);
@@ -155,10 +184,12 @@ export function createLongTermMemory(
 
     async search(tenantId, request) {
       parseWith(tenantSchema, tenantId, 'tenant');
+      await ensureEmbedded(tenantId);
       return hybridSearch(store, embedder, tenantId, request, clock());
     },
 
     async workingSet(tenantId, request) {
+      await ensureEmbedded(tenantId);
       const now = clock();
       const { hits } = await hybridSearch(
         store,
@@ -205,6 +236,10 @@ export function createLongTermMemory(
           now.toISOString(),
         );
       return { ...set, memories };
+    },
+
+    async idle(tenantId) {
+      await reembedding.get(tenantId);
     },
 
     async reembed(tenantId, batchSize = 256) {
