@@ -8,30 +8,54 @@ import type { MemoryFilter, MemoryRecord } from '../core/schemas/memory-record.j
  * Rules every driver follows:
  * - `insertMemories` is atomic: all records are written or none (a failure leaves nothing).
  * - A record whose `memoryHash` equals that of a current record of the same tenant is not inserted
- *   again; the existing record is returned in `duplicates` (documented deduplication).
+ *   again; the existing record is returned in `duplicates` (documented deduplication). This check
+ *   comes first, so retrying an already stored record is a duplicate, not an error. Within one
+ *   batch, a later record with the hash of an earlier one is a duplicate of it. A superseded
+ *   version is no longer current, so it blocks nothing.
+ * - An id the tenant already holds (current or superseded), or that repeats within a batch, is a
+ *   ValidationError. Ids are unique per tenant; two tenants may use the same id.
  * - Nothing is deleted by versioning: `supersede` inserts the new version, and closes the old one
  *   (`supersededBy`, `validTo`) in the same transaction.
- * - Filters are applied before ranking and limits, so `total` counts every match.
+ * - Filters are applied before ranking and limits, so `total` counts every match (the filter
+ *   rules are spelled out in `memory-filter.ts`).
+ * - Timestamps come back in UTC `toISOString` form (an offset given on write is normalized).
+ * - A model identity names one vector space: within a tenant, the first vector stored for a model
+ *   fixes its dimensions, and a vector of another length for that model is a ValidationError.
+ * - Results are copies: mutating one (or an input after the call) never changes the store.
+ * - After the store that owns the backend is closed, every call rejects with StoreError.
  */
 export interface MemoryRecordStore {
   readonly capabilities: MemoryRecordCapabilities;
 
   insertMemories(tenantId: string, records: NewMemoryRecord[]): Promise<InsertResult>;
+  /** The records among `ids` that exist, in the order of `ids` (repeats once); absent ids are skipped. */
   getMemories(tenantId: string, ids: string[]): Promise<MemoryRecord[]>;
-  /** Inserts `replacement` as the new version of `id`. NotFoundError if `id` is absent; conflict if already superseded. */
+  /**
+   * Inserts `replacement` as the new version of `id` (its `supersedes` is set to `id`), and closes
+   * `id`: `supersededBy` = the replacement's id, `validTo` = its `validFrom`. NotFoundError if `id`
+   * is absent; conflict `already_superseded` if it is not current. No deduplication applies.
+   */
   supersede(tenantId: string, id: string, replacement: NewMemoryRecord): Promise<MemoryRecord>;
-  /** Deletes records (and their embeddings and index entries); resolves how many were deleted. */
+  /**
+   * Deletes records (and their embeddings and index entries); resolves how many were deleted. Other
+   * versions of a deleted record stay as they are.
+   */
   deleteMemories(tenantId: string, ids: string[]): Promise<number>;
   listMemories(
     tenantId: string,
     filter: MemoryFilter,
     page: MemoryPage,
   ): Promise<{ memories: MemoryRecord[]; total: number }>;
-  /** BM25 over record text, best first; scores are higher-is-better. */
+  /**
+   * BM25 over record text, best first; scores are higher-is-better. The query is analyzed into
+   * words (stopwords dropped) and never interpreted as query syntax; no words or no match gives [].
+   */
   searchText(tenantId: string, query: string, filter: MemoryFilter, limit: number): Promise<ScoredId[]>;
   /**
    * Nearest neighbours by cosine distance (0 = same direction, 2 = opposite) among records whose
    * embedding was made by `model`. Exact (brute force over the filtered records) in both drivers.
+   * Nearest first, ties by id. [] when the tenant has no vector of `model`; a vector whose length is
+   * not the model's dimensions is a ValidationError. A zero vector is at distance 1 from anything.
    */
   searchVector(
     tenantId: string,
@@ -40,10 +64,11 @@ export interface MemoryRecordStore {
     filter: MemoryFilter,
     limit: number,
   ): Promise<{ id: string; distance: number }[]>;
-  /** Bumps access counts and `lastAccessed` (search hits, working-set use). */
+  /** Bumps access counts by one and sets `lastAccessed` to `at` (search hits, working-set use); unknown ids are ignored. */
   recordAccess(tenantId: string, ids: string[], at: string): Promise<void>;
   /** Ids (oldest first) of current records with no embedding from `model`: what to re-embed. */
   findUnembedded(tenantId: string, model: string, limit: number): Promise<{ id: string; text: string }[]>;
+  /** Replaces each record's embedding (one per record) with this model's; unknown ids are ignored. */
   setEmbeddings(
     tenantId: string,
     model: string,
@@ -54,6 +79,8 @@ export interface MemoryRecordStore {
 export interface MemoryRecordCapabilities {
   /** How searchVector is computed, for docs and planning: all drivers are exact today. */
   vectorSearch: 'brute-force' | 'index';
+  /** Where cosine distances are computed: in JavaScript, or by SQLite's sqlite-vec extension. */
+  vectorDistance?: 'javascript' | 'sqlite-vec';
 }
 
 /** A record ready to store: the engine fills ids, hashes, timestamps and the embedding. */

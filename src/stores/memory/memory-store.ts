@@ -1,6 +1,7 @@
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionKey, SessionState, SessionSummary } from '../../core/schemas/session.js';
+import type { EngramStore } from '../engram-store.js';
 import {
   assertExpectedVersion,
   assertUniqueMessageIds,
@@ -14,8 +15,9 @@ import {
   timestampMs,
   toStoredMessage,
 } from '../session-rules.js';
-import type { MessageQuery, SessionStore, StoreOptions } from '../session-store.js';
+import type { MessageQuery, StoreOptions } from '../session-store.js';
 import { compareListOrder } from './list-order.js';
+import { createMemoryRecordStore } from './memory-record-store.js';
 
 /** One session as held in memory. Never handed out: callers get structured clones. */
 interface SessionRecord {
@@ -53,11 +55,13 @@ function selectMessages(messages: readonly StoredMessage[], query: MessageQuery)
 /**
  * Creates the in-memory reference driver: every contract rule, no persistence. Each method runs to
  * completion synchronously inside its promise, so concurrent calls never interleave. For tests,
- * demos and single-process use; listing and sweeping scan all sessions.
+ * demos and single-process use; listing and sweeping scan all sessions. Long-term memories live in
+ * `memories` (see `memory-record-store.ts` in this folder).
  */
-export function createMemoryStore(options: StoreOptions = {}): SessionStore {
+export function createMemoryStore(options: StoreOptions = {}): EngramStore {
   const clock = options.clock ?? (() => new Date());
   const sessions = new Map<string, SessionRecord>();
+  const memories = createMemoryRecordStore(options);
   let closed = false;
 
   const ensureOpen = (): void => {
@@ -91,9 +95,10 @@ export function createMemoryStore(options: StoreOptions = {}): SessionStore {
     return structuredClone(record.state);
   };
 
-  const store: SessionStore = {
+  const store: EngramStore = {
     driver: 'memory',
     capabilities: { durable: false, multiProcess: false },
+    memories,
 
     async getSession(key) {
       ensureOpen();
@@ -232,6 +237,7 @@ export function createMemoryStore(options: StoreOptions = {}): SessionStore {
     async close() {
       closed = true;
       sessions.clear();
+      await memories.close();
     },
   };
   return store;

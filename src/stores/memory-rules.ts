@@ -1,0 +1,148 @@
+import { EngramError, ValidationError } from '../core/errors.js';
+import type { MemoryRecord } from '../core/schemas/memory-record.js';
+import { compareCodePoints } from './memory/list-order.js';
+import type { MemoryPage, NewMemoryRecord } from './memory-record-store.js';
+import { timestampMs } from './session-rules.js';
+
+/**
+ * Rules of the long-term memory contract that do not depend on the backend, shared by every
+ * driver so that they agree to the letter (see `memory-record-store.ts`).
+ */
+
+/** A caller's ISO timestamp in the UTC `toISOString` form every driver returns. */
+export function isoTimestamp(value: string): string {
+  return new Date(timestampMs(value)).toISOString();
+}
+
+/**
+ * The stored form of `input` in `tenantId`: a current version (not superseded), timestamps in UTC
+ * ISO form, and nothing shared with the caller's object. Throws a ValidationError for a timestamp
+ * that does not parse.
+ */
+export function toMemoryRecord(tenantId: string, input: NewMemoryRecord): MemoryRecord {
+  return {
+    id: input.id,
+    tenantId,
+    namespace: input.namespace,
+    userId: input.userId,
+    sessionId: input.sessionId,
+    agentId: input.agentId,
+    documentId: input.documentId,
+    source: input.source,
+    text: input.text,
+    memoryType: input.memoryType,
+    topics: [...input.topics],
+    entities: [...input.entities],
+    eventDate: input.eventDate === null ? null : isoTimestamp(input.eventDate),
+    createdAt: isoTimestamp(input.createdAt),
+    updatedAt: isoTimestamp(input.updatedAt),
+    lastAccessed: isoTimestamp(input.lastAccessed),
+    accessCount: input.accessCount,
+    salience: input.salience,
+    confidence: input.confidence,
+    pinned: input.pinned,
+    supersedes: input.supersedes,
+    supersededBy: null,
+    validFrom: isoTimestamp(input.validFrom),
+    validTo: null,
+    memoryHash: input.memoryHash,
+    persistedAt: isoTimestamp(input.persistedAt),
+    metadata: structuredClone(input.metadata),
+    embeddingModel: input.embedding?.model ?? null,
+  };
+}
+
+/** The error for a record id that the tenant already has (or that repeats within one batch). */
+export function duplicateMemoryIdError(id: string, path: (string | number)[]): ValidationError {
+  return new ValidationError(`Memory id ${id} already exists`, [
+    { path, message: `Duplicate memory id ${id}` },
+  ]);
+}
+
+/** The conflict of superseding a version that a newer one already replaced. */
+export function alreadySupersededError(id: string, supersededBy: string | null): EngramError {
+  return new EngramError(
+    'already_superseded',
+    'conflict',
+    `Memory ${id} was already superseded by ${supersededBy}`,
+    {
+      details: { id, supersededBy },
+    },
+  );
+}
+
+/** Ids without repeats, in first-seen order. */
+export function uniqueIds(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
+}
+
+/** Non-negative limit and offset, and the default order. */
+export function pageBounds(page: MemoryPage): Required<MemoryPage> {
+  return {
+    limit: Math.max(0, Math.floor(page.limit)),
+    offset: Math.max(0, Math.floor(page.offset)),
+    order: page.order ?? 'created_desc',
+  };
+}
+
+/**
+ * The listing orders: by creation time (or last access) with the id as tie-break, compared by code
+ * point as SQLite does, so that pages are stable. `created_asc` is the exact reverse of `created_desc`.
+ */
+export function compareMemoryOrder(
+  order: Required<MemoryPage>['order'],
+): (left: MemoryRecord, right: MemoryRecord) => number {
+  const key = order === 'last_accessed_desc' ? 'lastAccessed' : 'createdAt';
+  const direction = order === 'created_asc' ? 1 : -1;
+  return (left, right) =>
+    direction * (Date.parse(left[key]) - Date.parse(right[key]) || compareCodePoints(left.id, right.id));
+}
+
+/** Oldest first, by creation time then id: the order of `findUnembedded`. */
+export const compareOldestFirst = compareMemoryOrder('created_asc');
+
+/** Rejects vectors no distance can be computed for: empty, or holding NaN or infinities. */
+export function assertUsableVector(vector: Float32Array, path: (string | number)[]): void {
+  const invalid = vector.length === 0 || vector.some((value) => !Number.isFinite(value));
+  if (invalid) {
+    throw new ValidationError('A vector must be non-empty and finite', [
+      { path, message: 'Vector is empty or holds a non-finite value' },
+    ]);
+  }
+}
+
+/**
+ * Checks `vector` against the dimensions on record for its model (`known`, absent for a new model).
+ * A model identity names one vector space, so all its vectors in a tenant have one length.
+ */
+export function assertDimensions(
+  model: string,
+  known: number | undefined,
+  vector: Float32Array,
+  path: (string | number)[],
+): void {
+  if (known === undefined || known === vector.length) return;
+  throw new ValidationError(
+    `Model ${model} stores ${known}-dimensional vectors; this one has ${vector.length} dimensions`,
+    [{ path, message: `Expected ${known} dimensions, got ${vector.length}` }],
+  );
+}
+
+/** Euclidean length of a vector. */
+export function vectorNorm(vector: ArrayLike<number>): number {
+  let sum = 0;
+  for (let index = 0; index < vector.length; index += 1) {
+    const value = vector[index] ?? 0;
+    sum += value * value;
+  }
+  return Math.sqrt(sum);
+}
+
+/**
+ * Cosine distance from a dot product and the two norms, clamped to [0, 2]. A zero vector has no
+ * direction: its distance to anything is 1, as for orthogonal vectors.
+ */
+export function cosineDistance(dot: number, leftNorm: number, rightNorm: number): number {
+  if (leftNorm === 0 || rightNorm === 0) return 1;
+  return Math.min(2, Math.max(0, 1 - dot / (leftNorm * rightNorm)));
+}

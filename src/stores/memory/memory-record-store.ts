@@ -1,0 +1,303 @@
+import { NotFoundError, StoreError } from '../../core/errors.js';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import { Bm25Index } from '../../core/text/bm25-index.js';
+import { compileMemoryFilter } from '../memory-filter.js';
+import type { MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
+import {
+  alreadySupersededError,
+  assertDimensions,
+  assertUsableVector,
+  compareMemoryOrder,
+  compareOldestFirst,
+  duplicateMemoryIdError,
+  isoTimestamp,
+  pageBounds,
+  toMemoryRecord,
+  uniqueIds,
+} from '../memory-rules.js';
+import type { StoreOptions } from '../session-store.js';
+import { VectorSpace } from './vector-space.js';
+
+/** One record as held in memory. Never handed out: callers get structured clones. */
+interface Entry {
+  readonly id: string;
+  record: MemoryRecord;
+  /** Where its vector lives: the space of `record.embeddingModel`, at a slot. */
+  vector: { space: VectorSpace<Entry>; slot: number } | null;
+}
+
+/** A validated entry not yet stored, with the vector it brings. */
+interface Planned {
+  entry: Entry;
+  embedding: { model: string; vector: Float32Array } | null;
+}
+
+/** Everything of one tenant: tenants share nothing, so isolation is structural. */
+interface Tenant {
+  entries: Map<string, Entry>;
+  /** Ids of current records by memory hash, for deduplication (oldest first). */
+  currentByHash: Map<string, Set<string>>;
+  /** BM25 over every record's text, superseded ones included (filters decide visibility). */
+  text: Bm25Index;
+  /** Vectors per embedding model; a space's dimensions are fixed by its first vector. */
+  spaces: Map<string, VectorSpace<Entry>>;
+}
+
+/** The memory driver's record store, which its session store closes along with itself. */
+export type ClosableMemoryRecordStore = MemoryRecordStore & { close(): Promise<void> };
+
+const emptyTenant = (): Tenant => ({
+  entries: new Map(),
+  currentByHash: new Map(),
+  text: new Bm25Index(),
+  spaces: new Map(),
+});
+
+function currentWithHash(tenant: Tenant, hash: string): Entry | undefined {
+  for (const id of tenant.currentByHash.get(hash) ?? []) return tenant.entries.get(id);
+  return undefined;
+}
+
+function forgetCurrentHash(tenant: Tenant, record: MemoryRecord): void {
+  const ids = tenant.currentByHash.get(record.memoryHash);
+  ids?.delete(record.id);
+  if (ids?.size === 0) tenant.currentByHash.delete(record.memoryHash);
+}
+
+/**
+ * Checks `vector` for `model` against the tenant's space, or else against this write's earlier
+ * vectors (`batch`), and records its length in `batch`.
+ */
+function checkVector(
+  tenant: Tenant,
+  batch: Map<string, number>,
+  model: string,
+  vector: Float32Array,
+  path: (string | number)[],
+): void {
+  assertUsableVector(vector, path);
+  assertDimensions(model, tenant.spaces.get(model)?.dimensions ?? batch.get(model), vector, path);
+  batch.set(model, vector.length);
+}
+
+/** Validates `input` as a new entry of the tenant (nothing is stored yet). */
+function plan(
+  tenant: Tenant,
+  tenantId: string,
+  input: NewMemoryRecord,
+  batch: Map<string, number>,
+  path: (string | number)[],
+): Planned {
+  const record = toMemoryRecord(tenantId, input);
+  if (input.embedding)
+    checkVector(tenant, batch, input.embedding.model, input.embedding.vector, [
+      ...path,
+      'embedding',
+      'vector',
+    ]);
+  return { entry: { id: record.id, record, vector: null }, embedding: input.embedding };
+}
+
+/** Gives `entry` the vector of `model` (a copy), replacing any vector it had. */
+function attachVector(tenant: Tenant, entry: Entry, model: string, vector: Float32Array): void {
+  entry.vector?.space.remove(entry.vector.slot);
+  let space = tenant.spaces.get(model);
+  if (!space) {
+    space = new VectorSpace<Entry>(vector.length);
+    tenant.spaces.set(model, space);
+  }
+  entry.vector = { space, slot: space.add(entry, vector) };
+  entry.record.embeddingModel = model;
+}
+
+function store(tenant: Tenant, { entry, embedding }: Planned): void {
+  const { record } = entry;
+  tenant.entries.set(record.id, entry);
+  const ids = tenant.currentByHash.get(record.memoryHash) ?? new Set<string>();
+  tenant.currentByHash.set(record.memoryHash, ids.add(record.id));
+  tenant.text.add(record.id, record.text);
+  if (embedding) attachVector(tenant, entry, embedding.model, embedding.vector);
+}
+
+/**
+ * Creates the in-memory long-term memory driver: the reference for every rule of the contract,
+ * with the in-memory BM25 index and exact vector search over packed per-model arrays. Each method
+ * runs to completion synchronously inside its promise, so calls never interleave; a write
+ * validates the whole change before touching anything, so a failure leaves nothing behind.
+ */
+export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMemoryRecordStore {
+  const tenants = new Map<string, Tenant>();
+  let closed = false;
+
+  const ensureOpen = (): void => {
+    if (closed) throw new StoreError('The memory store is closed');
+  };
+
+  /** Records of a tenant that `filter` accepts (current ones only, unless it includes superseded). */
+  const matching = (tenantId: string, filter: Parameters<typeof compileMemoryFilter>[0]): MemoryRecord[] => {
+    const accept = compileMemoryFilter(filter);
+    const records: MemoryRecord[] = [];
+    for (const { record } of tenants.get(tenantId)?.entries.values() ?? [])
+      if (accept(record)) records.push(record);
+    return records;
+  };
+
+  const driver: ClosableMemoryRecordStore = {
+    capabilities: { vectorSearch: 'brute-force', vectorDistance: 'javascript' },
+
+    async insertMemories(tenantId, records) {
+      ensureOpen();
+      const tenant = tenants.get(tenantId) ?? emptyTenant();
+      const planned: Planned[] = [];
+      const plannedIds = new Set<string>();
+      const plannedByHash = new Map<string, Entry>();
+      const batch = new Map<string, number>();
+      const duplicates: { requestedId: string; existing: Entry }[] = [];
+      records.forEach((input, index) => {
+        const existing = currentWithHash(tenant, input.memoryHash) ?? plannedByHash.get(input.memoryHash);
+        if (existing) {
+          duplicates.push({ requestedId: input.id, existing });
+          return;
+        }
+        if (tenant.entries.has(input.id) || plannedIds.has(input.id)) {
+          throw duplicateMemoryIdError(input.id, ['records', index, 'id']);
+        }
+        const next = plan(tenant, tenantId, input, batch, ['records', index]);
+        planned.push(next);
+        plannedIds.add(input.id);
+        plannedByHash.set(input.memoryHash, next.entry);
+      });
+      // Everything is validated: now the write cannot fail halfway.
+      tenants.set(tenantId, tenant);
+      for (const next of planned) store(tenant, next);
+      return {
+        inserted: planned.map(({ entry }) => structuredClone(entry.record)),
+        duplicates: duplicates.map(({ requestedId, existing }) => ({
+          requestedId,
+          existing: structuredClone(existing.record),
+        })),
+      };
+    },
+
+    async getMemories(tenantId, ids) {
+      ensureOpen();
+      const entries = tenants.get(tenantId)?.entries;
+      return uniqueIds(ids).flatMap((id) => {
+        const entry = entries?.get(id);
+        return entry ? [structuredClone(entry.record)] : [];
+      });
+    },
+
+    async supersede(tenantId, id, replacement) {
+      ensureOpen();
+      const tenant = tenants.get(tenantId);
+      const old = tenant?.entries.get(id);
+      if (!tenant || !old) throw new NotFoundError('Memory', id);
+      if (old.record.validTo !== null) throw alreadySupersededError(id, old.record.supersededBy);
+      if (tenant.entries.has(replacement.id))
+        throw duplicateMemoryIdError(replacement.id, ['replacement', 'id']);
+      const next = plan(tenant, tenantId, { ...replacement, supersedes: id }, new Map(), ['replacement']);
+      forgetCurrentHash(tenant, old.record);
+      old.record.supersededBy = next.entry.id;
+      old.record.validTo = next.entry.record.validFrom;
+      store(tenant, next);
+      return structuredClone(next.entry.record);
+    },
+
+    async deleteMemories(tenantId, ids) {
+      ensureOpen();
+      const tenant = tenants.get(tenantId);
+      if (!tenant) return 0;
+      let deleted = 0;
+      for (const id of uniqueIds(ids)) {
+        const entry = tenant.entries.get(id);
+        if (!entry) continue;
+        tenant.entries.delete(id);
+        if (entry.record.validTo === null) forgetCurrentHash(tenant, entry.record);
+        tenant.text.remove(id);
+        entry.vector?.space.remove(entry.vector.slot);
+        deleted += 1;
+      }
+      return deleted;
+    },
+
+    async listMemories(tenantId, filter, page) {
+      ensureOpen();
+      const { limit, offset, order } = pageBounds(page);
+      const records = matching(tenantId, filter).sort(compareMemoryOrder(order));
+      return {
+        memories: records.slice(offset, offset + limit).map((record) => structuredClone(record)),
+        total: records.length,
+      };
+    },
+
+    async searchText(tenantId, query, filter, limit) {
+      ensureOpen();
+      const tenant = tenants.get(tenantId);
+      if (!tenant || limit <= 0) return [];
+      const accept = compileMemoryFilter(filter);
+      // The filter runs inside the index's scoring loop, before the limit: never a truncated list.
+      return tenant.text.search(query, limit, (id) => {
+        const entry = tenant.entries.get(id);
+        return entry !== undefined && accept(entry.record);
+      });
+    },
+
+    async searchVector(tenantId, vector, model, filter, limit) {
+      ensureOpen();
+      assertUsableVector(vector, ['vector']);
+      const space = tenants.get(tenantId)?.spaces.get(model);
+      if (!space) return [];
+      assertDimensions(model, space.dimensions, vector, ['vector']);
+      const accept = compileMemoryFilter(filter);
+      return space.nearest(vector, (entry) => accept(entry.record), limit);
+    },
+
+    async recordAccess(tenantId, ids, at) {
+      ensureOpen();
+      const lastAccessed = isoTimestamp(at);
+      const entries = tenants.get(tenantId)?.entries;
+      for (const id of uniqueIds(ids)) {
+        const record = entries?.get(id)?.record;
+        if (!record) continue;
+        record.accessCount += 1;
+        record.lastAccessed = lastAccessed;
+      }
+    },
+
+    async findUnembedded(tenantId, model, limit) {
+      ensureOpen();
+      return matching(tenantId, {})
+        .filter((record) => record.embeddingModel !== model)
+        .sort(compareOldestFirst)
+        .slice(0, Math.max(0, limit))
+        .map((record) => ({ id: record.id, text: record.text }));
+    },
+
+    async setEmbeddings(tenantId, model, embeddings) {
+      ensureOpen();
+      const tenant = tenants.get(tenantId) ?? emptyTenant();
+      const batch = new Map<string, number>();
+      const planned: [Entry, Float32Array][] = [];
+      embeddings.forEach(({ id, vector }, index) => {
+        const path = ['embeddings', index, 'vector'];
+        const entry = tenant.entries.get(id);
+        if (entry) {
+          checkVector(tenant, batch, model, vector, path);
+          planned.push([entry, vector]);
+        } else {
+          // A record deleted since `findUnembedded` listed it needs no vector, but the vector is checked.
+          assertUsableVector(vector, path);
+          assertDimensions(model, tenant.spaces.get(model)?.dimensions ?? batch.get(model), vector, path);
+        }
+      });
+      for (const [entry, vector] of planned) attachVector(tenant, entry, model, vector);
+    },
+
+    async close() {
+      closed = true;
+      tenants.clear();
+    },
+  };
+  return driver;
+}
