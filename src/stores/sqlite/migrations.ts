@@ -59,6 +59,88 @@ export const migrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    name: 'long-term memories, embeddings and full-text index',
+    sql: `
+      -- One row per version of a memory. Ids are unique per tenant; versions are separate rows
+      -- linked by supersedes / superseded_by, and valid_to is NULL while a version is current.
+      CREATE TABLE memories (
+        pk INTEGER PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        namespace TEXT,
+        user_id TEXT,
+        session_id TEXT,
+        agent_id TEXT,
+        document_id TEXT,
+        source TEXT,
+        text TEXT NOT NULL,
+        memory_type TEXT NOT NULL,
+        topics TEXT NOT NULL, -- JSON array of strings
+        entities TEXT NOT NULL, -- JSON array of strings
+        event_date INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        last_accessed INTEGER NOT NULL,
+        access_count INTEGER NOT NULL,
+        salience REAL NOT NULL,
+        confidence REAL NOT NULL,
+        pinned INTEGER NOT NULL, -- 0 or 1
+        supersedes TEXT,
+        superseded_by TEXT,
+        valid_from INTEGER NOT NULL,
+        valid_to INTEGER,
+        memory_hash TEXT NOT NULL,
+        persisted_at INTEGER NOT NULL,
+        metadata TEXT NOT NULL, -- JSON object
+        UNIQUE (tenant_id, id)
+      ) STRICT;
+      -- The common scopes of listing and search (a user's or a namespace's current memories),
+      -- ending in created_at and id so that they also serve the listing order, and cover the
+      -- pk and id a search needs without reading the row.
+      CREATE INDEX memories_by_user ON memories (tenant_id, user_id, valid_to, created_at, id);
+      CREATE INDEX memories_by_namespace ON memories (tenant_id, namespace, valid_to, created_at, id);
+      CREATE INDEX memories_by_created ON memories (tenant_id, valid_to, created_at, id);
+      CREATE INDEX memories_current_by_hash ON memories (tenant_id, memory_hash) WHERE valid_to IS NULL;
+
+      -- At most one embedding per memory: a new model replaces the old vector. Vectors are
+      -- little-endian float32 BLOBs, the format sqlite-vec reads.
+      CREATE TABLE memory_embeddings (
+        memory_pk INTEGER PRIMARY KEY REFERENCES memories (pk) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+      ) STRICT;
+
+      -- The dimensions of each embedding model per tenant, fixed by its first vector.
+      CREATE TABLE memory_vector_spaces (
+        tenant_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        dimensions INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, model)
+      ) STRICT, WITHOUT ROWID;
+
+      -- BM25 over memory text: an external-content FTS5 index on memories(text), kept in sync by
+      -- the triggers below inside the writing transaction. porter + unicode61 (diacritics removed)
+      -- matches the in-memory analyzer closely; stopwords are dropped from queries, not the index.
+      CREATE VIRTUAL TABLE memories_fts USING fts5(
+        text,
+        content = 'memories',
+        content_rowid = 'pk',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, text) VALUES (new.pk, new.text);
+      END;
+      CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', old.pk, old.text);
+      END;
+      CREATE TRIGGER memories_fts_update AFTER UPDATE OF text ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', old.pk, old.text);
+        INSERT INTO memories_fts (rowid, text) VALUES (new.pk, new.text);
+      END;
+    `,
+  },
 ];
 
 /**

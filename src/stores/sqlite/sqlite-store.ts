@@ -1,6 +1,7 @@
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { NewMessage, StoredMessage } from '../../core/schemas/message.js';
 import type { SessionKey, SessionState } from '../../core/schemas/session.js';
+import type { EngramStore } from '../engram-store.js';
 import {
   assertExpectedVersion,
   assertUniqueMessageIds,
@@ -19,7 +20,6 @@ import type {
   MessageQuery,
   SessionListQuery,
   SessionPatch,
-  SessionStore,
   SessionWrite,
   StoreOptions,
 } from '../session-store.js';
@@ -33,11 +33,14 @@ import {
   type SessionRow,
   tupleToMessage,
 } from './rows.js';
+import { createSqliteMemoryRecordStore } from './sqlite-memory-record-store.js';
 import { type ListFilter, prepareStatements } from './statements.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
   /** Database file (parent directories are created), or `':memory:'` for a private in-memory database. */
   path: string;
+  /** Compute vector distances with sqlite-vec when it loads (default); false forces the JavaScript fallback. */
+  vectorExtension?: boolean;
 }
 
 /** A statement with RETURNING always yields its row; a missing one means the database misbehaved. */
@@ -49,10 +52,20 @@ function required(row: SessionRow | undefined): SessionRow {
 /**
  * Creates the SQLite driver: a single file (or `':memory:'`) shared safely by several processes.
  * Every write runs in a `BEGIN IMMEDIATE` transaction; appends touch only the session row's counters
- * and the new message rows, so their cost does not grow with the session.
+ * and the new message rows, so their cost does not grow with the session. Long-term memories live
+ * in the same file, through the same connection (`memories`, see `sqlite-memory-record-store.ts`).
  */
-export async function createSqliteStore(options: SqliteStoreOptions): Promise<SessionStore> {
+export async function createSqliteStore(options: SqliteStoreOptions): Promise<EngramStore> {
   const database = await openDatabase(options.path);
+  let memories: EngramStore['memories'];
+  try {
+    memories = await createSqliteMemoryRecordStore(database, {
+      vectorExtension: options.vectorExtension ?? true,
+    });
+  } catch (error) {
+    database.close();
+    throw toStoreFailure(error);
+  }
   const statements = prepareStatements(database);
   const clock = options.clock ?? (() => new Date());
   let closed = false;
@@ -237,6 +250,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<Se
   return {
     driver: 'sqlite',
     capabilities: { durable: options.path !== ':memory:' && options.path !== '', multiProcess: true },
+    memories,
     getSession: (key) =>
       guarded(() => {
         const row = liveSession(key, clock().getTime());

@@ -1,0 +1,123 @@
+import type { JsonValue } from '../../core/schemas/json.js';
+import type { MemoryRecord, MemoryType } from '../../core/schemas/memory-record.js';
+
+/** A `memories` row joined with its embedding's model, as the select statements return it. */
+export interface MemoryRow {
+  pk: number;
+  tenant_id: string;
+  id: string;
+  namespace: string | null;
+  user_id: string | null;
+  session_id: string | null;
+  agent_id: string | null;
+  document_id: string | null;
+  source: string | null;
+  text: string;
+  memory_type: string;
+  topics: string;
+  entities: string;
+  event_date: number | null;
+  created_at: number;
+  updated_at: number;
+  last_accessed: number;
+  access_count: number;
+  salience: number;
+  confidence: number;
+  pinned: number;
+  supersedes: string | null;
+  superseded_by: string | null;
+  valid_from: number;
+  valid_to: number | null;
+  memory_hash: string;
+  persisted_at: number;
+  metadata: string;
+  embedding_model: string | null;
+}
+
+/** Named parameters of `INSERT INTO memories`: every column but `pk`. */
+export type MemoryParameters = Omit<MemoryRow, 'pk' | 'embedding_model'>;
+
+/** The columns of `memories` a select returns, with the embedding's model, for `FROM memories m`. */
+export const MEMORY_SELECT = `SELECT m.*, e.model AS embedding_model
+  FROM memories m LEFT JOIN memory_embeddings e ON e.memory_pk = m.pk`;
+
+const epochMs = (iso: string): number => Date.parse(iso);
+const iso = (epoch: number): string => new Date(epoch).toISOString();
+
+/** The row of a stored record (its timestamps already normalized by `toMemoryRecord`). */
+export function memoryParameters(record: MemoryRecord): MemoryParameters {
+  return {
+    tenant_id: record.tenantId,
+    id: record.id,
+    namespace: record.namespace,
+    user_id: record.userId,
+    session_id: record.sessionId,
+    agent_id: record.agentId,
+    document_id: record.documentId,
+    source: record.source,
+    text: record.text,
+    memory_type: record.memoryType,
+    topics: JSON.stringify(record.topics),
+    entities: JSON.stringify(record.entities),
+    event_date: record.eventDate === null ? null : epochMs(record.eventDate),
+    created_at: epochMs(record.createdAt),
+    updated_at: epochMs(record.updatedAt),
+    last_accessed: epochMs(record.lastAccessed),
+    access_count: record.accessCount,
+    salience: record.salience,
+    confidence: record.confidence,
+    pinned: record.pinned ? 1 : 0,
+    supersedes: record.supersedes,
+    superseded_by: record.supersededBy,
+    valid_from: epochMs(record.validFrom),
+    valid_to: record.validTo === null ? null : epochMs(record.validTo),
+    memory_hash: record.memoryHash,
+    persisted_at: epochMs(record.persistedAt),
+    metadata: JSON.stringify(record.metadata),
+  };
+}
+
+export function rowToMemory(row: MemoryRow): MemoryRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    namespace: row.namespace,
+    userId: row.user_id,
+    sessionId: row.session_id,
+    agentId: row.agent_id,
+    documentId: row.document_id,
+    source: row.source,
+    text: row.text,
+    memoryType: row.memory_type as MemoryType,
+    topics: JSON.parse(row.topics) as string[],
+    entities: JSON.parse(row.entities) as string[],
+    eventDate: row.event_date === null ? null : iso(row.event_date),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    lastAccessed: iso(row.last_accessed),
+    accessCount: row.access_count,
+    salience: row.salience,
+    confidence: row.confidence,
+    pinned: row.pinned === 1,
+    supersedes: row.supersedes,
+    supersededBy: row.superseded_by,
+    validFrom: iso(row.valid_from),
+    validTo: row.valid_to === null ? null : iso(row.valid_to),
+    memoryHash: row.memory_hash,
+    persistedAt: iso(row.persisted_at),
+    metadata: JSON.parse(row.metadata) as Record<string, JsonValue>,
+    embeddingModel: row.embedding_model,
+  };
+}
+
+/** A vector as the little-endian float32 BLOB that sqlite-vec reads (a view, not a copy). */
+export function vectorBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/** A float32 BLOB as a vector; copies when the bytes are not 4-byte aligned. */
+export function blobVector(blob: Uint8Array): Float32Array {
+  const length = blob.byteLength >> 2;
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, length);
+  return new Float32Array(Uint8Array.prototype.slice.call(blob, 0, length * 4).buffer);
+}

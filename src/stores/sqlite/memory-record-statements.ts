@@ -1,0 +1,127 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { MemoryPage } from '../memory-record-store.js';
+import type { FilterSql, SqlParameters } from './memory-filter-sql.js';
+import { MEMORY_SELECT, type MemoryParameters, type MemoryRow } from './memory-record-rows.js';
+
+const MEMORY_COLUMNS = `tenant_id, id, namespace, user_id, session_id, agent_id, document_id, source, text,
+  memory_type, topics, entities, event_date, created_at, updated_at, last_accessed, access_count, salience,
+  confidence, pinned, supersedes, superseded_by, valid_from, valid_to, memory_hash, persisted_at, metadata`;
+
+/** A list of ids bound as one JSON text parameter. */
+const IDS = '(SELECT value FROM json_each(?))';
+
+/** The statements whose SQL never changes, prepared once when the store opens. */
+export interface MemoryStatements {
+  selectByIds: Statement<[string, string], MemoryRow>;
+  selectById: Statement<[string, string], MemoryRow>;
+  selectCurrentByHash: Statement<[string, string], MemoryRow>;
+  insertMemory: Statement<[MemoryParameters], { pk: number }>;
+  closeVersion: Statement<[string, number, number]>;
+  deleteByIds: Statement<[string, string]>;
+  recordAccess: Statement<[number, string, string]>;
+  findUnembedded: Statement<[string, string, number], { id: string; text: string }>;
+  selectPk: Statement<[string, string], { pk: number }>;
+  upsertEmbedding: Statement<[number, string, Buffer]>;
+  selectDimensions: Statement<[string, string], { dimensions: number }>;
+  insertDimensions: Statement<[string, string, number]>;
+}
+
+export function prepareMemoryStatements(database: Database): MemoryStatements {
+  return {
+    selectByIds: database.prepare(`${MEMORY_SELECT} WHERE m.tenant_id = ? AND m.id IN ${IDS}`),
+    selectById: database.prepare(`${MEMORY_SELECT} WHERE m.tenant_id = ? AND m.id = ?`),
+    // Uses the partial index on current hashes; the oldest current record is "the" duplicate.
+    selectCurrentByHash: database.prepare(
+      `${MEMORY_SELECT} WHERE m.tenant_id = ? AND m.memory_hash = ? AND m.valid_to IS NULL ORDER BY m.pk LIMIT 1`,
+    ),
+    insertMemory: database.prepare(
+      `INSERT INTO memories (${MEMORY_COLUMNS}) VALUES (${MEMORY_COLUMNS.replace(/(\w+)/g, '@$1')}) RETURNING pk`,
+    ),
+    closeVersion: database.prepare('UPDATE memories SET superseded_by = ?, valid_to = ? WHERE pk = ?'),
+    // Triggers remove the FTS entries; the foreign key cascades to the embeddings.
+    deleteByIds: database.prepare(`DELETE FROM memories WHERE tenant_id = ? AND id IN ${IDS}`),
+    recordAccess: database.prepare(
+      `UPDATE memories SET access_count = access_count + 1, last_accessed = ? WHERE tenant_id = ? AND id IN ${IDS}`,
+    ),
+    // Walks memories_by_created in order: oldest current records first.
+    findUnembedded: database.prepare(
+      `SELECT m.id, m.text FROM memories m
+      WHERE m.tenant_id = ? AND m.valid_to IS NULL
+        AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_pk = m.pk AND e.model = ?)
+      ORDER BY m.created_at, m.id LIMIT ?`,
+    ),
+    selectPk: database.prepare('SELECT pk FROM memories WHERE tenant_id = ? AND id = ?'),
+    upsertEmbedding: database.prepare(
+      `INSERT INTO memory_embeddings (memory_pk, model, vector) VALUES (?, ?, ?)
+      ON CONFLICT (memory_pk) DO UPDATE SET model = excluded.model, vector = excluded.vector`,
+    ),
+    selectDimensions: database.prepare(
+      'SELECT dimensions FROM memory_vector_spaces WHERE tenant_id = ? AND model = ?',
+    ),
+    insertDimensions: database.prepare(
+      'INSERT OR IGNORE INTO memory_vector_spaces (tenant_id, model, dimensions) VALUES (?, ?, ?)',
+    ),
+  };
+}
+
+const ORDER_BY: Record<Required<MemoryPage>['order'], string> = {
+  created_desc: 'm.created_at DESC, m.id DESC',
+  created_asc: 'm.created_at ASC, m.id ASC',
+  last_accessed_desc: 'm.last_accessed DESC, m.id DESC',
+};
+
+/** A filtered page of records: the filter's parameters plus `limit` and `offset`. */
+export const listSql = (filter: FilterSql, order: Required<MemoryPage>['order']): string =>
+  `${MEMORY_SELECT} WHERE ${filter.where} ORDER BY ${ORDER_BY[order]} LIMIT @limit OFFSET @offset`;
+
+export const countSql = (filter: FilterSql): string =>
+  `SELECT count(*) AS total FROM memories m WHERE ${filter.where}`;
+
+/**
+ * BM25 over the filtered records (`@fts_query`, `@limit`). FTS5's bm25() is lower-is-better, so it
+ * is negated; the filter joins before ORDER BY and LIMIT, so it never shrinks a truncated list.
+ */
+export const searchTextSql = (filter: FilterSql): string =>
+  `SELECT m.id AS id, -bm25(memories_fts) AS score
+  FROM memories_fts JOIN memories m ON m.pk = memories_fts.rowid
+  WHERE memories_fts MATCH @fts_query AND ${filter.where}
+  ORDER BY score DESC, m.id LIMIT @limit`;
+
+/**
+ * Exact nearest neighbours over the filtered records with a `@model` embedding (`@query` as a
+ * float32 BLOB, `@limit`). `distanceFunction` is sqlite-vec's `vec_distance_cosine` or the
+ * JavaScript fallback; both yield NULL for a zero vector, which counts as distance 1. SQLite keeps
+ * only the best `limit` rows while sorting, so nothing per row reaches JavaScript; the caller clamps
+ * the returned distances to [0, 2] (float rounding), which cannot change their order.
+ */
+export const searchVectorSql = (filter: FilterSql, distanceFunction: string): string =>
+  `SELECT m.id AS id, coalesce(${distanceFunction}(e.vector, @query), 1.0) AS distance
+  FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk
+  WHERE e.model = @model AND ${filter.where}
+  ORDER BY distance, m.id LIMIT @limit`;
+
+/** Prepared statements for dynamic SQL, by text: a filter's shape, not its values, decides the text. */
+export class StatementCache {
+  private readonly statements = new Map<string, Statement<[SqlParameters], unknown>>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly capacity = 256,
+  ) {}
+
+  get<Row>(sql: string): Statement<[SqlParameters], Row> {
+    let statement = this.statements.get(sql);
+    if (statement) {
+      // Re-inserting keeps the map in least-recently-used order.
+      this.statements.delete(sql);
+    } else {
+      statement = this.database.prepare<[SqlParameters], unknown>(sql);
+      if (this.statements.size >= this.capacity) {
+        const oldest = this.statements.keys().next();
+        if (!oldest.done) this.statements.delete(oldest.value);
+      }
+    }
+    this.statements.set(sql, statement);
+    return statement as Statement<[SqlParameters], Row>;
+  }
+}

@@ -1,0 +1,205 @@
+import type { Database } from 'better-sqlite3';
+import { NotFoundError, StoreError } from '../../core/errors.js';
+import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { InsertResult, MemoryPage, MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
+import {
+  alreadySupersededError,
+  assertDimensions,
+  assertUsableVector,
+  duplicateMemoryIdError,
+  isoTimestamp,
+  pageBounds,
+  toMemoryRecord,
+  uniqueIds,
+} from '../memory-rules.js';
+import { ftsMatchExpression, memoryFilterSql } from './memory-filter-sql.js';
+import { type MemoryRow, memoryParameters, rowToMemory, vectorBlob } from './memory-record-rows.js';
+import {
+  countSql,
+  listSql,
+  prepareMemoryStatements,
+  StatementCache,
+  searchTextSql,
+  searchVectorSql,
+} from './memory-record-statements.js';
+import { isSqliteError, toStoreFailure } from './open-database.js';
+import { installVectorDistance } from './vector-distance.js';
+
+export interface SqliteMemoryRecordStoreOptions {
+  /** Load sqlite-vec for distances (default); false forces the JavaScript fallback. */
+  vectorExtension?: boolean;
+}
+
+/**
+ * Creates the SQLite long-term memory driver on an open, migrated database (the session store's
+ * connection, so both live in one file). Every write is one `BEGIN IMMEDIATE` transaction, in
+ * which the FTS5 index follows the rows by trigger; reads that take two statements share one
+ * snapshot. Filters become SQL (see `memory-filter-sql.ts`), and ranking, limits and counts run in
+ * SQLite, so search returns only the rows asked for.
+ */
+export async function createSqliteMemoryRecordStore(
+  database: Database,
+  options: SqliteMemoryRecordStoreOptions = {},
+): Promise<MemoryRecordStore> {
+  const distance = await installVectorDistance(database, options.vectorExtension ?? true);
+  const statements = prepareMemoryStatements(database);
+  const cache = new StatementCache(database);
+
+  const dimensionsOf = (tenantId: string, model: string): number | undefined =>
+    statements.selectDimensions.get(tenantId, model)?.dimensions;
+
+  /** Stores `vector` as the record's embedding, checking and recording the model's dimensions. */
+  const storeEmbedding = (
+    tenantId: string,
+    memoryPk: number,
+    model: string,
+    vector: Float32Array,
+    path: (string | number)[],
+  ): void => {
+    assertUsableVector(vector, path);
+    assertDimensions(model, dimensionsOf(tenantId, model), vector, path);
+    statements.insertDimensions.run(tenantId, model, vector.length);
+    statements.upsertEmbedding.run(memoryPk, model, vectorBlob(vector));
+  };
+
+  /** Inserts one record (and its embedding); a taken id is a ValidationError at `path`. */
+  const insertRecord = (
+    tenantId: string,
+    input: NewMemoryRecord,
+    path: (string | number)[],
+  ): MemoryRecord => {
+    const record = toMemoryRecord(tenantId, input);
+    let row: { pk: number } | undefined;
+    try {
+      row = statements.insertMemory.get(memoryParameters(record));
+    } catch (error) {
+      if (isSqliteError(error) && error.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw duplicateMemoryIdError(input.id, [...path, 'id']);
+      }
+      throw error;
+    }
+    if (!row) throw new StoreError('SQLite returned no memory row');
+    if (input.embedding) {
+      storeEmbedding(tenantId, row.pk, input.embedding.model, input.embedding.vector, [
+        ...path,
+        'embedding',
+        'vector',
+      ]);
+    }
+    return record;
+  };
+
+  const insert = database.transaction((tenantId: string, records: NewMemoryRecord[]): InsertResult => {
+    const result: InsertResult = { inserted: [], duplicates: [] };
+    records.forEach((input, index) => {
+      // Earlier records of this batch are already in the table, so they are found here too.
+      const existing = statements.selectCurrentByHash.get(tenantId, input.memoryHash);
+      if (existing) result.duplicates.push({ requestedId: input.id, existing: rowToMemory(existing) });
+      else result.inserted.push(insertRecord(tenantId, input, ['records', index]));
+    });
+    return result;
+  });
+
+  const supersede = database.transaction((tenantId: string, id: string, replacement: NewMemoryRecord) => {
+    const old = statements.selectById.get(tenantId, id);
+    if (!old) throw new NotFoundError('Memory', id);
+    if (old.valid_to !== null) throw alreadySupersededError(id, old.superseded_by);
+    const record = insertRecord(tenantId, { ...replacement, supersedes: id }, ['replacement']);
+    statements.closeVersion.run(record.id, Date.parse(record.validFrom), old.pk);
+    return record;
+  });
+
+  const setEmbeddings = database.transaction(
+    (tenantId: string, model: string, embeddings: { id: string; vector: Float32Array }[]) => {
+      embeddings.forEach(({ id, vector }, index) => {
+        const path = ['embeddings', index, 'vector'];
+        const row = statements.selectPk.get(tenantId, id);
+        // A record deleted since `findUnembedded` listed it needs no vector; the vector is still checked.
+        if (row) storeEmbedding(tenantId, row.pk, model, vector, path);
+        else {
+          assertUsableVector(vector, path);
+          assertDimensions(model, dimensionsOf(tenantId, model), vector, path);
+        }
+      });
+    },
+  );
+
+  // One read transaction: the page and the count see the same snapshot.
+  const list = database.transaction((tenantId: string, filter: MemoryFilter, page: MemoryPage) => {
+    const { limit, offset, order } = pageBounds(page);
+    const where = memoryFilterSql(tenantId, filter);
+    const total = cache.get<{ total: number }>(countSql(where)).get(where.parameters)?.total ?? 0;
+    const bounds = { ...where.parameters, limit, offset };
+    const rows = limit === 0 ? [] : cache.get<MemoryRow>(listSql(where, order)).all(bounds);
+    return { memories: rows.map(rowToMemory), total };
+  });
+
+  /** Runs `work` unless the database is closed, mapping SQLite failures to StoreError. Always async. */
+  const guarded = async <T>(work: () => T): Promise<T> => {
+    if (!database.open) throw new StoreError('The sqlite store is closed');
+    try {
+      return work();
+    } catch (error) {
+      throw toStoreFailure(error);
+    }
+  };
+
+  return {
+    capabilities: { vectorSearch: 'brute-force', vectorDistance: distance.engine },
+
+    insertMemories: (tenantId, records) => guarded(() => insert.immediate(tenantId, records)),
+
+    getMemories: (tenantId, ids) =>
+      guarded(() => {
+        const wanted = uniqueIds(ids);
+        const found = new Map(
+          statements.selectByIds
+            .all(tenantId, JSON.stringify(wanted))
+            .map((row) => [row.id, rowToMemory(row)]),
+        );
+        return wanted.flatMap((id) => found.get(id) ?? []);
+      }),
+
+    supersede: (tenantId, id, replacement) => guarded(() => supersede.immediate(tenantId, id, replacement)),
+
+    deleteMemories: (tenantId, ids) =>
+      guarded(() => statements.deleteByIds.run(tenantId, JSON.stringify(uniqueIds(ids))).changes),
+
+    listMemories: (tenantId, filter, page) => guarded(() => list(tenantId, filter, page)),
+
+    searchText: (tenantId, query, filter, limit) =>
+      guarded(() => {
+        const match = ftsMatchExpression(query);
+        if (match === null || limit <= 0) return [];
+        const where = memoryFilterSql(tenantId, filter);
+        return cache
+          .get<{ id: string; score: number }>(searchTextSql(where))
+          .all({ ...where.parameters, fts_query: match, limit });
+      }),
+
+    searchVector: (tenantId, vector, model, filter, limit) =>
+      guarded(() => {
+        assertUsableVector(vector, ['vector']);
+        const dimensions = dimensionsOf(tenantId, model);
+        if (dimensions === undefined) return [];
+        assertDimensions(model, dimensions, vector, ['vector']);
+        if (limit <= 0) return [];
+        const where = memoryFilterSql(tenantId, filter);
+        return cache
+          .get<{ id: string; distance: number }>(searchVectorSql(where, distance.sqlFunction))
+          .all({ ...where.parameters, query: vectorBlob(vector), model, limit })
+          .map((hit) => ({ id: hit.id, distance: Math.min(2, Math.max(0, hit.distance)) }));
+      }),
+
+    recordAccess: (tenantId, ids, at) =>
+      guarded(() => {
+        statements.recordAccess.run(Date.parse(isoTimestamp(at)), tenantId, JSON.stringify(uniqueIds(ids)));
+      }),
+
+    findUnembedded: (tenantId, model, limit) =>
+      guarded(() => statements.findUnembedded.all(tenantId, model, Math.max(0, limit))),
+
+    setEmbeddings: (tenantId, model, embeddings) =>
+      guarded(() => setEmbeddings.immediate(tenantId, model, embeddings)),
+  };
+}
