@@ -1,4 +1,6 @@
 import { createMemoryStore } from '../../src/stores/memory/memory-store.js';
+import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
 describeSessionStoreConformance('memory', async ({ clock }) => createMemoryStore({ clock }));
+describeMemoryRecordStoreConformance('memory', async () => createMemoryStore());

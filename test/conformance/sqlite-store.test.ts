@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'engram-sqlite-conformance-'));
@@ -19,3 +20,12 @@ describeSessionStoreConformance('sqlite file', ({ clock }) => {
   // A nested path, so the driver's creation of parent directories is exercised too.
   return createSqliteStore({ path: join(directory, `store-${files}`, 'sessions.db'), clock });
 });
+
+describeMemoryRecordStoreConformance('sqlite file, sqlite-vec', () => {
+  files += 1;
+  return createSqliteStore({ path: join(directory, `memories-${files}`, 'engram.db') });
+});
+
+describeMemoryRecordStoreConformance('sqlite :memory:, JavaScript distances', () =>
+  createSqliteStore({ path: ':memory:', vectorExtension: false }),
+);

@@ -1,0 +1,37 @@
+import { afterEach, beforeEach, describe } from 'vitest';
+import type { EngramStore } from '../../src/stores/engram-store.js';
+import { describeMemoryFilterConformance } from './memory-filter-conformance.js';
+import { describeMemoryPropertyConformance } from './memory-property-conformance.js';
+import type { MemoryConformanceContext } from './memory-record-fixtures.js';
+import { describeMemorySearchConformance } from './memory-search-conformance.js';
+import { describeMemoryVersionConformance } from './memory-version-conformance.js';
+import { describeMemoryWriteConformance } from './memory-write-conformance.js';
+
+/**
+ * The behaviour every `MemoryRecordStore` driver must show (the `memories` of an `EngramStore`).
+ * A driver's test file calls this with a factory; each test gets a fresh, empty store.
+ */
+export function describeMemoryRecordStoreConformance(
+  name: string,
+  factory: () => Promise<EngramStore>,
+): void {
+  describe(`MemoryRecordStore conformance: ${name}`, () => {
+    // Filled in before each test; the sections read it only inside their tests.
+    const context = {} as MemoryConformanceContext;
+
+    beforeEach(async () => {
+      context.store = await factory();
+      context.memories = context.store.memories;
+    });
+
+    afterEach(async () => {
+      await context.store.close();
+    });
+
+    describe('writes', () => describeMemoryWriteConformance(context));
+    describe('versions, deletion and access', () => describeMemoryVersionConformance(context));
+    describe('filters and paging', () => describeMemoryFilterConformance(context));
+    describe('search', () => describeMemorySearchConformance(context));
+    describe('model', () => describeMemoryPropertyConformance(factory));
+  });
+}
