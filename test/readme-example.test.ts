@@ -1,18 +1,28 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
+const directories: string[] = [];
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+function temporaryDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'engram-readme-'));
+  directories.push(directory);
+  return directory;
+}
 
 describe('README', () => {
   it('library example runs as written (on the embedded SQLite default)', async () => {
     const readme = readFileSync('README.md', 'utf8');
     const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
-    const directory = mkdtempSync(join(tmpdir(), 'engram-readme-'));
+    const directory = temporaryDirectory();
     const file = join(directory, 'example.mts');
     const entry = resolve('src/index.ts');
     writeFileSync(file, (example ?? '').replace("from 'engram'", `from ${JSON.stringify(entry)}`));
@@ -28,7 +38,7 @@ describe('README', () => {
     const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
     const example = examples.find((code) => code.includes('engram.knowledge.ingest'));
     expect(example).toBeDefined();
-    const directory = mkdtempSync(join(tmpdir(), 'engram-readme-'));
+    const directory = temporaryDirectory();
     const file = join(directory, 'long-term.mts');
     writeFileSync(
       file,

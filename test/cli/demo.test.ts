@@ -1,13 +1,23 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/cli/run-demo.js';
 
 const run = promisify(execFile);
+const directories: string[] = [];
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+function temporaryDatabase(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'engram-cli-'));
+  directories.push(directory);
+  return join(directory, 'engram.db');
+}
 
 async function demo(lines: string[], databasePath: string, budget = 600): Promise<string> {
   const input = new PassThrough();
@@ -23,7 +33,7 @@ async function demo(lines: string[], databasePath: string, budget = 600): Promis
 
 describe('engram demo', () => {
   it('assembles each turn, explains it, and keeps the session in the SQLite file across runs', async () => {
-    const databasePath = join(mkdtempSync(join(tmpdir(), 'engram-cli-')), 'engram.db');
+    const databasePath = temporaryDatabase();
     const first = await demo(['My name is Ada', 'I love sailing'], databasePath);
     expect(first).toContain('0 stored messages');
     expect(first).toMatch(/history\s+\d+ tokens {2}2 in/);
@@ -35,7 +45,7 @@ describe('engram demo', () => {
   });
 
   it('reports a budget too small for the message as a typed error and goes on', async () => {
-    const databasePath = join(mkdtempSync(join(tmpdir(), 'engram-cli-')), 'engram.db');
+    const databasePath = temporaryDatabase();
     const output = await demo(['word '.repeat(400), 'short'], databasePath, 100);
     expect(output).toContain('error context_budget_exceeded');
     expect(output).toMatch(/budget \d+\/80 tokens/);
