@@ -37,7 +37,13 @@ console.log(`Context assembly latency (${machine()}), budget ${budget} tokens, $
 const rows: (string | number)[][] = [];
 for (const driver of values.stores.split(',')) {
   for (const size of sizes) {
-    const engram = await createEngram({ store: await openStore(driver), sources, sweepIntervalMs: 0 });
+    // Only the fixed stub sources: the built-in ones would measure an empty long-term store.
+    const engram = await createEngram({
+      store: await openStore(driver),
+      sources,
+      defaultSources: false,
+      sweepIntervalMs: 0,
+    });
     const sessionId = `bench-${size}`;
     await seedSession(engram, sessionId, size);
     let kept = 0;
