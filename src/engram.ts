@@ -9,8 +9,14 @@ import { type OpenAIMessage, toOpenAIMessages } from './core/assembly/to-openai-
 import { parseWith, ValidationError } from './core/errors.js';
 import { type AgentInput, agentSchema } from './core/schemas/agent.js';
 import { MAX_MESSAGE_CHARS } from './core/schemas/message.js';
+import { memoizeCounter } from './core/tokens/memoize-counter.js';
 import { resolveModel } from './core/tokens/model-registry.js';
-import { loadTokenCounter, messageCost, REPLY_PRIMING_TOKENS } from './core/tokens/token-counter.js';
+import {
+  loadTokenCounter,
+  messageCost,
+  REPLY_PRIMING_TOKENS,
+  type TokenCounter,
+} from './core/tokens/token-counter.js';
 import type { EpisodeLog } from './engine/episode-log.js';
 import type { KnowledgeBase } from './engine/knowledge-base.js';
 import type { LongTermMemory } from './engine/long-term-memory.js';
@@ -116,6 +122,9 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
         }, sweepIntervalMs).unref()
       : undefined;
 
+  // One memoizing counter per encoding: system prompts are counted once, not every turn.
+  const countersByEncoding = new Map<string, TokenCounter>();
+
   async function assemble(request: AssembleRequest): Promise<AssembleResult> {
     const started = performance.now();
     const agent = parseWith(agentSchema, request.agent ?? {}, 'agent');
@@ -138,7 +147,9 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
         ],
       );
     }
-    const counter = await loadTokenCounter(model.encoding);
+    const counter =
+      countersByEncoding.get(model.encoding) ?? memoizeCounter(await loadTokenCounter(model.encoding));
+    countersByEncoding.set(model.encoding, counter);
     const costOf = (stored: { content: string; tokenCount: number; tokenEncoding: string }) =>
       messageCost(
         stored.tokenEncoding === model.encoding ? stored.tokenCount : counter.count(stored.content),
