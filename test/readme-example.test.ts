@@ -1,21 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTemporaryDirectories } from './support/temporary-directories.js';
 
 const run = promisify(execFile);
-const directories: string[] = [];
-afterAll(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
-
-function temporaryDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'engram-readme-'));
-  directories.push(directory);
-  return directory;
-}
+const temporaryDirectory = useTemporaryDirectories('engram-readme-');
 
 describe('README', () => {
   it('library example runs as written (on the embedded SQLite default)', async () => {

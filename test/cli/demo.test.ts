@@ -1,23 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/cli/run-demo.js';
+import { useTemporaryDirectories } from '../support/temporary-directories.js';
 
 const run = promisify(execFile);
-const directories: string[] = [];
-afterAll(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
-
-function temporaryDatabase(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'engram-cli-'));
-  directories.push(directory);
-  return join(directory, 'engram.db');
-}
+const temporaryDirectory = useTemporaryDirectories('engram-cli-');
+const temporaryDatabase = () => join(temporaryDirectory(), 'engram.db');
 
 async function demo(lines: string[], databasePath: string, budget = 600): Promise<string> {
   const input = new PassThrough();
