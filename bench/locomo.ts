@@ -25,20 +25,32 @@ const conversations = loadLocomo(values.data);
 
 const turnText = (turn: LocomoConversation['turns'][number]) => `${turn.speaker}: ${turn.text}`;
 
-async function ingest(engram: Engram, conversation: LocomoConversation, suffix = ''): Promise<void> {
-  for (let start = 0; start < conversation.turns.length; start += 1_000) {
-    await engram.memories.create(
-      tenant,
-      conversation.turns.slice(start, start + 1_000).map((turn) => ({
-        id: `${conversation.id}${suffix}:${turn.id}`,
-        text: turnText(turn) + (suffix ? ` ${suffix}` : ''),
-        memoryType: 'message' as const,
-        userId: conversation.id,
-        sessionId: `session_${turn.session}`,
-        createdAt: turn.date,
-        eventDate: turn.date,
-      })),
-    );
+/**
+ * Stores a conversation's turns as `message` memories, as a chat application would: each turn with
+ * its speaker, its session, the session's date as `eventDate`, and its own creation time (LoCoMo
+ * dates sessions, not turns, so turn i of a session is stamped i seconds after the session start).
+ */
+async function ingest(
+  engram: Engram,
+  conversation: LocomoConversation,
+  { userId = conversation.id, suffix = '' }: { userId?: string; suffix?: string } = {},
+): Promise<void> {
+  const positions = new Map<number, number>();
+  const records = conversation.turns.map((turn) => {
+    const position = positions.get(turn.session) ?? 0;
+    positions.set(turn.session, position + 1);
+    return {
+      id: `${conversation.id}${suffix}:${turn.id}`,
+      text: turnText(turn) + (suffix ? ` ${suffix}` : ''),
+      memoryType: 'message' as const,
+      userId,
+      sessionId: `${conversation.id}${suffix}:session_${turn.session}`,
+      createdAt: new Date(Date.parse(turn.date) + position * 1_000).toISOString(),
+      eventDate: turn.date,
+    };
+  });
+  for (let start = 0; start < records.length; start += 1_000) {
+    await engram.memories.create(tenant, records.slice(start, start + 1_000));
   }
 }
 
@@ -128,16 +140,16 @@ console.log(
 const scale = Number(values.scale);
 if (scale > 0) {
   const engram = await createEngram({ store: await openStore(values.store), sweepIntervalMs: 0 });
-  const [first] = conversations;
-  const pool = conversations.flatMap((conversation) =>
-    conversation.turns.map((turn) => ({ ...turn, speaker: turn.speaker })),
-  );
+  const userId = conversations[0]?.id ?? 'user';
   const started = performance.now();
   let stored = 0;
   for (let round = 0; stored < scale; round++) {
-    const turns = pool.slice(0, Math.min(pool.length, scale - stored));
-    await ingest(engram, { id: first?.id ?? 'user', turns, questions: [] }, `r${round}`);
-    stored += turns.length;
+    for (const conversation of conversations) {
+      if (stored >= scale) break;
+      const turns = conversation.turns.slice(0, scale - stored);
+      await ingest(engram, { ...conversation, turns }, { userId, suffix: `r${round}` });
+      stored += turns.length;
+    }
   }
   const ingestSeconds = (performance.now() - started) / 1_000;
   const questions = conversations
@@ -149,7 +161,7 @@ if (scale > 0) {
     await engram.memories.search(tenant, {
       text: qa.question,
       limit: 10,
-      filter: { userId: { eq: first?.id ?? 'user' } },
+      filter: { userId: { eq: userId } },
     });
     samples.push(performance.now() - begin);
   }
