@@ -192,6 +192,48 @@ describe('createEngram', () => {
     await engram.close();
   });
 
+  it('keeps per-session pins and removals, and assembly honours them', async () => {
+    const engram = await engramWith();
+    const user = { ...session, userId: 'ada' };
+    const { inserted } = await engram.memories.create('default', [
+      { text: 'Ada loves sailing on weekends.', userId: 'ada', namespace: 'demo' },
+      { text: 'Ada keeps her sailing boat in Cascais.', userId: 'ada', namespace: 'demo' },
+      { text: 'Ada goes sailing with her sister.', userId: 'ada', namespace: 'demo' },
+      { text: 'Ada is allergic to peanuts.', userId: 'ada', namespace: 'demo' },
+    ]);
+    const [, boat, , allergy] = inserted.map((memory) => memory.id);
+    await engram.sessions.append(user, [{ role: 'user', content: 'hello' }]);
+    const knowledgeIds = async () => {
+      const { trace } = await engram.assemble({
+        session: user,
+        message: 'sailing this weekend with my boat?',
+        agent: { memory: { semanticTopK: 2 } },
+      });
+      const items = trace.sections.find((section) => section.name === 'knowledge')?.items ?? [];
+      return items.filter((item) => item.included).map((item) => item.id);
+    };
+    expect(await knowledgeIds()).toContain(boat);
+    expect(await knowledgeIds()).not.toContain(allergy);
+
+    // Concurrent curation: every change lands.
+    await Promise.all([
+      engram.sessions.updateWorkingSet(user, { pin: [allergy ?? ''] }),
+      engram.sessions.updateWorkingSet(user, { remove: [boat ?? ''] }),
+    ]);
+    expect((await engram.sessions.get(user))?.workingSet).toEqual({ pinned: [allergy], removed: [boat] });
+    const curated = await knowledgeIds();
+    expect(curated).toContain(allergy);
+    expect(curated).not.toContain(boat);
+
+    await engram.sessions.updateWorkingSet(user, { restore: [boat ?? ''], unpin: [allergy ?? ''] });
+    expect(await knowledgeIds()).toContain(boat);
+    expect(await knowledgeIds()).not.toContain(allergy);
+    await expect(engram.sessions.updateWorkingSet({ sessionId: 'missing' }, { pin: ['x'] })).rejects.toThrow(
+      /not found/,
+    );
+    await engram.close();
+  });
+
   it('sweeps expired sessions in the background', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
     const clock = () => now;

@@ -156,14 +156,18 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
         model,
       );
 
+    // The session's own curation joins the request's: pins always in, removals never.
+    const session = await store.getSession(key);
+    const pinned = [...new Set([...pinnedIds, ...(session?.workingSet.pinned ?? [])])];
+    const removed = [...new Set([...removedIds, ...(session?.workingSet.removed ?? [])])];
     const retrieval = runSources(
       sources,
       (source) => ({
         ...key,
         agentId: agent.id,
         query: message,
-        pinnedIds,
-        removedIds,
+        pinnedIds: pinned,
+        removedIds: removed,
         limit:
           source.section === 'knowledge'
             ? agent.memory.semanticTopK
@@ -173,7 +177,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       }),
       agent.memory.sourceTimeoutMs,
     );
-    const session = await store.getSession(key);
+
     // Nothing older than this many tokens of history can fit beside the mandatory parts.
     const historyBound =
       agent.memory.maxWorkingMemoryTokens -
@@ -207,7 +211,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       olderNotRead: tail.olderNotRead,
       retrieved: items,
       sourceReports: reports,
-      removedIds: new Set(removedIds),
+      removedIds: new Set(removed),
     });
     assembled.trace.durationMs = performance.now() - started;
     options.onTrace?.(assembled.trace, request.session);

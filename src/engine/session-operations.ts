@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseWith } from '../core/errors.js';
+import { NotFoundError, parseWith, VersionConflictError } from '../core/errors.js';
 import { type JsonObject, jsonObjectSchema } from '../core/schemas/json.js';
 import type { MessageInput, StoredMessage } from '../core/schemas/message.js';
 import {
@@ -41,6 +41,15 @@ const patchSchema = z.object({
   ttlSeconds: z.number().int().positive().max(MAX_TTL_SECONDS).nullable().optional(),
 });
 
+const idListSchema = z.array(z.string().min(1).max(128)).max(1_000).default([]);
+const workingSetChangesSchema = z
+  .object({ pin: idListSchema, unpin: idListSchema, remove: idListSchema, restore: idListSchema })
+  .strict();
+export type WorkingSetChanges = z.input<typeof workingSetChangesSchema>;
+
+/** How often a working-set update is retried when another write got in between. */
+const MAX_WORKING_SET_RETRIES = 8;
+
 export interface SessionPatchInput {
   /** RFC 7386 JSON merge patch applied to `data`. */
   data?: JsonObject;
@@ -63,6 +72,11 @@ export interface SessionOperations {
     patch: SessionPatchInput,
     options?: { expectedVersion?: number },
   ): Promise<SessionState>;
+  /**
+   * Pins memories to the session's context (always included) or removes them (never included);
+   * `unpin` and `restore` undo. Concurrent edits are merged, never lost (optimistic retry).
+   */
+  updateWorkingSet(ref: SessionRef, changes: WorkingSetChanges): Promise<SessionState>;
   delete(ref: SessionRef): Promise<boolean>;
   list(query?: z.input<typeof listQuerySchema>): Promise<{ sessions: SessionSummary[]; total: number }>;
 }
@@ -138,6 +152,41 @@ export function createSessionOperations(
         },
         expectedVersion === undefined ? {} : { expectedVersion },
       );
+    },
+
+    async updateWorkingSet(ref, changes) {
+      const key = toSessionKey(ref);
+      const { pin, unpin, remove, restore } = parseWith(
+        workingSetChangesSchema,
+        changes,
+        'working-set changes',
+      );
+      for (let attempt = 1; ; attempt++) {
+        const current = await store.getSession(key);
+        if (!current) throw new NotFoundError('Session', key.sessionId);
+        const pinned = new Set(current.workingSet.pinned);
+        const removed = new Set(current.workingSet.removed);
+        // Pinning un-removes and removing un-pins: a memory is in at most one list.
+        for (const id of pin) {
+          pinned.add(id);
+          removed.delete(id);
+        }
+        for (const id of remove) {
+          removed.add(id);
+          pinned.delete(id);
+        }
+        for (const id of unpin) pinned.delete(id);
+        for (const id of restore) removed.delete(id);
+        try {
+          return await store.patchSession(
+            key,
+            { workingSet: { pinned: [...pinned], removed: [...removed] } },
+            { expectedVersion: current.version },
+          );
+        } catch (error) {
+          if (!(error instanceof VersionConflictError) || attempt >= MAX_WORKING_SET_RETRIES) throw error;
+        }
+      }
     },
 
     async delete(ref) {

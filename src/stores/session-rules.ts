@@ -2,7 +2,7 @@ import { ValidationError, VersionConflictError } from '../core/errors.js';
 import { applyMergePatch } from '../core/merge-patch.js';
 import type { JsonObject } from '../core/schemas/json.js';
 import type { NewMessage, StoredMessage } from '../core/schemas/message.js';
-import type { MemoryStrategy, SessionKey } from '../core/schemas/session.js';
+import type { MemoryStrategy, SessionKey, SessionWorkingSet } from '../core/schemas/session.js';
 
 /**
  * Rules of the session store contract that do not depend on the backend, shared by every driver so
@@ -10,6 +10,11 @@ import type { MemoryStrategy, SessionKey } from '../core/schemas/session.js';
  */
 
 /** The strategy of a session that `appendMessages` creates. */
+/** A session's working-set curation before anyone pins or removes anything. */
+export function emptyWorkingSet(): SessionWorkingSet {
+  return { pinned: [], removed: [] };
+}
+
 export function defaultMemoryStrategy(): MemoryStrategy {
   return { strategy: 'discrete', config: {} };
 }

@@ -6,6 +6,7 @@ import type {
   SessionKey,
   SessionState,
   SessionSummary,
+  SessionWorkingSet,
 } from '../core/schemas/session.js';
 
 /**
@@ -111,6 +112,8 @@ export interface SessionPatch {
   context?: string | null;
   memories?: PendingMemory[];
   ttlSeconds?: number | null;
+  /** Replaces the session's pinned and removed memory ids. */
+  workingSet?: SessionWorkingSet;
 }
 
 export interface WriteOptions {

@@ -46,6 +46,7 @@ export function describeWriteConformance(context: ConformanceContext): void {
       context: 'summary so far',
       memories: [pendingMemory('p1'), pendingMemory('p2')],
       longTermMemoryStrategy: { strategy: 'summary', config: { maxTokens: 100 } },
+      workingSet: { pinned: [], removed: [] },
       ttlSeconds: 3600,
       version: 1,
       createdAt: '2025-06-01T10:00:00.000Z',
@@ -59,6 +60,20 @@ export function describeWriteConformance(context: ConformanceContext): void {
     expect(await store.getSession(key)).toStrictEqual(expected);
     const stored = await store.readMessages(key, { order: 'oldest-first' });
     expect(stored).toStrictEqual(messages.map((item, index) => ({ ...item, seq: index + 1 })));
+  });
+
+  it('patches the working-set curation, and a full put keeps it', async () => {
+    const { store } = context;
+    const key = sessionKey();
+    await store.putSession(key, sessionWrite({ messages: [message('a')] }));
+    const workingSet = { pinned: ['m1', 'm2'], removed: ['m3'] };
+    const patched = await store.patchSession(key, { workingSet });
+    expect(patched).toMatchObject({ workingSet, version: 2 });
+    const replaced = await store.putSession(key, sessionWrite({ messages: [message('b')], context: 'new' }));
+    expect(replaced.workingSet).toStrictEqual(workingSet);
+    expect((await store.getSession(key))?.workingSet).toStrictEqual(workingSet);
+    await store.patchSession(key, { context: 'only context' });
+    expect((await store.getSession(key))?.workingSet).toStrictEqual(workingSet);
   });
 
   it('put replaces the messages, never reuses a seq, and keeps createdAt unless given', async () => {
@@ -88,6 +103,7 @@ export function describeWriteConformance(context: ConformanceContext): void {
       context: null,
       memories: [],
       longTermMemoryStrategy: { strategy: 'discrete', config: {} },
+      workingSet: { pinned: [], removed: [] },
       ttlSeconds: 120,
       version: 1,
       createdAt: clock.iso(),

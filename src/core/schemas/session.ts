@@ -54,12 +54,25 @@ export const sessionInputSchema = z.object({
 });
 export type SessionInput = z.input<typeof sessionInputSchema>;
 
+/** Per-session curation of the working set: memories always included, and never included. */
+export interface SessionWorkingSet {
+  pinned: string[];
+  removed: string[];
+}
+
+export const sessionWorkingSetSchema = z.object({
+  pinned: z.array(z.string().min(1).max(128)).max(1_000),
+  removed: z.array(z.string().min(1).max(128)).max(10_000),
+});
+
 /** Session state without its messages; messages are read separately, newest first when assembling. */
 export interface SessionState extends SessionKey {
   data: JsonObject | null;
   context: string | null;
   memories: PendingMemory[];
   longTermMemoryStrategy: MemoryStrategy;
+  /** Pinned and removed long-term memories for this session (engram extension; kept across puts). */
+  workingSet: SessionWorkingSet;
   ttlSeconds: number | null;
   /** Incremented by every write; used for optimistic concurrency. Starts at 1. */
   version: number;

@@ -7,6 +7,7 @@ import {
   assertUniqueMessageIds,
   copyKey,
   defaultMemoryStrategy,
+  emptyWorkingSet,
   expiryTime,
   isExpired,
   mergeSessionData,
@@ -129,6 +130,8 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
         context: write.context,
         memories: structuredClone(write.memories),
         longTermMemoryStrategy: structuredClone(write.longTermMemoryStrategy),
+        // A full replace keeps the user's curation: AMS bodies have no such field.
+        workingSet: existing ? structuredClone(existing.state.workingSet) : emptyWorkingSet(),
         ttlSeconds: write.ttlSeconds,
         version: (existing?.state.version ?? 0) + 1,
         createdAt: createdAt ?? existing?.state.createdAt ?? now.toISOString(),
@@ -153,6 +156,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
           context: null,
           memories: [],
           longTermMemoryStrategy: defaultMemoryStrategy(),
+          workingSet: emptyWorkingSet(),
           ttlSeconds: appendOptions.ttlSeconds ?? null,
           version: 0,
           createdAt: now.toISOString(),
@@ -192,6 +196,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
       state.data = data;
       if (patch.context !== undefined) state.context = patch.context;
       if (patch.memories !== undefined) state.memories = structuredClone(patch.memories);
+      if (patch.workingSet !== undefined) state.workingSet = structuredClone(patch.workingSet);
       if (patch.ttlSeconds !== undefined) state.ttlSeconds = patch.ttlSeconds;
       state.version += 1;
       return commit(id, existing, now);

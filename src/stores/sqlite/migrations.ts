@@ -141,6 +141,44 @@ export const migrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 3,
+    name: 'change log of vector rows',
+    sql: `
+      -- Which memories' vector rows changed, in commit order, so that a process holding in-memory
+      -- vector indexes (sqlite-vector-cache.ts) catches up with other connections' writes by
+      -- re-reading only those rows. Writers prune it to the newest entries; AUTOINCREMENT keeps seq
+      -- increasing across pruning, so a reader can tell when entries it needed are gone.
+      CREATE TABLE memory_vector_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_pk INTEGER NOT NULL
+      ) STRICT;
+      CREATE TRIGGER memory_embeddings_logged_insert AFTER INSERT ON memory_embeddings BEGIN
+        INSERT INTO memory_vector_changes (memory_pk) VALUES (new.memory_pk);
+      END;
+      CREATE TRIGGER memory_embeddings_logged_update AFTER UPDATE ON memory_embeddings BEGIN
+        INSERT INTO memory_vector_changes (memory_pk) VALUES (new.memory_pk);
+      END;
+      -- Fires for the cascade from a deleted memory too.
+      CREATE TRIGGER memory_embeddings_logged_delete AFTER DELETE ON memory_embeddings BEGIN
+        INSERT INTO memory_vector_changes (memory_pk) VALUES (old.memory_pk);
+      END;
+      -- The columns a filter reads, except last_accessed, which every access updates and no
+      -- cache holds (filters on it run in SQL).
+      CREATE TRIGGER memories_logged_update AFTER UPDATE OF tenant_id, id, namespace, user_id, session_id,
+        agent_id, document_id, memory_type, topics, entities, event_date, created_at, pinned, valid_to
+      ON memories WHEN EXISTS (SELECT 1 FROM memory_embeddings WHERE memory_pk = new.pk) BEGIN
+        INSERT INTO memory_vector_changes (memory_pk) VALUES (new.pk);
+      END;
+    `,
+  },
+  {
+    version: 4,
+    name: 'per-session working-set pins and removals',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN working_set TEXT NOT NULL DEFAULT '{"pinned":[],"removed":[]}';
+    `,
+  },
 ];
 
 /**

@@ -6,6 +6,7 @@ import type {
   SessionKey,
   SessionState,
   SessionSummary,
+  SessionWorkingSet,
 } from '../../core/schemas/session.js';
 import { sessionKeyId } from '../session-rules.js';
 
@@ -29,6 +30,8 @@ export interface SessionRow {
   message_count: number;
   token_count: number;
   last_seq: number;
+  /** JSON of the session's pinned and removed memory ids. */
+  working_set: string;
 }
 
 /** A listing row: the key columns plus what a summary shows. */
@@ -71,6 +74,7 @@ export function rowToSessionState(row: SessionRow): SessionState {
     context: row.context,
     memories: JSON.parse(row.memories) as PendingMemory[],
     longTermMemoryStrategy: JSON.parse(row.strategy) as MemoryStrategy,
+    workingSet: JSON.parse(row.working_set) as SessionWorkingSet,
     ttlSeconds: row.ttl_seconds,
     version: row.version,
     createdAt: new Date(row.created_at).toISOString(),

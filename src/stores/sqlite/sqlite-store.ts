@@ -7,6 +7,7 @@ import {
   assertUniqueMessageIds,
   defaultMemoryStrategy,
   duplicateMessageIdError,
+  emptyWorkingSet,
   expiryTime,
   isExpired,
   mergeSessionData,
@@ -55,6 +56,8 @@ function required(row: SessionRow | undefined): SessionRow {
  * and the new message rows, so their cost does not grow with the session. Long-term memories live
  * in the same file, through the same connection (`memories`, see `sqlite-memory-record-store.ts`).
  */
+const EMPTY_WORKING_SET = JSON.stringify(emptyWorkingSet());
+
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<EngramStore> {
   const database = await openDatabase(options.path);
   let memories: EngramStore['memories'];
@@ -122,6 +125,8 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
         message_count: write.messages.length,
         token_count: sumTokens(write.messages),
         last_seq: previousSeq + write.messages.length,
+        // A full replace keeps the user's curation: AMS bodies have no such field.
+        working_set: existing?.working_set ?? EMPTY_WORKING_SET,
       };
       if (existing) statements.deleteMessages.run(existing.pk);
       const row = required(
@@ -158,6 +163,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
             message_count: 0,
             token_count: 0,
             last_seq: 0,
+            working_set: EMPTY_WORKING_SET,
           }),
         );
       const firstSeq = session.last_seq + 1;
@@ -193,6 +199,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
       context: change.context === undefined ? existing.context : change.context,
       memories: change.memories === undefined ? existing.memories : JSON.stringify(change.memories),
       ttl_seconds: ttlSeconds,
+      working_set: change.workingSet === undefined ? existing.working_set : JSON.stringify(change.workingSet),
       updated_at: nowMs,
       expires_at: expiryTime(nowMs, ttlSeconds),
     });

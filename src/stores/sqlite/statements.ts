@@ -22,7 +22,8 @@ export interface MessageRange {
 }
 
 const SESSION_COLUMNS = `session_key, tenant_id, namespace, user_id, session_id, data, context, memories,
-  strategy, ttl_seconds, version, created_at, updated_at, expires_at, message_count, token_count, last_seq`;
+  strategy, ttl_seconds, version, created_at, updated_at, expires_at, message_count, token_count, last_seq,
+  working_set`;
 
 const LIVE_FILTER = `tenant_id = @tenant_id
   AND (expires_at IS NULL OR expires_at > @now)
@@ -38,7 +39,7 @@ const MESSAGE_RANGE = 'session_pk = @session_pk AND seq > @after_seq AND seq < @
 
 type SessionUpdate = Pick<
   SessionRow,
-  'pk' | 'data' | 'context' | 'memories' | 'ttl_seconds' | 'updated_at' | 'expires_at'
+  'pk' | 'data' | 'context' | 'memories' | 'ttl_seconds' | 'updated_at' | 'expires_at' | 'working_set'
 >;
 type SessionAdvance = {
   pk: number;
@@ -77,7 +78,7 @@ export function prepareStatements(database: Database): Statements {
       `UPDATE sessions SET data = @data, context = @context, memories = @memories, strategy = @strategy,
         ttl_seconds = @ttl_seconds, version = @version, created_at = @created_at, updated_at = @updated_at,
         expires_at = @expires_at, message_count = @message_count, token_count = @token_count,
-        last_seq = @last_seq
+        last_seq = @last_seq, working_set = @working_set
       WHERE pk = @pk RETURNING *`,
     ),
     /** O(1) in the session's length: counters move, existing messages are never read. */
@@ -89,7 +90,8 @@ export function prepareStatements(database: Database): Statements {
     ),
     patchSession: database.prepare<SessionUpdate, SessionRow>(
       `UPDATE sessions SET data = @data, context = @context, memories = @memories,
-        ttl_seconds = @ttl_seconds, version = version + 1, updated_at = @updated_at, expires_at = @expires_at
+        ttl_seconds = @ttl_seconds, working_set = @working_set, version = version + 1,
+        updated_at = @updated_at, expires_at = @expires_at
       WHERE pk = @pk RETURNING *`,
     ),
     deleteSessionByPk: database.prepare<[number]>('DELETE FROM sessions WHERE pk = ?'),
