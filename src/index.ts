@@ -63,6 +63,13 @@ export type { EmbeddingProvider } from './providers/embeddings/embedding-provide
 export { createOpenAIEmbeddingProvider } from './providers/embeddings/openai-embedding-provider.js';
 export { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
 export type { SearchHit, SearchRequest, SearchResult } from './retrieval/hybrid-search.js';
+export { createServer, type EngramServer, type ServerOptions } from './server/create-server.js';
+export {
+  resolveServerConfig,
+  type ServerConfig,
+  type ServerConfigInput,
+  type ServerFlags,
+} from './server/server-config.js';
 export type { EngramStore } from './stores/engram-store.js';
 export { createMemoryStore } from './stores/memory/memory-store.js';
 export type { MemoryRecordStore } from './stores/memory-record-store.js';

@@ -1,0 +1,140 @@
+import type { JsonObject } from '../../core/schemas/json.js';
+import type { MessageInput, StoredMessage } from '../../core/schemas/message.js';
+import type {
+  PendingMemory,
+  PendingMemoryInput,
+  SessionInput,
+  SessionState,
+} from '../../core/schemas/session.js';
+import { newId } from '../../engine/new-id.js';
+import { formatAmsDateTime } from './ams-datetime.js';
+import { AmsHttpError } from './ams-http-error.js';
+import type { ContextUsage } from './fit-context-window.js';
+import type { AmsMemoryItem, AmsMessage, AmsWorkingMemoryBody } from './working-memory-schemas.js';
+
+/** An AMS message as engram's message input (engram validates it again and fills id and time). */
+export function toMessageInput(message: AmsMessage): MessageInput {
+  return {
+    ...(message.id ? { id: message.id } : {}),
+    role: message.role,
+    content: message.content,
+    ...(message.created_at ? { createdAt: message.created_at } : {}),
+  };
+}
+
+/**
+ * The PUT body's messages. Ids are assigned here (engram keeps given ones) so that the
+ * empty-content 400 can name the message, as AMS does.
+ */
+function toPutMessageInputs(messages: AmsMessage[]): MessageInput[] {
+  return messages.map((message) => {
+    const id = message.id ?? newId();
+    if (message.content.trim().length === 0) {
+      throw new AmsHttpError(400, `Message content cannot be empty (message ID: ${id})`);
+    }
+    return toMessageInput({ ...message, id });
+  });
+}
+
+function toPendingMemory(memory: AmsMemoryItem): PendingMemoryInput {
+  return {
+    ...(memory.id ? { id: memory.id } : {}),
+    text: memory.text,
+    memoryType: memory.memory_type,
+    topics: memory.topics ?? [],
+    entities: memory.entities ?? [],
+    namespace: memory.namespace ?? null,
+    userId: memory.user_id ?? null,
+    sessionId: memory.session_id ?? null,
+    eventDate: memory.event_date ?? null,
+    persistedAt: memory.persisted_at ?? null,
+    ...(memory.created_at ? { createdAt: memory.created_at } : {}),
+    metadata: (memory.metadata ?? {}) as JsonObject,
+  };
+}
+
+/** The PUT body as engram's session input. `tokens`, `last_accessed` and `updated_at` are not kept. */
+export function toSessionInput(body: AmsWorkingMemoryBody): SessionInput {
+  return {
+    messages: toPutMessageInputs(body.messages),
+    memories: body.memories.map(toPendingMemory),
+    data: body.data as JsonObject | null,
+    context: body.context,
+    ttlSeconds: body.ttl_seconds,
+    longTermMemoryStrategy: body.long_term_memory_strategy as SessionInput['longTermMemoryStrategy'],
+    ...(body.created_at ? { createdAt: body.created_at } : {}),
+  };
+}
+
+/** A stored message in AMS form; engram keeps no `persisted_at` or extraction flag for messages. */
+export function toAmsMessage(message: StoredMessage) {
+  return {
+    role: message.role,
+    content: message.content,
+    id: message.id,
+    created_at: formatAmsDateTime(message.createdAt),
+    persisted_at: null,
+    discrete_memory_extracted: 'f',
+  };
+}
+
+/** A working-memory item as a full 21-field MemoryRecord; fields engram does not keep get AMS defaults. */
+function toAmsMemory(memory: PendingMemory, strategy: SessionState['longTermMemoryStrategy']) {
+  const createdAt = formatAmsDateTime(memory.createdAt);
+  return {
+    id: memory.id,
+    text: memory.text,
+    session_id: memory.sessionId,
+    user_id: memory.userId,
+    namespace: memory.namespace,
+    last_accessed: createdAt,
+    created_at: createdAt,
+    updated_at: createdAt,
+    pinned: false,
+    access_count: 0,
+    topics: memory.topics,
+    entities: memory.entities,
+    memory_hash: null,
+    discrete_memory_extracted: 'f',
+    memory_type: memory.memoryType,
+    persisted_at: memory.persistedAt === null ? null : formatAmsDateTime(memory.persistedAt),
+    extracted_from: null,
+    event_date: memory.eventDate === null ? null : formatAmsDateTime(memory.eventDate),
+    extraction_strategy: strategy.strategy,
+    extraction_strategy_config: strategy.config,
+    metadata: memory.metadata,
+  };
+}
+
+/** How to render a session: GET truncates times to whole seconds and shows null data as `{}`. */
+export interface ResponseStyle {
+  wholeSeconds: boolean;
+  nullDataAsEmpty: boolean;
+}
+
+/** WorkingMemoryResponse (§2.5): every declared field present, `null` where unset. */
+export function toWorkingMemoryResponse(
+  state: SessionState,
+  messages: StoredMessage[],
+  usage: ContextUsage | null,
+  style: ResponseStyle,
+) {
+  const time = (iso: string) => formatAmsDateTime(iso, style.wholeSeconds);
+  return {
+    messages: messages.map(toAmsMessage),
+    memories: state.memories.map((memory) => toAmsMemory(memory, state.longTermMemoryStrategy)),
+    data: state.data ?? (style.nullDataAsEmpty ? {} : null),
+    context: state.context,
+    user_id: state.userId,
+    tokens: state.tokenCount,
+    session_id: state.sessionId,
+    namespace: state.namespace,
+    long_term_memory_strategy: state.longTermMemoryStrategy,
+    ttl_seconds: state.ttlSeconds,
+    last_accessed: time(state.updatedAt),
+    created_at: time(state.createdAt),
+    updated_at: time(state.updatedAt),
+    context_percentage_total_used: usage?.totalUsed ?? null,
+    context_percentage_until_summarization: usage?.untilSummarization ?? null,
+  };
+}

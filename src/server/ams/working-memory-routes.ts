@@ -1,0 +1,90 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Engram } from '../../engram.js';
+import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
+import { readBody, readPath, readQuery } from '../request-parts.js';
+import { findUniqueSession } from './find-unique-session.js';
+import { contextWindowOf, fitContextWindow } from './fit-context-window.js';
+import { sessionRefFromRequest } from './session-ref-from-request.js';
+import { toSessionInput, toWorkingMemoryResponse } from './working-memory-mapper.js';
+import {
+  amsWorkingMemoryBodySchema,
+  getWorkingMemoryQuerySchema,
+  listSessionsQuerySchema,
+  modelQuerySchema,
+  sessionPathSchema,
+} from './working-memory-schemas.js';
+
+const DEPRECATION_WARNING =
+  'messages[].created_at will become required in the next major version. Please provide timestamps for all messages.';
+
+/** AMS working memory (spec §4.2–4.6): list, get, put (full replace), delete. */
+export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram): void {
+  const listSessions = async (request: FastifyRequest) => {
+    const query = readQuery(request, listSessionsQuerySchema);
+    const { sessions, total } = await engram.sessions.list({
+      limit: query.limit,
+      offset: query.offset,
+      ...(query.namespace !== undefined ? { namespace: query.namespace } : {}),
+      ...(query.user_id !== undefined ? { userId: query.user_id } : {}),
+    });
+    return { sessions: sessions.map((session) => session.sessionId), total };
+  };
+  app.get('/v1/working-memory/', listSessions);
+  app.get('/v1/working-memory', listSessions);
+
+  app.get('/v1/working-memory/:session_id', async (request, reply) => {
+    const ref = sessionRefFromRequest(request);
+    const query = readQuery(request, getWorkingMemoryQuerySchema);
+    const recent = query.recent_messages_limit;
+    const options = recent !== undefined && recent > 0 ? { recentMessagesLimit: recent } : {};
+    let session = await engram.sessions.get(ref, options);
+    if (!session) {
+      const unique = await findUniqueSession(engram, ref);
+      session = unique ? await engram.sessions.get(unique, options) : null;
+    }
+    if (!session) return reply.status(404).send({ detail: `Session ${ref.sessionId} not found` });
+    let messages = session.messages;
+    if (options.recentMessagesLimit) {
+      messages = [...messages].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+    }
+    const window = contextWindowOf(query);
+    const fitted = window === null ? null : await fitContextWindow(messages, window, { truncate: true });
+    reply.header('etag', entityTag(session.version));
+    return toWorkingMemoryResponse(session, fitted?.messages ?? messages, fitted?.usage ?? null, {
+      wholeSeconds: true,
+      nullDataAsEmpty: true,
+    });
+  });
+
+  app.put('/v1/working-memory/:session_id', async (request, reply) => {
+    const { session_id } = readPath(request, sessionPathSchema);
+    const query = readQuery(request, modelQuerySchema);
+    const body = readBody(request, amsWorkingMemoryBodySchema);
+    const input = toSessionInput(body);
+    const ref = { sessionId: session_id, namespace: body.namespace, userId: body.user_id };
+    const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
+    const session = await conditionalWrite(() =>
+      engram.sessions.put(ref, input, expectedVersion === undefined ? {} : { expectedVersion }),
+    );
+    const window = contextWindowOf(query);
+    const fitted =
+      window === null ? null : await fitContextWindow(session.messages, window, { truncate: false });
+    if (body.messages.some((message) => !message.created_at)) {
+      reply.header('x-deprecation-warning', DEPRECATION_WARNING);
+    }
+    reply.header('etag', entityTag(session.version));
+    return toWorkingMemoryResponse(session, session.messages, fitted?.usage ?? null, {
+      wholeSeconds: false,
+      nullDataAsEmpty: false,
+    });
+  });
+
+  app.delete('/v1/working-memory/:session_id', async (request) => {
+    const ref = sessionRefFromRequest(request);
+    if (!(await engram.sessions.delete(ref))) {
+      const unique = await findUniqueSession(engram, ref);
+      if (unique) await engram.sessions.delete(unique);
+    }
+    return { status: 'ok' };
+  });
+}

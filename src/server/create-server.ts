@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  LogController,
+} from 'fastify';
+import { type Logger, pino } from 'pino';
+import type { Engram } from '../engram.js';
+import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
+import { describeError, type ErrorShape } from './describe-error.js';
+import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
+import { assertLoopbackHost } from './loopback-host.js';
+import { createRouteTable } from './route-table.js';
+import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
+import { createServerMetrics } from './server-metrics.js';
+import { registerSystemRoutes } from './system-routes.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Error body of the route: AMS `{"detail"}` (default) or engram `{"error"}`. */
+    errorShape?: ErrorShape;
+  }
+}
+
+/** What createServer needs: an engram instance (closed by `close()`), settings and optionally a logger. */
+export interface ServerOptions {
+  engram: Engram;
+  config?: ServerConfigInput;
+  logger?: Logger;
+}
+
+/** A running or ready-to-run HTTP server. */
+export interface EngramServer {
+  readonly config: ServerConfig;
+  /** Starts listening; resolves the bound address (port 0 picks a free one). */
+  listen(): Promise<{ host: string; port: number; url: string }>;
+  /** Stops accepting, drains in-flight requests (up to `shutdownTimeoutMs`), then closes engram. */
+  close(): Promise<void>;
+}
+
+/** Request ids: the caller's `x-request-id` when it is short and plain, else a fresh UUID. */
+const requestId = (header: unknown) =>
+  typeof header === 'string' && /^[\w.:@/-]{1,128}$/.test(header) ? header : randomUUID();
+
+/** A path that is not valid percent-encoding: 400 in the AMS error shape. */
+function badUrl(error: Error, reply: FastifyReply): void {
+  reply.status(400).send({ detail: error.message });
+}
+
+/**
+ * Creates the HTTP server: AMS-compatible `/v1` working memory, engram's extensions, health,
+ * readiness and metrics. Refuses a non-loopback host while authentication is off.
+ */
+export function createServer(options: ServerOptions): EngramServer {
+  const config = serverConfigSchema.parse(options.config ?? {});
+  assertLoopbackHost(config.host);
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const { engram } = options;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (request) => requestId(request.headers['x-request-id']),
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimitBytes,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 2_048 },
+    frameworkErrors: (error, _request, reply) => badUrl(error, reply as FastifyReply),
+  });
+  const routes = createRouteTable();
+  const metrics = createServerMetrics();
+  const state: { closing: Promise<void> | undefined } = { closing: undefined };
+
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // While draining, answered connections close instead of idling until the keep-alive timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (state.closing) reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1_000);
+    request.log.info(
+      { method: request.method, url: request.url, route, status: reply.statusCode, ms: reply.elapsedTime },
+      'request',
+    );
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const answer = describeError(error, request.routeOptions.config.errorShape ?? 'ams');
+    if (answer.unexpected) request.log.error({ err: error }, 'request failed');
+    return reply.status(answer.status).send(answer.body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = routes.allowedMethods(request.url);
+    if (allowed.length === 0) return reply.status(404).send({ detail: 'Not Found' });
+    return reply.status(405).header('allow', allowed.join(', ')).send({ detail: 'Method Not Allowed' });
+  });
+
+  registerSystemRoutes(app, {
+    engram,
+    registry: metrics.registry,
+    isClosing: () => state.closing !== undefined,
+  });
+  registerWorkingMemoryRoutes(app, engram);
+  registerSessionExtensionRoutes(app, engram);
+
+  return {
+    config,
+    async listen() {
+      await app.listen({ host: config.host, port: config.port });
+      const address = app.server.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      logger.warn(
+        { host: address.address, port: address.port },
+        `AUTHENTICATION IS OFF: anyone who can reach ${host}:${address.port} can read and write every session`,
+      );
+      return { host: address.address, port: address.port, url: `http://${host}:${address.port}` };
+    },
+    close() {
+      state.closing ??= (async () => {
+        const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(force);
+          await engram.close();
+        }
+      })();
+      return state.closing;
+    },
+  };
+}

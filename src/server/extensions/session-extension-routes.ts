@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import type { JsonObject } from '../../core/schemas/json.js';
+import type { SessionState } from '../../core/schemas/session.js';
+import type { Engram } from '../../engram.js';
+import { sessionRefFromRequest } from '../ams/session-ref-from-request.js';
+import { toAmsMessage, toMessageInput } from '../ams/working-memory-mapper.js';
+import { readBody } from '../request-parts.js';
+import { conditionalWrite, entityTag, expectedVersionFor } from './entity-tag.js';
+import { appendMessagesBodySchema, sessionPatchBodySchema } from './session-extension-schemas.js';
+
+const MERGE_PATCH = 'application/merge-patch+json';
+
+/** A PATCH body in a media type other than JSON merge patch (or plain JSON). */
+class UnsupportedMediaTypeError extends Error {
+  readonly statusCode = 415;
+  readonly code = 'unsupported_media_type';
+}
+
+/** engram's view of a session without its messages: the version is also the ETag. */
+function toSessionStateBody(state: SessionState) {
+  return {
+    session_id: state.sessionId,
+    namespace: state.namespace,
+    user_id: state.userId,
+    version: state.version,
+    data: state.data,
+    context: state.context,
+    ttl_seconds: state.ttlSeconds,
+    message_count: state.messageCount,
+    tokens: state.tokenCount,
+    created_at: state.createdAt,
+    updated_at: state.updatedAt,
+    expires_at: state.expiresAt,
+  };
+}
+
+/**
+ * engram extensions of AMS working memory, answering errors as `{"error": {code, message, details}}`:
+ * an atomic append and a merge-patch of `data`/`context`/`ttl_seconds`, both honouring `If-Match`.
+ */
+export function registerSessionExtensionRoutes(app: FastifyInstance, engram: Engram): void {
+  const config = { errorShape: 'engram' as const };
+
+  app.post('/v1/working-memory/:session_id/messages', { config }, async (request, reply) => {
+    const ref = sessionRefFromRequest(request);
+    const body = readBody(request, appendMessagesBodySchema);
+    const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
+    const { session, messages } = await conditionalWrite(() =>
+      engram.sessions.append(ref, body.messages.map(toMessageInput), {
+        ...(expectedVersion === undefined ? {} : { expectedVersion }),
+        ...(body.ttl_seconds === undefined ? {} : { ttlSeconds: body.ttl_seconds }),
+      }),
+    );
+    reply.header('etag', entityTag(session.version));
+    return { session: toSessionStateBody(session), messages: messages.map(toAmsMessage) };
+  });
+
+  app.patch('/v1/working-memory/:session_id', { config }, async (request, reply) => {
+    const mediaType = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+    if (mediaType !== MERGE_PATCH && mediaType !== 'application/json') {
+      reply.header('accept-patch', MERGE_PATCH);
+      throw new UnsupportedMediaTypeError(
+        `PATCH takes ${MERGE_PATCH}, not ${mediaType ?? 'no content type'}`,
+      );
+    }
+    const ref = sessionRefFromRequest(request);
+    const body = readBody(request, sessionPatchBodySchema);
+    const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
+    const state = await conditionalWrite(() =>
+      engram.sessions.patch(
+        ref,
+        {
+          ...(body.data === undefined ? {} : { data: body.data as JsonObject }),
+          ...(body.context === undefined ? {} : { context: body.context }),
+          ...(body.ttl_seconds === undefined ? {} : { ttlSeconds: body.ttl_seconds }),
+        },
+        expectedVersion === undefined ? {} : { expectedVersion },
+      ),
+    );
+    reply.header('etag', entityTag(state.version));
+    return toSessionStateBody(state);
+  });
+}

@@ -1,0 +1,23 @@
+import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { readJsonBody } from './read-json-body.js';
+import { validateRequest } from './validate-request.js';
+
+/** The query string validated by `schema`; a repeated parameter keeps its last value, as in Starlette. */
+export function readQuery<T extends z.ZodType>(request: FastifyRequest, schema: T): z.output<T> {
+  const query = Object.entries((request.query ?? {}) as Record<string, unknown>).map(([key, value]) => [
+    key,
+    Array.isArray(value) ? value.at(-1) : value,
+  ]);
+  return validateRequest(schema, Object.fromEntries(query), 'query');
+}
+
+/** The path parameters validated by `schema`. */
+export function readPath<T extends z.ZodType>(request: FastifyRequest, schema: T): z.output<T> {
+  return validateRequest(schema, request.params, 'path');
+}
+
+/** The JSON body (required) validated by `schema`. */
+export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T): z.output<T> {
+  return validateRequest(schema, readJsonBody(request, { required: true }), 'body');
+}
