@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { EngramError } from '../core/errors.js';
+import { startServer } from '../server/start-server.js';
 import { runDemo } from './run-demo.js';
 
 const HELP = `engram — working memory for LLM agents
@@ -10,6 +11,10 @@ Usage:
       Interactive context-assembly demo on the embedded SQLite store (default ./data/engram.db).
       Type a message: engram assembles the context for it under the budget, shows what went in
       and why, then stores the turn. Commands: /context (print the last context), /quit.
+  engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE]
+      HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. Settings come
+      from flags, then ENGRAM_* environment variables, then the JSON config file (docs/server.md).
+      Authentication is not implemented yet: only loopback addresses are accepted.
   engram help
 `;
 
@@ -37,6 +42,19 @@ async function main(argv: string[]): Promise<number> {
       input: process.stdin,
       output: process.stdout,
     });
+    return 0;
+  }
+  if (command === 'serve') {
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        db: { type: 'string' },
+        config: { type: 'string' },
+      },
+    });
+    await startServer({ flags: values, environment: process.env, stderr: process.stderr });
     return 0;
   }
   process.stderr.write(`Unknown command "${command}".\n\n${HELP}`);

@@ -1,0 +1,46 @@
+import type { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { createEngram } from '../engram.js';
+import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
+import { createServer, type EngramServer } from './create-server.js';
+import { assertLoopbackHost } from './loopback-host.js';
+import { resolveServerConfig, type ServerFlags } from './server-config.js';
+
+/**
+ * `engram serve`: resolves the settings (flags > environment > config file), opens engram on the
+ * SQLite file, listens, warns that authentication is off, and shuts down gracefully on SIGTERM or
+ * SIGINT (a second signal kills the process at once). Logs are JSON lines on stdout.
+ */
+export async function startServer(options: {
+  flags: ServerFlags;
+  environment: Record<string, string | undefined>;
+  stderr: Writable;
+}): Promise<EngramServer> {
+  const config = resolveServerConfig(options.flags, options.environment);
+  assertLoopbackHost(config.host);
+  const logger = pino({ level: config.logLevel });
+  const store = await createSqliteStore({ path: config.databasePath });
+  const engram = await createEngram({
+    store,
+    onBackgroundError: (error) => logger.error({ err: error }, 'background work failed'),
+  });
+  const server = createServer({ engram, config, logger });
+  const { url } = await server.listen();
+  options.stderr.write(
+    `engram listening on ${url} (database ${config.databasePath})\n` +
+      'WARNING: authentication is off. Anyone who can reach this address can read and write every session.\n',
+  );
+  const shutdown = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    server.close().then(
+      () => logger.info('engram stopped'),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  return server;
+}
