@@ -24,6 +24,9 @@ const tagList = (field: string) =>
       }
     });
 
+/** `ttl_seconds`: whole seconds from 1 to engram's ten-year maximum. */
+export const ttlSecondsField = () => laxInteger().pipe(z.number().min(1).max(MAX_TTL_SECONDS));
+
 /** MemoryMessage (§2.1). Roles are engram's four; engram rejects any other role. */
 export const amsMessageSchema = z
   .object({
@@ -88,7 +91,7 @@ export const amsWorkingMemoryBodySchema = z.object({
       config: plainObject().default({}),
     })
     .default({ strategy: 'discrete', config: {} }),
-  ttl_seconds: laxInteger().pipe(z.number().min(1).max(MAX_TTL_SECONDS)).nullable().default(null),
+  ttl_seconds: ttlSecondsField().nullable().default(null),
   created_at: amsDateTime().optional(),
   last_accessed: amsDateTime().optional(),
   updated_at: amsDateTime().optional(),

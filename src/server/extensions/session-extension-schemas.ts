@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { MAX_TTL_SECONDS } from '../../core/schemas/session.js';
-import { amsMessageSchema } from '../ams/working-memory-schemas.js';
-import { laxInteger, plainObject } from '../lax-fields.js';
-
-const ttlSeconds = () => laxInteger().pipe(z.number().min(1).max(MAX_TTL_SECONDS)).nullable().optional();
+import { amsMessageSchema, ttlSecondsField } from '../ams/working-memory-schemas.js';
+import { plainObject } from '../lax-fields.js';
 
 /** `POST /v1/working-memory/{session_id}/messages`: messages in AMS form, appended atomically. */
 export const appendMessagesBodySchema = z.object({
   messages: z.array(amsMessageSchema).min(1).max(10_000),
   /** TTL of a session this append creates; an existing session keeps its own. */
-  ttl_seconds: ttlSeconds(),
+  ttl_seconds: ttlSecondsField().nullable().optional(),
 });
 
 /**
@@ -19,5 +16,5 @@ export const appendMessagesBodySchema = z.object({
 export const sessionPatchBodySchema = z.object({
   data: plainObject().optional(),
   context: z.string().nullable().optional(),
-  ttl_seconds: ttlSeconds(),
+  ttl_seconds: ttlSecondsField().nullable().optional(),
 });
