@@ -1,0 +1,167 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dotProduct, unitDistance, unitVector } from './dot-product.js';
+import { IvfIndex } from './ivf-index.js';
+import type { Neighbour } from './nearest-heap.js';
+import { seededRandom } from './seeded-random.js';
+
+const gaussian = (random: () => number) =>
+  Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+
+/** `count` vectors around `clusters` random centres, each coordinate with noise of `spread` / √d. */
+function clusteredVectors(count: number, dimensions: number, clusters: number, seed: number): Float32Array[] {
+  const random = seededRandom(seed);
+  const centres = Array.from({ length: clusters }, () =>
+    unitVector(Float32Array.from({ length: dimensions }, () => gaussian(random))),
+  );
+  const spread = 0.7 / Math.sqrt(dimensions);
+  return Array.from({ length: count }, () => {
+    const centre = centres[Math.floor(random() * clusters)] as Float32Array;
+    return centre.map((value) => value + gaussian(random) * spread);
+  });
+}
+
+/** Brute force: every accepted vector by exact cosine distance, ties by key. */
+function exactNearest(
+  vectors: Map<number, Float32Array>,
+  query: Float32Array,
+  limit: number,
+  accept: (key: number) => boolean = () => true,
+): Neighbour[] {
+  const unit = unitVector(query);
+  return [...vectors]
+    .filter(([key]) => accept(key))
+    .map(([key, vector]) => {
+      const norm = Math.sqrt(dotProduct(vector, 0, vector, 0, vector.length));
+      return {
+        key,
+        distance: norm === 0 ? 1 : unitDistance(dotProduct(vector, 0, unit, 0, unit.length) / norm),
+      };
+    })
+    .sort((left, right) => left.distance - right.distance || left.key - right.key)
+    .slice(0, limit);
+}
+
+const recall = (found: Neighbour[], truth: Neighbour[]): number => {
+  const wanted = new Set(truth.map((hit) => hit.key));
+  return found.filter((hit) => wanted.has(hit.key)).length / truth.length;
+};
+
+describe('IvfIndex', () => {
+  it('is exact below its threshold: same keys, distances and tie order as brute force', () => {
+    const random = seededRandom(7);
+    const vectors = new Map<number, Float32Array>();
+    const index = new IvfIndex(8);
+    for (let key = 0; key < 600; key += 1) {
+      // Few distinct values, so that equal distances (and zero vectors) occur.
+      const vector = Float32Array.from({ length: 8 }, () => Math.floor(random() * 3) - 1);
+      vectors.set(key, vector);
+      index.add(key, vector);
+    }
+    for (let query = 0; query < 20; query += 1) {
+      const vector = Float32Array.from({ length: 8 }, () => Math.floor(random() * 5) - 2);
+      const accept = (key: number) => key % 3 !== query % 3;
+      const found = index.search(vector, 25, { accept });
+      const expected = exactNearest(vectors, vector, 25, accept);
+      expect(found.map((hit) => hit.key)).toEqual(expected.map((hit) => hit.key));
+      for (const [rank, hit] of found.entries()) {
+        expect(hit.distance).toBeCloseTo(expected[rank]?.distance ?? -1, 6);
+      }
+    }
+    expect(index.layout).toEqual({ cells: 1, trainedSize: 0 });
+  });
+
+  it('finds at least 95% of the exact 10 nearest on clustered data while scanning a small fraction', () => {
+    const vectors = clusteredVectors(20_000, 32, 150, 11);
+    const index = new IvfIndex(32);
+    for (const [key, vector] of vectors.entries()) index.add(key, vector);
+    const stored = new Map(vectors.map((vector, key) => [key, vector]));
+    const queries = clusteredVectors(40, 32, 150, 11).map((vector) => vector.map((value) => value * 1.01));
+    let found = 0;
+    let scanned = 0;
+    for (const query of queries) {
+      const truth = exactNearest(stored, query, 10);
+      found += recall(index.search(query, 10), truth);
+      scanned += index.lastScanned;
+    }
+    expect(index.layout.trainedSize).toBe(20_000);
+    expect(found / queries.length).toBeGreaterThanOrEqual(0.95);
+    expect(scanned / queries.length / vectors.length).toBeLessThan(0.15);
+  });
+
+  it('keeps every vector findable through adds, replacements, removals and retraining', () => {
+    const vectors = clusteredVectors(12_000, 16, 60, 3);
+    const index = new IvfIndex(16, { exactThreshold: 1_000 });
+    const stored = new Map<number, Float32Array>();
+    const put = (key: number, vector: Float32Array) => {
+      index.add(key, vector);
+      stored.set(key, vector);
+    };
+    for (let key = 0; key < 2_000; key += 1) put(key, vectors[key] as Float32Array);
+    index.search(vectors[0] as Float32Array, 1);
+    expect(index.layout.trainedSize).toBe(2_000);
+    for (let key = 2_000; key < 5_000; key += 1) put(key, vectors[key] as Float32Array);
+    for (let key = 0; key < 5_000; key += 7) {
+      expect(index.remove(key)).toBe(true);
+      stored.delete(key);
+    }
+    expect(index.remove(0)).toBe(false);
+    // Replacing moves a key to the cell of its new vector.
+    for (let key = 1; key < 5_000; key += 11) put(key, vectors[7_000 + key] as Float32Array);
+    expect(index.size).toBe(stored.size);
+    expect(index.search(vectors[1] as Float32Array, 1)).toHaveLength(1);
+    expect(index.layout.trainedSize).toBe(stored.size); // grew past twice its training size: retrained
+    for (const [key, vector] of stored) {
+      if (key % 13 !== 0) continue;
+      const [nearest] = index.search(vector, 1, {
+        accept: (candidate) => candidate === key || !stored.has(candidate),
+      });
+      expect(nearest?.key).toBe(key);
+      expect(nearest?.distance).toBeCloseTo(0, 5);
+    }
+    const query = vectors[11_000] as Float32Array;
+    expect(index.search(query, 50, { exact: true })).toEqual(
+      exactNearest(stored, query, 50).map((hit) => ({
+        key: hit.key,
+        distance: expect.closeTo(hit.distance, 6),
+      })),
+    );
+    for (const key of [...stored.keys()]) index.remove(key);
+    expect(index.size).toBe(0);
+    expect(index.search(query, 5)).toEqual([]);
+  });
+
+  it('returns sorted, unique, accepted keys, at most `limit`, whatever the data and filter', () => {
+    const vector = fc.array(fc.integer({ min: -3, max: 3 }), { minLength: 4, maxLength: 4 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: 300 }), vector), { minLength: 1, maxLength: 400 }),
+        fc.array(fc.nat({ max: 300 }), { maxLength: 60 }),
+        vector,
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 1, max: 7 }),
+        (adds, removals, query, limit, modulus) => {
+          // A tiny threshold, so that the cells and probing are exercised on small inputs.
+          const index = new IvfIndex(4, { exactThreshold: 40, seed: modulus });
+          for (const [key, values] of adds) index.add(key, Float32Array.from(values));
+          for (const key of removals) index.remove(key);
+          const accept = (key: number) => key % modulus !== 0;
+          const hits = index.search(Float32Array.from(query), limit, { accept, probes: 2 });
+          expect(hits.length).toBeLessThanOrEqual(limit);
+          expect(new Set(hits.map((hit) => hit.key)).size).toBe(hits.length);
+          for (const [rank, hit] of hits.entries()) {
+            expect(accept(hit.key) && index.has(hit.key)).toBe(true);
+            const previous = hits[rank - 1];
+            if (previous) expect(hit.distance).toBeGreaterThanOrEqual(previous.distance);
+          }
+          // A short result means every accepted vector was scanned.
+          const accepted = [...new Set(adds.map(([key]) => key))].filter(
+            (key) => index.has(key) && accept(key),
+          );
+          expect(hits.length).toBe(Math.min(limit, accepted.length));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

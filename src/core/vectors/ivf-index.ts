@@ -1,0 +1,243 @@
+import { CentroidTree } from './centroid-tree.js';
+import { dotProduct, unitDistance, unitVector } from './dot-product.js';
+import { IvfCell } from './ivf-cell.js';
+import { NearestHeap, type Neighbour, type TieBreak } from './nearest-heap.js';
+import { seededRandom } from './seeded-random.js';
+
+/** Below this many vectors a search scans them all: exact, and nearly as fast as probing cells. */
+export const EXACT_SEARCH_THRESHOLD = 5_000;
+/** A trained index retrains once it holds this many times the vectors it was trained on… */
+const GROWTH_BEFORE_RETRAIN = 2;
+/** …or this fraction of them (its cells would be mostly empty)… */
+const SHRINK_BEFORE_RETRAIN = 0.25;
+/** …or when a cell outgrew both this many mean cells and twice the largest cell at training. */
+const UNBALANCED_CELL = 8;
+/** Cells probed per search, as a fraction of all cells, and at least. */
+const PROBE_FRACTION = 0.06;
+const MIN_PROBES = 8;
+
+export interface IvfIndexOptions {
+  /** Default {@link EXACT_SEARCH_THRESHOLD}. */
+  exactThreshold?: number;
+  /** Seeds k-means, so that the same operations build the same index. */
+  seed?: number;
+}
+
+export interface IvfSearchOptions {
+  /** Cells to scan, nearest centroid first (default: 6% of the cells, at least 8). */
+  probes?: number;
+  /** Keep probing cells until this many vectors were scanned (room for a filter to reject some). */
+  minScanned?: number;
+  /**
+   * Only keys this accepts are results. It is asked only about vectors near enough to enter the
+   * result, so a filter that reads scattered rows costs a few hundred lookups, not one per vector.
+   */
+  accept?: (key: number) => boolean;
+  /** The order of equal distances (default: ascending key). */
+  tieBreak?: TieBreak;
+  /** Scan every vector. */
+  exact?: boolean;
+}
+
+/**
+ * An IVF-flat approximate nearest-neighbour index over cosine distance. Vectors are stored as unit
+ * copies, packed per cell; cells are the Voronoi regions of k-means centroids (k ≈ √n, see
+ * `CentroidTree`). A search ranks the centroids by similarity to the query and scans the nearest
+ * `probes` cells (and more until `minScanned` vectors were), computing exact distances there; it
+ * keeps probing until it holds `limit` accepted vectors, so a result shorter than `limit` means
+ * every vector was scanned. Below `exactThreshold` vectors, or for a zero query (everything at distance 1, ordered
+ * only by the tie-break), every vector is scanned: exact results.
+ *
+ * `add` puts a vector into its nearest cell; training is lazy, at the first search that needs it,
+ * and repeats once the index has doubled (or shrunk to a quarter) since, or a cell grew out of
+ * proportion, so bulk loads never retrain vector by vector. Pure: no I/O, deterministic per seed.
+ *
+ * Keys are slots: integers from 0 below 2^31, kept dense by the caller (`VectorCollection` reuses
+ * freed ones), since where each key's vector lives is kept in arrays indexed by key.
+ */
+export class IvfIndex {
+  readonly exactThreshold: number;
+  private readonly seed: number;
+  private cells: IvfCell[];
+  private tree: CentroidTree | null = null;
+  /** By key: the cell holding its vector (-1: none) and its position there. */
+  private cellOf = new Int32Array(64).fill(-1);
+  private positionOf = new Int32Array(64);
+  private count = 0;
+  private trainedSize = 0;
+  private trainedLargest = 0;
+  private trainings = 0;
+  private unbalanced = false;
+  private scannedByLastSearch = 0;
+
+  constructor(
+    readonly dimensions: number,
+    options: IvfIndexOptions = {},
+  ) {
+    this.exactThreshold = options.exactThreshold ?? EXACT_SEARCH_THRESHOLD;
+    this.seed = options.seed ?? 1;
+    this.cells = [new IvfCell(dimensions)];
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** How the index is laid out now: cells, and the size it was last trained at (0: never). */
+  get layout(): { cells: number; trainedSize: number } {
+    return { cells: this.cells.length, trainedSize: this.trainedSize };
+  }
+
+  /** How many vectors the last search computed a distance for: its work, for tests and tuning. */
+  get lastScanned(): number {
+    return this.scannedByLastSearch;
+  }
+
+  has(key: number): boolean {
+    return (this.cellOf[key] ?? -1) >= 0;
+  }
+
+  /** Stores a unit copy of `vector` under `key`, replacing the key's previous vector. */
+  add(key: number, vector: Float32Array): void {
+    if (!Number.isInteger(key) || key < 0 || key > 0x7fffffff) throw new RangeError(`Invalid slot ${key}`);
+    this.remove(key);
+    if (key >= this.cellOf.length) this.grow(key + 1);
+    const unit = unitVector(vector);
+    this.place(key, unit, 0, this.tree ? this.tree.nearestCell(unit) : 0);
+    this.count += 1;
+  }
+
+  /** Removes `key`'s vector; false when there was none. */
+  remove(key: number): boolean {
+    const cell = this.cellOf[key] ?? -1;
+    if (cell < 0) return false;
+    const position = this.positionOf[key] as number;
+    this.cellOf[key] = -1;
+    this.count -= 1;
+    const moved = (this.cells[cell] as IvfCell).removeAt(position);
+    if (moved !== undefined) this.positionOf[moved] = position;
+    return true;
+  }
+
+  /** The `limit` nearest accepted vectors to `query`, nearest first (see the class comment). */
+  search(query: Float32Array, limit: number, options: IvfSearchOptions = {}): Neighbour[] {
+    this.scannedByLastSearch = 0;
+    if (limit <= 0 || this.size === 0) return [];
+    this.maintain();
+    const unit = unitVector(query);
+    const heap = new NearestHeap(limit, options.tieBreak);
+    const { accept } = options;
+    const isZero = unit.every((value) => value === 0);
+    if (options.exact || isZero || !this.tree || this.size < this.exactThreshold) {
+      for (const cell of this.cells) this.scannedByLastSearch += this.scan(cell, unit, heap, accept);
+      return heap.sorted();
+    }
+    const probes = options.probes ?? Math.max(MIN_PROBES, Math.ceil(this.cells.length * PROBE_FRACTION));
+    const minScanned = options.minScanned ?? 0;
+    let probed = 0;
+    let scanned = 0;
+    for (const cell of this.tree.rankCells(unit)) {
+      if (probed >= probes && scanned >= minScanned && heap.size >= limit) break;
+      scanned += this.scan(this.cells[cell] as IvfCell, unit, heap, accept);
+      probed += 1;
+    }
+    this.scannedByLastSearch = scanned;
+    return heap.sorted();
+  }
+
+  /** The `limit` nearest to `query` among `keys` (unknown keys skipped), by exact distance. */
+  searchKeys(query: Float32Array, limit: number, keys: Iterable<number>, tieBreak?: TieBreak): Neighbour[] {
+    const unit = unitVector(query);
+    const heap = new NearestHeap(limit, tieBreak);
+    this.scannedByLastSearch = 0;
+    for (const key of keys) {
+      const cell = this.cells[this.cellOf[key] ?? -1];
+      if (!cell) continue;
+      const dot = dotProduct(
+        cell.vectors,
+        (this.positionOf[key] as number) * this.dimensions,
+        unit,
+        0,
+        this.dimensions,
+      );
+      heap.offer(key, unitDistance(dot));
+      this.scannedByLastSearch += 1;
+    }
+    return heap.sorted();
+  }
+
+  /** Offers the accepted vectors of `cell` to `heap`; returns how many vectors it holds. */
+  private scan(
+    cell: IvfCell,
+    unit: Float32Array,
+    heap: NearestHeap,
+    accept?: (key: number) => boolean,
+  ): number {
+    const { vectors, keys, count, dimensions } = cell;
+    for (let position = 0; position < count; position += 1) {
+      const distance = unitDistance(dotProduct(vectors, position * dimensions, unit, 0, dimensions));
+      // The bound first: most vectors are too far, and then their row is never looked at.
+      if (distance > heap.bound) continue;
+      const key = keys[position] as number;
+      if (accept === undefined || accept(key)) heap.offer(key, distance);
+    }
+    return count;
+  }
+
+  private place(key: number, data: Float32Array, offset: number, cellIndex: number): void {
+    const cell = this.cells[cellIndex] as IvfCell;
+    this.cellOf[key] = cellIndex;
+    this.positionOf[key] = cell.push(key, data, offset);
+    const mean = this.size / this.cells.length;
+    if (this.tree && cell.count > Math.max(UNBALANCED_CELL * mean, 2 * this.trainedLargest))
+      this.unbalanced = true;
+  }
+
+  /** Doubles the per-key arrays until `keys` fit. */
+  private grow(keys: number): void {
+    let capacity = this.cellOf.length;
+    while (capacity < keys) capacity *= 2;
+    const cellOf = new Int32Array(capacity).fill(-1);
+    cellOf.set(this.cellOf);
+    const positionOf = new Int32Array(capacity);
+    positionOf.set(this.positionOf);
+    this.cellOf = cellOf;
+    this.positionOf = positionOf;
+  }
+
+  /** Trains when the index is big enough to need cells and has none, or has outgrown them. */
+  private maintain(): void {
+    const size = this.size;
+    if (size < this.exactThreshold) return;
+    const outgrown =
+      size > GROWTH_BEFORE_RETRAIN * this.trainedSize || size < SHRINK_BEFORE_RETRAIN * this.trainedSize;
+    if (!this.tree || outgrown || this.unbalanced) this.train();
+  }
+
+  /** Rebuilds the cells from k-means over all stored vectors (k ≈ √n). */
+  private train(): void {
+    const { dimensions } = this;
+    const size = this.size;
+    const data = new Float32Array(size * dimensions);
+    const keys = new Int32Array(size);
+    let next = 0;
+    for (const cell of this.cells) {
+      data.set(cell.vectors.subarray(0, cell.count * dimensions), next * dimensions);
+      keys.set(cell.keys.subarray(0, cell.count), next);
+      next += cell.count;
+    }
+    const random = seededRandom(this.seed + this.trainings);
+    this.trainings += 1;
+    const tree = CentroidTree.train({ data, dimensions }, Math.round(Math.sqrt(size)), random);
+    const expected = Math.ceil((1.5 * size) / tree.cells);
+    this.cells = Array.from({ length: tree.cells }, () => new IvfCell(dimensions, expected));
+    this.tree = tree;
+    this.trainedLargest = Number.POSITIVE_INFINITY; // no imbalance is flagged while refilling
+    for (let index = 0; index < size; index += 1) {
+      this.place(keys[index] as number, data, index * dimensions, tree.nearestCell(data, index * dimensions));
+    }
+    this.trainedSize = size;
+    this.trainedLargest = Math.max(...this.cells.map((cell) => cell.count));
+    this.unbalanced = false;
+  }
+}
