@@ -42,12 +42,17 @@ export type DateField = (typeof DATE_FIELDS)[number];
 
 type Test<T> = (value: T) => boolean;
 
-const every =
-  <T>(tests: readonly Test<T>[]): Test<T> =>
-  (value) => {
+/** All of `tests`. Filters run once per candidate row in vector search, so the common shapes (one or two tests) avoid the loop. */
+function every<T>(tests: readonly Test<T>[]): Test<T> {
+  const [first, second] = tests;
+  if (first === undefined) return () => true;
+  if (tests.length === 1) return first;
+  if (tests.length === 2 && second !== undefined) return (value) => first(value) && second(value);
+  return (value) => {
     for (const test of tests) if (!test(value)) return false;
     return true;
   };
+}
 
 function scalarTest(filter: TagFilter): Test<string | null> {
   const tests: Test<string | null>[] = [];
@@ -106,12 +111,24 @@ function dateTest(range: DateRange): Test<string | null> {
   return (value) => value !== null && all(Date.parse(value));
 }
 
+/** The fields a cache of rows can hold for filtering: all a filter reads but `lastAccessed`. */
+export type StableMemoryFields = Pick<
+  MemoryRecord,
+  'id' | 'validTo' | ScalarTagField | ListTagField | 'createdAt' | 'eventDate' | 'pinned'
+>;
+
+/** Timestamps that never change once a record is stored (unlike `lastAccessed`). */
+const STABLE_DATE_FIELDS = ['createdAt', 'eventDate'] as const;
+
 /**
- * Compiles `filter` once into a predicate (sets built, bounds parsed), for use over many records.
- * Throws a ValidationError for a date bound that is not a timestamp.
+ * Compiles every condition of `filter` except a `lastAccessed` range (which it ignores: callers
+ * check for one first) into a predicate over the stable fields, for row caches that do not follow
+ * access times. Throws a ValidationError for a date bound that is not a timestamp.
  */
-export function compileMemoryFilter(filter: Partial<MemoryFilter>): MemoryPredicate {
-  const tests: MemoryPredicate[] = [];
+export function compileStableMemoryFilter(
+  filter: Omit<Partial<MemoryFilter>, 'lastAccessed'>,
+): (record: StableMemoryFields) => boolean {
+  const tests: ((record: StableMemoryFields) => boolean)[] = [];
   if (filter.includeSuperseded !== true) tests.push((record) => record.validTo === null);
   if (filter.ids !== undefined) {
     const ids = new Set(filter.ids);
@@ -129,7 +146,7 @@ export function compileMemoryFilter(filter: Partial<MemoryFilter>): MemoryPredic
     const test = listTest(condition);
     tests.push((record) => test(record[field]));
   }
-  for (const field of DATE_FIELDS) {
+  for (const field of STABLE_DATE_FIELDS) {
     const condition = filter[field];
     if (condition === undefined) continue;
     const test = dateTest(condition);
@@ -140,6 +157,17 @@ export function compileMemoryFilter(filter: Partial<MemoryFilter>): MemoryPredic
     tests.push((record) => record.pinned === pinned);
   }
   return every(tests);
+}
+
+/**
+ * Compiles `filter` once into a predicate (sets built, bounds parsed), for use over many records.
+ * Throws a ValidationError for a date bound that is not a timestamp.
+ */
+export function compileMemoryFilter(filter: Partial<MemoryFilter>): MemoryPredicate {
+  const stable = compileStableMemoryFilter(filter);
+  if (filter.lastAccessed === undefined) return stable;
+  const accessed = dateTest(filter.lastAccessed);
+  return (record) => stable(record) && accessed(record.lastAccessed);
 }
 
 /** Whether `record` matches `filter` (see {@link MemoryPredicate} for the rules). */

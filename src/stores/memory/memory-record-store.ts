@@ -16,14 +16,14 @@ import {
   uniqueIds,
 } from '../memory-rules.js';
 import type { StoreOptions } from '../session-store.js';
-import { VectorSpace } from './vector-space.js';
+import { VectorCollection } from '../vector-collection.js';
 
 /** One record as held in memory. Never handed out: callers get structured clones. */
 interface Entry {
   readonly id: string;
   record: MemoryRecord;
-  /** Where its vector lives: the space of `record.embeddingModel`, at a slot. */
-  vector: { space: VectorSpace<Entry>; slot: number } | null;
+  /** Where its vector lives: the collection of `record.embeddingModel`, under a key. */
+  vector: { collection: VectorCollection<MemoryRecord>; key: number } | null;
 }
 
 /** A validated entry not yet stored, with the vector it brings. */
@@ -39,8 +39,13 @@ interface Tenant {
   currentByHash: Map<string, Set<string>>;
   /** BM25 over every record's text, superseded ones included (filters decide visibility). */
   text: Bm25Index;
-  /** Vectors per embedding model; a space's dimensions are fixed by its first vector. */
-  spaces: Map<string, VectorSpace<Entry>>;
+  /**
+   * Vectors per embedding model, each with its entry's record (the same object for the entry's
+   * life, so filters see every change); a collection's dimensions are fixed by its first vector.
+   */
+  spaces: Map<string, VectorCollection<MemoryRecord>>;
+  /** The next key a vector gets in its collection. */
+  nextVectorKey: number;
 }
 
 /** The memory driver's record store, which its session store closes along with itself. */
@@ -51,6 +56,7 @@ const emptyTenant = (): Tenant => ({
   currentByHash: new Map(),
   text: new Bm25Index(),
   spaces: new Map(),
+  nextVectorKey: 0,
 });
 
 function currentWithHash(tenant: Tenant, hash: string): Entry | undefined {
@@ -100,13 +106,16 @@ function plan(
 
 /** Gives `entry` the vector of `model` (a copy), replacing any vector it had. */
 function attachVector(tenant: Tenant, entry: Entry, model: string, vector: Float32Array): void {
-  entry.vector?.space.remove(entry.vector.slot);
-  let space = tenant.spaces.get(model);
-  if (!space) {
-    space = new VectorSpace<Entry>(vector.length);
-    tenant.spaces.set(model, space);
+  entry.vector?.collection.delete(entry.vector.key);
+  let collection = tenant.spaces.get(model);
+  if (!collection) {
+    collection = new VectorCollection<MemoryRecord>(vector.length);
+    tenant.spaces.set(model, collection);
   }
-  entry.vector = { space, slot: space.add(entry, vector) };
+  const key = tenant.nextVectorKey;
+  tenant.nextVectorKey += 1;
+  collection.set(key, entry.record, vector);
+  entry.vector = { collection, key };
   entry.record.embeddingModel = model;
 }
 
@@ -121,7 +130,7 @@ function store(tenant: Tenant, { entry, embedding }: Planned): void {
 
 /**
  * Creates the in-memory long-term memory driver: the reference for every rule of the contract,
- * with the in-memory BM25 index and exact vector search over packed per-model arrays. Each method
+ * with the in-memory BM25 index and an IVF vector index per model (`vector-collection.ts`). Each method
  * runs to completion synchronously inside its promise, so calls never interleave; a write
  * validates the whole change before touching anything, so a failure leaves nothing behind.
  */
@@ -143,7 +152,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
   };
 
   const driver: ClosableMemoryRecordStore = {
-    capabilities: { vectorSearch: 'brute-force', vectorDistance: 'javascript' },
+    capabilities: { vectorSearch: 'index', vectorDistance: 'javascript' },
 
     async insertMemories(tenantId, records) {
       ensureOpen();
@@ -215,7 +224,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         tenant.entries.delete(id);
         if (entry.record.validTo === null) forgetCurrentHash(tenant, entry.record);
         tenant.text.remove(id);
-        entry.vector?.space.remove(entry.vector.slot);
+        entry.vector?.collection.delete(entry.vector.key);
         deleted += 1;
       }
       return deleted;
@@ -246,11 +255,10 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
     async searchVector(tenantId, vector, model, filter, limit) {
       ensureOpen();
       assertUsableVector(vector, ['vector']);
-      const space = tenants.get(tenantId)?.spaces.get(model);
-      if (!space) return [];
-      assertDimensions(model, space.dimensions, vector, ['vector']);
-      const accept = compileMemoryFilter(filter);
-      return space.nearest(vector, (entry) => accept(entry.record), limit);
+      const collection = tenants.get(tenantId)?.spaces.get(model);
+      if (!collection) return [];
+      assertDimensions(model, collection.dimensions, vector, ['vector']);
+      return collection.nearest(vector, limit, compileMemoryFilter(filter));
     },
 
     async recordAccess(tenantId, ids, at) {

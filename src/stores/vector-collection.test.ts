@@ -1,0 +1,84 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../core/vectors/seeded-random.js';
+import { cosineDistance, vectorNorm } from './memory-rules.js';
+import { VectorCollection } from './vector-collection.js';
+
+type Row = { id: string; keep: boolean };
+
+/** Brute force over `live`: the accepted rows by cosine distance, ties by id. */
+function exact(live: Map<number, { row: Row; vector: number[] }>, query: number[], limit: number) {
+  return [...live.values()]
+    .filter(({ row }) => row.keep)
+    .map(({ row, vector }) => {
+      const dot = vector.reduce((sum, value, axis) => sum + value * (query[axis] ?? 0), 0);
+      return { id: row.id, distance: cosineDistance(dot, vectorNorm(vector), vectorNorm(query)) };
+    })
+    .sort((left, right) => left.distance - right.distance || (left.id < right.id ? -1 : 1))
+    .slice(0, limit);
+}
+
+describe('vector collection', () => {
+  it('finds exactly the nearest accepted rows through sets, replacements and deletes', () => {
+    const vector = fc.array(fc.integer({ min: -4, max: 4 }), { minLength: 3, maxLength: 3 });
+    const operation = fc.oneof(
+      fc.record({ set: fc.nat({ max: 60 }), vector, keep: fc.boolean() }),
+      fc.record({ remove: fc.nat({ max: 60 }) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(operation, { maxLength: 150 }),
+        vector,
+        fc.integer({ min: 0, max: 8 }),
+        (operations, query, limit) => {
+          const collection = new VectorCollection<Row>(3);
+          const live = new Map<number, { row: Row; vector: number[] }>();
+          for (const step of operations) {
+            if ('set' in step) {
+              const row = { id: `v${String(step.set).padStart(3, '0')}`, keep: step.keep };
+              collection.set(step.set, row, Float32Array.from(step.vector));
+              live.set(step.set, { row, vector: step.vector });
+            } else {
+              expect(collection.delete(step.remove)).toBe(live.delete(step.remove));
+            }
+          }
+          expect(collection.size).toBe(live.size);
+          const found = collection.nearest(Float32Array.from(query), limit, (row) => row.keep);
+          const expected = exact(live, query, limit);
+          // Equal distances may round apart, so compare distances, then check each hit's own distance.
+          expect(found.map((hit) => hit.distance)).toEqual(
+            expected.map((hit) => expect.closeTo(hit.distance, 6)),
+          );
+          const truth = new Map(exact(live, query, live.size).map((hit) => [hit.id, hit.distance]));
+          for (const hit of found) expect(hit.distance).toBeCloseTo(truth.get(hit.id) ?? -1, 6);
+          expect(new Set(found.map((hit) => hit.id)).size).toBe(found.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is exact for a narrow filter over a large collection, and filters on the index path', () => {
+    const random = seededRandom(3);
+    const collection = new VectorCollection<Row>(8);
+    const live = new Map<number, { row: Row; vector: number[] }>();
+    for (let key = 0; key < 7_000; key += 1) {
+      const vector = Array.from({ length: 8 }, () => Math.fround(random() - 0.5));
+      const row = { id: `r${String(key).padStart(4, '0')}`, keep: key % 40 === 0 };
+      collection.set(key, row, Float32Array.from(vector));
+      live.set(key, { row, vector });
+    }
+    for (let query = 0; query < 5; query += 1) {
+      const vector = Array.from({ length: 8 }, () => random() - 0.5);
+      const narrow = collection.nearest(Float32Array.from(vector), 30, (row) => row.keep);
+      expect(narrow.map((hit) => hit.id)).toEqual(exact(live, vector, 30).map((hit) => hit.id));
+      const broad = collection.nearest(Float32Array.from(vector), 30, (row) => !row.keep);
+      expect(broad).toHaveLength(30);
+      const rows = new Map([...live.values()].map(({ row }) => [row.id, row]));
+      expect(broad.every((hit) => rows.get(hit.id)?.keep === false)).toBe(true);
+      expect(broad.map((hit) => hit.distance)).toEqual(
+        [...broad.map((hit) => hit.distance)].sort((a, b) => a - b),
+      );
+    }
+  });
+});

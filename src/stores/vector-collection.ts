@@ -1,0 +1,110 @@
+import { EXACT_SEARCH_THRESHOLD, IvfIndex } from '../core/vectors/ivf-index.js';
+import type { Neighbour } from '../core/vectors/nearest-heap.js';
+import { compareCodePoints } from './memory/list-order.js';
+
+/** Accepted candidates an index search scans per result asked for, and at least: slack for filters. */
+const OVERSAMPLING = 8;
+const MIN_CANDIDATES = 200;
+/** Rows sampled (evenly over the slots) to estimate the share of them a filter accepts. */
+const RATE_SAMPLE = 512;
+
+/**
+ * The vectors of one embedding model in one tenant, each with the row it belongs to (what a filter
+ * reads), searched by the rule `MemoryRecordStore.searchVector` documents:
+ *
+ * - The rows the filter accepts are counted, stopping past `EXACT_SEARCH_THRESHOLD`. When that many
+ *   or fewer pass (a small tenant, or a narrow filter), their vectors are scanned: exact.
+ * - Otherwise the IVF index answers from the cells nearest the query, keeping only accepted rows,
+ *   and probing further cells until about max(8 × limit, 200) accepted rows were scanned (the
+ *   share a filter accepts is estimated on a sample of rows). Its distances are exact; only a near
+ *   neighbour in an unprobed cell can be missed. A result shorter than `limit` means every cell was
+ *   scanned, so there is no approximate short answer to fall back from.
+ *
+ * Keys are the driver's row keys (any integers; the index gets dense slots for them); ties at equal
+ * distance go by row id, by code point.
+ */
+export class VectorCollection<Row extends { readonly id: string }> {
+  /** The driver's keys, by the dense slot the index knows each row under. */
+  private readonly slotOf = new Map<number, number>();
+  private readonly rows: (Row | undefined)[] = [];
+  private readonly freeSlots: number[] = [];
+  private readonly index: IvfIndex;
+  /** The slots a filter accepts, while they are few enough for an exact scan (reused: no garbage). */
+  private readonly accepted = new Int32Array(EXACT_SEARCH_THRESHOLD + 1);
+
+  constructor(readonly dimensions: number) {
+    this.index = new IvfIndex(dimensions);
+  }
+
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  keys(): IterableIterator<number> {
+    return this.slotOf.keys();
+  }
+
+  /** Stores (or replaces) the row and vector under `key`; the vector is copied. */
+  set(key: number, row: Row, vector: Float32Array): void {
+    let slot = this.slotOf.get(key);
+    if (slot === undefined) {
+      slot = this.freeSlots.pop() ?? this.rows.length;
+      this.slotOf.set(key, slot);
+    }
+    this.rows[slot] = row;
+    this.index.add(slot, vector);
+  }
+
+  delete(key: number): boolean {
+    const slot = this.slotOf.get(key);
+    if (slot === undefined) return false;
+    this.slotOf.delete(key);
+    this.rows[slot] = undefined;
+    this.freeSlots.push(slot);
+    this.index.remove(slot);
+    return true;
+  }
+
+  /** The `limit` rows nearest to `query` among those `accept` lets through, nearest first. */
+  nearest(
+    query: Float32Array,
+    limit: number,
+    accept: (row: Row) => boolean,
+  ): { id: string; distance: number }[] {
+    if (limit <= 0) return [];
+    const { rows, index } = this;
+    const rowAt = (slot: number) => rows[slot] as Row;
+    const tieBreak = (left: number, right: number) => compareCodePoints(rowAt(left).id, rowAt(right).id);
+    let count = 0;
+    for (let slot = 0; slot < rows.length && count <= EXACT_SEARCH_THRESHOLD; slot += 1) {
+      const row = rows[slot];
+      if (row !== undefined && accept(row)) this.accepted[count++] = slot;
+    }
+    const neighbours: Neighbour[] =
+      count <= EXACT_SEARCH_THRESHOLD
+        ? index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak)
+        : index.search(query, limit, {
+            accept: (slot) => accept(rowAt(slot)),
+            tieBreak,
+            minScanned: Math.ceil(
+              Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / this.acceptedShare(accept),
+            ),
+          });
+    return neighbours.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
+  }
+
+  /** The share of rows `accept` lets through, on an even sample (never 0: no hit means "few"). */
+  private acceptedShare(accept: (row: Row) => boolean): number {
+    const { rows } = this;
+    const step = Math.max(1, Math.floor(rows.length / RATE_SAMPLE));
+    let sampled = 0;
+    let accepted = 0;
+    for (let slot = 0; slot < rows.length; slot += step) {
+      const row = rows[slot];
+      if (row === undefined) continue;
+      sampled += 1;
+      if (accept(row)) accepted += 1;
+    }
+    return Math.max(accepted, 1) / Math.max(sampled, 1);
+  }
+}
