@@ -73,11 +73,11 @@ describe('sqlite memory record store', () => {
     const native = await createSqliteStore({ path: ':memory:' });
     const fallback = await createSqliteStore({ path: ':memory:', vectorExtension: false });
     expect(native.memories.capabilities).toEqual({
-      vectorSearch: 'brute-force',
+      vectorSearch: 'index',
       vectorDistance: 'sqlite-vec',
     });
     expect(fallback.memories.capabilities).toEqual({
-      vectorSearch: 'brute-force',
+      vectorSearch: 'index',
       vectorDistance: 'javascript',
     });
     const query = Float32Array.of(0.3, -0.2, 0.9, 0.1);

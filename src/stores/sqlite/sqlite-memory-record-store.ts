@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
+import { compileStableMemoryFilter } from '../memory-filter.js';
 import type { InsertResult, MemoryPage, MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
 import {
   alreadySupersededError,
@@ -23,6 +24,7 @@ import {
   searchVectorSql,
 } from './memory-record-statements.js';
 import { isSqliteError, toStoreFailure } from './open-database.js';
+import { SqliteVectorCache } from './sqlite-vector-cache.js';
 import { installVectorDistance } from './vector-distance.js';
 
 export interface SqliteMemoryRecordStoreOptions {
@@ -35,7 +37,9 @@ export interface SqliteMemoryRecordStoreOptions {
  * connection, so both live in one file). Every write is one `BEGIN IMMEDIATE` transaction, in
  * which the FTS5 index follows the rows by trigger; reads that take two statements share one
  * snapshot. Filters become SQL (see `memory-filter-sql.ts`), and ranking, limits and counts run in
- * SQLite, so search returns only the rows asked for.
+ * SQLite, so search returns only the rows asked for; the exception is vector search in tenants
+ * past 5,000 memories, answered by an in-process index that follows every commit
+ * (`sqlite-vector-cache.ts`).
  */
 export async function createSqliteMemoryRecordStore(
   database: Database,
@@ -44,6 +48,7 @@ export async function createSqliteMemoryRecordStore(
   const distance = await installVectorDistance(database, options.vectorExtension ?? true);
   const statements = prepareMemoryStatements(database);
   const cache = new StatementCache(database);
+  const vectors = new SqliteVectorCache(database);
 
   const dimensionsOf = (tenantId: string, model: string): number | undefined =>
     statements.selectDimensions.get(tenantId, model)?.dimensions;
@@ -97,6 +102,7 @@ export async function createSqliteMemoryRecordStore(
       if (existing) result.duplicates.push({ requestedId: input.id, existing: rowToMemory(existing) });
       else result.inserted.push(insertRecord(tenantId, input, ['records', index]));
     });
+    vectors.pruneChanges();
     return result;
   });
 
@@ -106,6 +112,7 @@ export async function createSqliteMemoryRecordStore(
     if (old.valid_to !== null) throw alreadySupersededError(id, old.superseded_by);
     const record = insertRecord(tenantId, { ...replacement, supersedes: id }, ['replacement']);
     statements.closeVersion.run(record.id, Date.parse(record.validFrom), old.pk);
+    vectors.pruneChanges();
     return record;
   });
 
@@ -121,8 +128,15 @@ export async function createSqliteMemoryRecordStore(
           assertDimensions(model, dimensionsOf(tenantId, model), vector, path);
         }
       });
+      vectors.pruneChanges();
     },
   );
+
+  const deleteMemories = database.transaction((tenantId: string, ids: string[]): number => {
+    const deleted = statements.deleteByIds.run(tenantId, JSON.stringify(uniqueIds(ids))).changes;
+    vectors.pruneChanges();
+    return deleted;
+  });
 
   // One read transaction: the page and the count see the same snapshot.
   const list = database.transaction((tenantId: string, filter: MemoryFilter, page: MemoryPage) => {
@@ -144,10 +158,18 @@ export async function createSqliteMemoryRecordStore(
     }
   };
 
-  return {
-    capabilities: { vectorSearch: 'brute-force', vectorDistance: distance.engine },
+  /** Commits `write`, then brings the in-process vector indexes up to date with it. */
+  const written = <T>(write: () => T): Promise<T> =>
+    guarded(() => {
+      const result = write();
+      vectors.afterWrite();
+      return result;
+    });
 
-    insertMemories: (tenantId, records) => guarded(() => insert.immediate(tenantId, records)),
+  return {
+    capabilities: { vectorSearch: 'index', vectorDistance: distance.engine },
+
+    insertMemories: (tenantId, records) => written(() => insert.immediate(tenantId, records)),
 
     getMemories: (tenantId, ids) =>
       guarded(() => {
@@ -160,10 +182,9 @@ export async function createSqliteMemoryRecordStore(
         return wanted.flatMap((id) => found.get(id) ?? []);
       }),
 
-    supersede: (tenantId, id, replacement) => guarded(() => supersede.immediate(tenantId, id, replacement)),
+    supersede: (tenantId, id, replacement) => written(() => supersede.immediate(tenantId, id, replacement)),
 
-    deleteMemories: (tenantId, ids) =>
-      guarded(() => statements.deleteByIds.run(tenantId, JSON.stringify(uniqueIds(ids))).changes),
+    deleteMemories: (tenantId, ids) => written(() => deleteMemories.immediate(tenantId, ids)),
 
     listMemories: (tenantId, filter, page) => guarded(() => list(tenantId, filter, page)),
 
@@ -184,6 +205,10 @@ export async function createSqliteMemoryRecordStore(
         if (dimensions === undefined) return [];
         assertDimensions(model, dimensions, vector, ['vector']);
         if (limit <= 0) return [];
+        // A large tenant is searched in its in-process index, unless the filter reads access times.
+        const collection =
+          filter.lastAccessed === undefined ? vectors.collection(tenantId, model, dimensions) : undefined;
+        if (collection) return collection.nearest(vector, limit, compileStableMemoryFilter(filter));
         const where = memoryFilterSql(tenantId, filter);
         return cache
           .get<{ id: string; distance: number }>(searchVectorSql(where, distance.sqlFunction))
@@ -200,6 +225,6 @@ export async function createSqliteMemoryRecordStore(
       guarded(() => statements.findUnembedded.all(tenantId, model, Math.max(0, limit))),
 
     setEmbeddings: (tenantId, model, embeddings) =>
-      guarded(() => setEmbeddings.immediate(tenantId, model, embeddings)),
+      written(() => setEmbeddings.immediate(tenantId, model, embeddings)),
   };
 }

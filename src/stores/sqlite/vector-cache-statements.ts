@@ -1,0 +1,92 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { MemoryType } from '../../core/schemas/memory-record.js';
+import type { StableMemoryFields } from '../memory-filter.js';
+
+/** A memory's vector with the columns a filter reads (but `last_accessed`), as the cache loads it. */
+export interface VectorRow {
+  pk: number;
+  tenant_id: string;
+  model: string;
+  vector: Buffer;
+  id: string;
+  valid_to: number | null;
+  namespace: string | null;
+  user_id: string | null;
+  session_id: string | null;
+  agent_id: string | null;
+  document_id: string | null;
+  memory_type: string;
+  topics: string;
+  entities: string;
+  event_date: number | null;
+  created_at: number;
+  pinned: number;
+}
+
+const VECTOR_ROW_SELECT = `SELECT m.pk, m.tenant_id, e.model, e.vector, m.id, m.valid_to, m.namespace, m.user_id,
+  m.session_id, m.agent_id, m.document_id, m.memory_type, m.topics, m.entities, m.event_date, m.created_at, m.pinned
+  FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk`;
+
+/** What the vector cache asks SQLite. */
+export interface VectorCacheStatements {
+  /** Changes when another connection commits (never for this one's own commits). */
+  dataVersion: Statement<[], number>;
+  changeBounds: Statement<[], { oldest: number | null; latest: number | null }>;
+  /** Memories changed after a change-log position, each once. */
+  changedSince: Statement<[number], number>;
+  /** Vector rows of a JSON list of memory pks (any tenant or model). */
+  selectByPks: Statement<[string], VectorRow>;
+  /** Every vector row of a tenant and model. */
+  selectCollection: Statement<[string, string], VectorRow>;
+  /** A tenant's memories (all versions), counted up to a cap. */
+  countTenant: Statement<[string, number], number>;
+  /** Drops change-log entries older than the newest N. */
+  pruneChanges: Statement<[number]>;
+}
+
+export function prepareVectorCacheStatements(database: Database): VectorCacheStatements {
+  return {
+    dataVersion: database.prepare<[], number>('PRAGMA data_version').pluck(),
+    changeBounds: database.prepare(
+      'SELECT min(seq) AS oldest, max(seq) AS latest FROM memory_vector_changes',
+    ),
+    changedSince: database
+      .prepare<[number], number>('SELECT DISTINCT memory_pk FROM memory_vector_changes WHERE seq > ?')
+      .pluck(),
+    selectByPks: database.prepare(`${VECTOR_ROW_SELECT} WHERE m.pk IN (SELECT value FROM json_each(?))`),
+    selectCollection: database.prepare(`${VECTOR_ROW_SELECT} WHERE m.tenant_id = ? AND e.model = ?`),
+    // Stops at the cap: a cheap "is this tenant small?" on its index.
+    countTenant: database
+      .prepare<[string, number], number>(
+        'SELECT count(*) FROM (SELECT 1 FROM memories WHERE tenant_id = ? LIMIT ?)',
+      )
+      .pluck(),
+    pruneChanges: database.prepare(
+      'DELETE FROM memory_vector_changes WHERE seq <= (SELECT max(seq) FROM memory_vector_changes) - ?',
+    ),
+  };
+}
+
+/** Most rows have no topics or entities: they share one empty list, which nothing mutates. */
+const NONE: string[] = [];
+const list = (json: string): string[] => (json === '[]' ? NONE : (JSON.parse(json) as string[]));
+const iso = (epoch: number): string => new Date(epoch).toISOString();
+
+/** The fields of a row a filter reads, in the record form the reference predicate takes. */
+export function toStableFields(row: VectorRow): StableMemoryFields {
+  return {
+    id: row.id,
+    validTo: row.valid_to === null ? null : iso(row.valid_to),
+    namespace: row.namespace,
+    userId: row.user_id,
+    sessionId: row.session_id,
+    agentId: row.agent_id,
+    documentId: row.document_id,
+    memoryType: row.memory_type as MemoryType,
+    topics: list(row.topics),
+    entities: list(row.entities),
+    eventDate: row.event_date === null ? null : iso(row.event_date),
+    createdAt: iso(row.created_at),
+    pinned: row.pinned === 1,
+  };
+}
