@@ -21,10 +21,15 @@ describeSessionStoreConformance('sqlite file', ({ clock }) => {
   return createSqliteStore({ path: join(directory, `store-${files}`, 'sessions.db'), clock });
 });
 
-describeMemoryRecordStoreConformance('sqlite file, sqlite-vec', () => {
-  files += 1;
-  return createSqliteStore({ path: join(directory, `memories-${files}`, 'engram.db') });
-});
+const memoryFile = () => join(directory, `memories-${files}`, 'engram.db');
+describeMemoryRecordStoreConformance(
+  'sqlite file, sqlite-vec',
+  () => {
+    files += 1;
+    return createSqliteStore({ path: memoryFile() });
+  },
+  () => createSqliteStore({ path: memoryFile() }),
+);
 
 describeMemoryRecordStoreConformance('sqlite :memory:, JavaScript distances', () =>
   createSqliteStore({ path: ':memory:', vectorExtension: false }),
