@@ -63,7 +63,7 @@ export interface MemoryRecordStore {
    * - Otherwise from an IVF index (`src/core/vectors/ivf-index.ts`): only records the filter accepts
    *   are candidates (it is never applied after the limit), every distance is exact, and `limit`
    *   results come back whenever that many records match; a true near neighbour can be missed
-   *   (recall@10 ≈ 0.97 on realistic embeddings at 100,000 records: see bench/memory-search.ts).
+   *   (recall@10 ≈ 0.99 on topical embeddings at 100,000 records: see bench/memory-search.ts).
    * - The SQLite driver also searches exactly, in SQL, tenants of at most 5,000 memories and
    *   filters on `lastAccessed` (which its in-process index does not follow).
    */
