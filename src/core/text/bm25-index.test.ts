@@ -29,4 +29,22 @@ describe('Bm25Index', () => {
     expect(index.search('sunrise', 10)).toEqual([]);
     expect(index.size).toBe(3);
   });
+
+  it('keeps the best `limit` hits, ties by id, asking `accept` only about hits that could be kept', () => {
+    const many = new Bm25Index();
+    for (let index = 0; index < 50; index++) many.add(`doc-${String(index).padStart(2, '0')}`, 'kayak trip');
+    many.add('long', 'kayak, kayak!');
+    many.add('other', 'nothing in common');
+    const asked: string[] = [];
+    const hits = many.search('kayak', 3, (id) => {
+      asked.push(id);
+      return id !== 'doc-00';
+    });
+    expect(hits.map((hit) => hit.id)).toEqual(['long', 'doc-01', 'doc-02']);
+    expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? 0);
+    expect(hits[1]?.score).toBe(hits[2]?.score);
+    // Once three ties are kept, a tie with a larger id cannot enter and is never asked about.
+    expect(asked.length).toBeLessThan(10);
+    expect(many.search('kayak', 0)).toEqual([]);
+  });
 });

@@ -80,13 +80,17 @@ export class Bm25Index {
   }
 
   /**
-   * Scores documents matching any query term, best first. `accept` filters by id before ranking
-   * (so filters never shrink a page after the fact).
+   * Scores documents matching any query term, best first (ties by id). `accept` filters by id
+   * before ranking (so filters never shrink a page after the fact). Scores accumulate in a dense
+   * array and only the best `limit` are kept while scanning, so a common term costs one pass over
+   * its postings, not a sort of all of them; `accept` is asked only about documents that would
+   * enter the kept set.
    */
   search(query: string, limit: number, accept: (id: string) => boolean = () => true): Bm25Hit[] {
-    if (this.liveCount === 0) return [];
+    if (this.liveCount === 0 || limit <= 0) return [];
     const averageLength = this.totalLength / this.liveCount || 1;
-    const scores = new Map<number, number>();
+    const scores = new Float64Array(this.documents.length);
+    const matched: number[] = [];
     for (const term of new Set(analyzeText(query))) {
       const list = this.postings.get(term);
       if (!list) continue;
@@ -94,15 +98,63 @@ export class Bm25Index {
       for (const { document, frequency } of list) {
         const length = this.documents[document]?.length ?? 0;
         const normalized = frequency + this.k1 * (1 - this.b + (this.b * length) / averageLength);
-        scores.set(document, (scores.get(document) ?? 0) + (idf * frequency * (this.k1 + 1)) / normalized);
+        if (scores[document] === 0) matched.push(document);
+        scores[document] = (scores[document] ?? 0) + (idf * frequency * (this.k1 + 1)) / normalized;
       }
     }
-    const hits: Bm25Hit[] = [];
-    for (const [slot, score] of scores) {
+    const best = new TopHits(limit);
+    for (const slot of matched) {
       const id = this.documents[slot]?.id;
-      if (id !== undefined && accept(id)) hits.push({ id, score });
+      const score = scores[slot] ?? 0;
+      if (id !== undefined && best.admits(score, id) && accept(id)) best.add({ id, score });
     }
-    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    return hits.slice(0, limit);
+    return best.sorted();
+  }
+}
+
+/** Better first: higher score, then smaller id. */
+const better = (a: Bm25Hit, b: Bm25Hit) => a.score > b.score || (a.score === b.score && a.id < b.id);
+
+/** The best `capacity` hits seen so far, in a binary heap whose root is the worst of them. */
+class TopHits {
+  private readonly heap: Bm25Hit[] = [];
+
+  constructor(private readonly capacity: number) {}
+
+  /** Whether a hit with this score and id would be kept. */
+  admits(score: number, id: string): boolean {
+    const worst = this.heap[0];
+    return this.heap.length < this.capacity || worst === undefined || better({ id, score }, worst);
+  }
+
+  add(hit: Bm25Hit): void {
+    const heap = this.heap;
+    if (heap.length < this.capacity) {
+      heap.push(hit);
+      let index = heap.length - 1;
+      while (index > 0) {
+        const parent = (index - 1) >> 1;
+        if (!better(heap[parent] as Bm25Hit, heap[index] as Bm25Hit)) break;
+        [heap[parent], heap[index]] = [heap[index] as Bm25Hit, heap[parent] as Bm25Hit];
+        index = parent;
+      }
+      return;
+    }
+    heap[0] = hit;
+    let index = 0;
+    for (;;) {
+      const left = 2 * index + 1;
+      const right = left + 1;
+      let worst = index;
+      if (left < heap.length && better(heap[worst] as Bm25Hit, heap[left] as Bm25Hit)) worst = left;
+      if (right < heap.length && better(heap[worst] as Bm25Hit, heap[right] as Bm25Hit)) worst = right;
+      if (worst === index) return;
+      [heap[worst], heap[index]] = [heap[index] as Bm25Hit, heap[worst] as Bm25Hit];
+      index = worst;
+    }
+  }
+
+  sorted(): Bm25Hit[] {
+    return [...this.heap].sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
   }
 }
