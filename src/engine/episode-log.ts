@@ -30,6 +30,7 @@ export interface Episode {
 /** Episodes: what happened in past sessions, searchable per user. */
 export interface EpisodeLog {
   record(tenantId: string, input: EpisodeInput): Promise<Episode>;
+  /** Best first; `score` is the search relevance in [0, 1]. */
   search(
     tenantId: string,
     request: { userId: string; query: string; limit?: number; agentId?: string },
@@ -90,7 +91,7 @@ export function createEpisodeLog(memories: LongTermMemory, clock: () => Date): E
           ...(request.agentId ? { agentId: { eq: request.agentId } } : {}),
         },
       });
-      return hits.map((hit) => ({ episode: toEpisode(hit.memory), score: hit.score }));
+      return hits.map((hit) => ({ episode: toEpisode(hit.memory), score: hit.relevance }));
     },
   };
 }

@@ -71,7 +71,7 @@ export function createEpisodicSource(episodes: EpisodeLog): MemorySource {
       return found.map(({ episode, score }) => ({
         id: episode.id,
         text: [episode.summary, ...episode.keyFacts.map((fact) => `(${fact})`)].join(' '),
-        score: Math.min(1, score * 30),
+        score,
         date: episode.endedAt.slice(0, 10),
       }));
     },

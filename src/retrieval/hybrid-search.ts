@@ -3,10 +3,19 @@ import { ValidationError } from '../core/errors.js';
 import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-record.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { MemoryRecordStore } from '../stores/memory-record-store.js';
+import { addNeighborContext } from './add-neighbor-context.js';
+import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
 import { fuseRankings } from './fuse-rankings.js';
+import { fuseScores } from './fuse-scores.js';
+import { mentionsEntity } from './mentions-entity.js';
 
 /** Largest candidate pool per ranking; also the cap on `total` for text or thresholded searches. */
 export const MAX_SEARCH_POOL = 10_000;
+/**
+ * Smallest candidate pool per ranking (else 4 × offset + limit). Neighbour context is found among
+ * the candidates, so a deeper pool holds more of each hit's true neighbours.
+ */
+export const MIN_SEARCH_POOL = 200;
 
 export const searchRequestSchema = z.object({
   /** The query; empty means "filters only", newest first. */
@@ -15,12 +24,37 @@ export const searchRequestSchema = z.object({
   limit: z.number().int().min(1).max(1_000).default(10),
   offset: z.number().int().min(0).max(MAX_SEARCH_POOL).default(0),
   mode: z.enum(['hybrid', 'text', 'vector']).default('hybrid'),
+  /**
+   * How the text and vector rankings combine: `score`, a weighted sum of normalized scores (BM25 ÷
+   * best BM25, similarity scaled over the vector candidates), or `rrf`, reciprocal rank fusion.
+   */
+  fusion: z.enum(['score', 'rrf']).default('score'),
   /** Cosine distance above which vector matches are dropped (0 = identical, 2 = opposite). */
   distanceThreshold: z.number().min(0).max(2).optional(),
-  /** Weights of the two rankings in reciprocal rank fusion. */
+  /** Weights of the two rankings; defaults: text 1, vector 0.25 (`score`) or 1 (`rrf`). */
   weights: z
-    .object({ text: z.number().nonnegative().default(1), vector: z.number().nonnegative().default(1) })
-    .default({ text: 1, vector: 1 }),
+    .object({ text: z.number().nonnegative().optional(), vector: z.number().nonnegative().optional() })
+    .default({}),
+  /**
+   * Conversational context: the `sources` best candidates lend `weight` of their score to the
+   * candidates up to `window` turns before and after them in the same session (halving per step).
+   * `window: 0` turns it off.
+   */
+  neighbors: z
+    .object({
+      window: z.number().int().min(0).max(10).default(2),
+      weight: z.number().min(0).max(1).default(0.5),
+      sources: z.number().int().min(1).max(100).default(3),
+    })
+    .default({ window: 2, weight: 0.5, sources: 3 }),
+  /**
+   * Added to the fused score of memories whose `eventDate` (else `createdAt`) falls on a date the
+   * query names ("on 3 May, 2023", "in July 2023"); those phrases are then left out of the matching
+   * text. 0 turns date recognition off.
+   */
+  dateBoost: z.number().min(0).max(10).default(0.5),
+  /** Added to the fused score of memories with an `entities` entry that the query names; 0 = off. */
+  entityBoost: z.number().min(0).max(10).default(0.2),
   /** Boosts recent memories: score × (1 + weight × 0.5^(age / halfLife)). Off by default. */
   recency: z
     .object({
@@ -35,7 +69,7 @@ export type SearchRequest = z.input<typeof searchRequestSchema>;
 /** One search hit with every ranking signal that placed it. */
 export interface SearchHit {
   memory: MemoryRecord;
-  /** Final score, higher is better (fused rank score with the recency factor applied). */
+  /** Final score, higher is better: fused + date + entity + context scores, × the recency factor. */
   score: number;
   /** `score` scaled to [0, 1]: 1 = ranked first by every ranking that ran. */
   relevance: number;
@@ -44,6 +78,12 @@ export interface SearchHit {
   vectorRank: number | null;
   /** Cosine distance to the query, when the vector ranking saw the record. */
   distance: number | null;
+  /** What the query's dates added (`dateBoost` when the memory's date matched, else 0). */
+  dateScore: number;
+  /** What naming one of its entities added (`entityBoost` when the query names one, else 0). */
+  entityScore: number;
+  /** What neighbouring turns of the same session lent it (see `neighbors`). */
+  contextScore: number;
   recencyFactor: number;
 }
 
@@ -53,11 +93,15 @@ export interface SearchResult {
   total: number;
 }
 
+type ParsedSearch = z.output<typeof searchRequestSchema>;
+
 const DAY_MS = 86_400_000;
 
 /**
- * Hybrid search: BM25 and vector KNN over the same filtered records, fused by reciprocal rank,
- * optionally boosted by recency, ranked first and paged after (so pages are consistent).
+ * Hybrid search: BM25 and vector KNN over the same filtered records, fused (normalized scores or
+ * reciprocal rank), boosted for dates and entities the query names, given conversational context
+ * from adjacent turns, optionally boosted by recency, ranked first and paged after (so pages are
+ * consistent). See docs/long-term-memory.md, "Hybrid search".
  */
 export async function hybridSearch(
   store: MemoryRecordStore,
@@ -77,22 +121,28 @@ export async function hybridSearch(
     });
     return { hits: memories.map((memory) => plainHit(memory)), total };
   }
+  const dates = request.dateBoost > 0 ? extractQueryDates(query) : { spans: [], text: query };
+  const matchText = dates.text === '' ? query : dates.text;
+  const weights = {
+    text: request.weights.text ?? 1,
+    vector: request.weights.vector ?? (request.fusion === 'score' ? 0.25 : 1),
+  };
 
-  const pool = Math.min(MAX_SEARCH_POOL, Math.max(100, (request.offset + request.limit) * 4));
+  const pool = Math.min(MAX_SEARCH_POOL, Math.max(MIN_SEARCH_POOL, (request.offset + request.limit) * 4));
   const thresholded = request.distanceThreshold !== undefined;
   const [textHits, vectorHits] = await Promise.all([
     request.mode === 'vector'
       ? []
       : store.searchText(
           tenantId,
-          query,
+          matchText,
           request.filter,
           thresholded || request.mode === 'text' ? MAX_SEARCH_POOL : pool,
         ),
     request.mode === 'text'
       ? []
       : embedder
-          .embed([query])
+          .embed([matchText])
           .then(([vector]) =>
             store.searchVector(
               tenantId,
@@ -108,10 +158,11 @@ export async function hybridSearch(
       ? vectorHits
       : vectorHits.filter((hit) => hit.distance <= (request.distanceThreshold as number));
 
-  const fused = fuseRankings(
-    [textHits, vectorMatches.map((hit) => ({ id: hit.id, score: -hit.distance }))],
-    [request.weights.text, request.weights.vector],
-  );
+  const rankings = [textHits, vectorMatches.map((hit) => ({ id: hit.id, score: -hit.distance }))];
+  const fused =
+    request.fusion === 'rrf'
+      ? fuseRankings(rankings, [weights.text, weights.vector])
+      : fuseScores(rankings, [weights.text, weights.vector], ['max', 'range']);
   const total = await countMatches(
     store,
     tenantId,
@@ -124,49 +175,71 @@ export async function hybridSearch(
 
   const textScores = new Map(textHits.map((hit) => [hit.id, hit.score]));
   const distances = new Map(vectorMatches.map((hit) => [hit.id, hit.distance]));
-  // The best possible fused score: first place in every ranking that ran.
+  // The best possible fused score: first place in every ranking that ran (and a date match).
   const rankingsRun =
-    (request.mode === 'vector' ? 0 : request.weights.text) +
-    (request.mode === 'text' ? 0 : request.weights.vector);
-  const maxScore = rankingsRun / 61 || 1;
-  let ranked = fused;
+    (request.mode === 'vector' ? 0 : weights.text) + (request.mode === 'text' ? 0 : weights.vector);
+  const maxScore =
+    (request.fusion === 'rrf' ? rankingsRun / 61 : rankingsRun) +
+      (dates.spans.length > 0 ? request.dateBoost : 0) || 1;
   const recency = request.recency;
+  const neighbors = request.neighbors.window > 0 && request.neighbors.weight > 0;
+  // Dates, entities, neighbours and recency reorder, so they must see the whole pool before paging.
+  const reorders = recency.weight > 0 || dates.spans.length > 0 || neighbors || request.entityBoost > 0;
+  const ranked = reorders ? fused : fused.slice(request.offset, request.offset + request.limit);
   const records = new Map<string, MemoryRecord>();
-  if (recency.weight > 0) {
-    // Recency changes the order, so it must see the whole pool before paging.
-    for (const memory of await store.getMemories(
-      tenantId,
-      fused.map((hit) => hit.id),
-    ))
-      records.set(memory.id, memory);
-  } else {
-    ranked = fused.slice(request.offset, request.offset + request.limit);
-    for (const memory of await store.getMemories(
-      tenantId,
-      ranked.map((hit) => hit.id),
-    ))
-      records.set(memory.id, memory);
-  }
-  const scored = ranked.flatMap((hit): SearchHit[] => {
+  for (const memory of await store.getMemories(
+    tenantId,
+    ranked.map((hit) => hit.id),
+  ))
+    records.set(memory.id, memory);
+
+  const namesEntity = mentionsEntity(query);
+  const candidates = ranked.flatMap((hit) => {
     const memory = records.get(hit.id);
     if (!memory) return [];
-    const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
-    return [
-      {
-        memory,
-        score: hit.score * factor,
-        relevance: Math.min(1, hit.score / maxScore),
-        textRank: hit.ranks[0] ?? null,
-        textScore: textScores.get(hit.id) ?? null,
-        vectorRank: hit.ranks[1] ?? null,
-        distance: distances.get(hit.id) ?? null,
-        recencyFactor: factor,
-      },
-    ];
+    const dateScore = matchesDates(memory, dates.spans) ? request.dateBoost : 0;
+    const entityScore = request.entityBoost > 0 && namesEntity(memory.entities) ? request.entityBoost : 0;
+    return [{ hit, memory, dateScore, entityScore, own: hit.score + dateScore + entityScore }];
   });
-  if (recency.weight > 0) scored.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
-  const hits = recency.weight > 0 ? scored.slice(request.offset, request.offset + request.limit) : scored;
-  return { hits, total };
+  const context = neighbors
+    ? addNeighborContext(
+        candidates.map(({ memory, own }) => ({
+          id: memory.id,
+          score: own,
+          sessionId: memory.sessionId,
+          createdAt: memory.createdAt,
+        })),
+        request.neighbors,
+      )
+    : new Map<string, number>();
+  const scored = candidates.map(({ hit, memory, dateScore, entityScore, own }): SearchHit => {
+    const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
+    const contextScore = context.get(memory.id) ?? 0;
+    const score = (own + contextScore) * factor;
+    return {
+      memory,
+      score,
+      relevance: Math.min(1, (own + contextScore) / maxScore),
+      textRank: hit.ranks[0] ?? null,
+      textScore: textScores.get(hit.id) ?? null,
+      vectorRank: hit.ranks[1] ?? null,
+      distance: distances.get(hit.id) ?? null,
+      dateScore,
+      entityScore,
+      contextScore,
+      recencyFactor: factor,
+    };
+  });
+  if (!reorders) return { hits: scored, total };
+  scored.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
+  return { hits: scored.slice(request.offset, request.offset + request.limit), total };
+}
+
+/** Whether the memory's date (its event date, else its creation) lies in one of the spans. */
+function matchesDates(memory: MemoryRecord, spans: readonly DateSpan[]): boolean {
+  if (spans.length === 0) return false;
+  const time = Date.parse(memory.eventDate ?? memory.createdAt);
+  return spans.some((span) => time >= span.start && time < span.end);
 }
 
 /**
@@ -176,7 +249,7 @@ export async function hybridSearch(
 async function countMatches(
   store: MemoryRecordStore,
   tenantId: string,
-  request: z.output<typeof searchRequestSchema>,
+  request: ParsedSearch,
   fusedCount: number,
   textCount: number,
   vectorCount: number,
@@ -208,6 +281,9 @@ function plainHit(memory: MemoryRecord): SearchHit {
     textScore: null,
     vectorRank: null,
     distance: null,
+    dateScore: 0,
+    entityScore: 0,
+    contextScore: 0,
     recencyFactor: 1,
   };
 }

@@ -1,0 +1,149 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ValidationError } from '../core/errors.js';
+import type { MemoryRecordInput } from '../core/schemas/memory-record.js';
+import { createLongTermMemory } from '../engine/long-term-memory.js';
+import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
+import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
+import { createMemoryRecordStore } from '../stores/memory/memory-record-store.js';
+import { hybridSearch, type SearchRequest } from './hybrid-search.js';
+
+let embedder: EmbeddingProvider;
+beforeAll(async () => {
+  embedder = await createStaticEmbeddingProvider();
+});
+
+const tenant = 'acme';
+const now = new Date('2024-06-01T00:00:00Z');
+
+/** A store holding `inputs`, and a search over it. */
+async function setup(inputs: MemoryRecordInput[]) {
+  const store = createMemoryRecordStore();
+  await createLongTermMemory(store, embedder).create(tenant, inputs);
+  return (request: SearchRequest) => hybridSearch(store, embedder, tenant, request, now);
+}
+
+/** Turns of one chat session, a second apart. */
+const session = (sessionId: string, start: string, texts: string[]): MemoryRecordInput[] =>
+  texts.map((text, index) => ({
+    id: `${sessionId}-${index}`,
+    text,
+    memoryType: 'message',
+    sessionId,
+    createdAt: new Date(Date.parse(start) + index * 1_000).toISOString(),
+  }));
+
+describe('hybridSearch', () => {
+  it('lets an answer that shares no word with the query rank through the turn before it', async () => {
+    const search = await setup([
+      ...session('s1', '2024-05-01T10:00:00Z', [
+        'Ada: How was the picnic by the lake on Sunday?',
+        'Bob: We played frisbee until sunset.',
+        'Ada: Sounds lovely.',
+      ]),
+      ...session('s2', '2024-05-02T10:00:00Z', [
+        'Carol: Did you send the quarterly tax forms?',
+        'Dan: Yes, the accountant has them now.',
+        'Carol: Great, the audit can start on Monday morning then.',
+      ]),
+    ]);
+    const withContext = await search({ text: 'What did they do at the picnic?', limit: 6 });
+    const ids = withContext.hits.map((hit) => hit.memory.id);
+    expect(ids.slice(0, 2)).toEqual(['s1-0', 's1-1']);
+    const answer = withContext.hits[1];
+    expect(answer?.textRank).toBeNull();
+    expect(answer?.contextScore).toBeGreaterThan(0);
+    // From the best hit alone: the turn after gets half its own score, the one after that a quarter.
+    const single = await search({ text: 'What did they do at the picnic?', neighbors: { sources: 1 } });
+    const context = Object.fromEntries(single.hits.map((hit) => [hit.memory.id, hit.contextScore]));
+    const question = single.hits[0];
+    const questionOwn = (question?.score ?? 0) - (question?.contextScore ?? 0);
+    expect(question?.memory.id).toBe('s1-0');
+    expect(context['s1-1']).toBeCloseTo(0.5 * questionOwn);
+    expect(context['s1-2']).toBeCloseTo(0.25 * questionOwn);
+    expect(context['s2-0']).toBe(0);
+
+    const without = await search({
+      text: 'What did they do at the picnic?',
+      limit: 6,
+      neighbors: { window: 0 },
+    });
+    expect(without.hits.every((hit) => hit.contextScore === 0)).toBe(true);
+    const answerWithout = without.hits.find((hit) => hit.memory.id === 's1-1');
+    expect(answerWithout?.score).toBeLessThan(answer?.score ?? 0);
+  });
+
+  it('boosts memories dated on the day or month the query names, and matches the rest of the text', async () => {
+    const search = await setup([
+      { id: 'march', text: 'Ada had sushi for dinner with her sister.', eventDate: '2023-03-03T19:00:00Z' },
+      { id: 'may', text: 'Ada had dinner at home.', eventDate: '2023-05-03T19:00:00Z' },
+      { id: 'undated', text: 'Ada had sushi for dinner.', createdAt: '2023-05-03T20:00:00Z' },
+    ]);
+    const { hits } = await search({ text: 'What did Ada have for dinner on 3 May, 2023?' });
+    // "sushi … with her sister" matches no better than the others, and its date is wrong: last.
+    expect(hits.map((hit) => hit.memory.id)[2]).toBe('march');
+    expect(Object.fromEntries(hits.map((hit) => [hit.memory.id, hit.dateScore]))).toEqual({
+      may: 0.5,
+      undated: 0.5,
+      march: 0,
+    });
+    const month = await search({ text: 'dinner with her sister in March 2023', dateBoost: 2 });
+    expect(month.hits[0]?.memory.id).toBe('march');
+    expect(month.hits[0]?.dateScore).toBe(2);
+    const off = await search({ text: 'What did Ada have for dinner on 3 May, 2023?', dateBoost: 0 });
+    expect(off.hits.every((hit) => hit.dateScore === 0)).toBe(true);
+  });
+
+  it('boosts memories whose entities the query names', async () => {
+    const search = await setup([
+      { id: 'ada', text: 'I went hiking in the Alps last summer.', entities: ['Ada'] },
+      { id: 'bob', text: 'Ada, I went hiking in the Alps too!', entities: ['Bob'] },
+    ]);
+    const query = 'Where did Ada go hiking?';
+    const plain = await search({ text: query, entityBoost: 0 });
+    expect(plain.hits[0]?.memory.id).toBe('bob');
+    const boosted = await search({ text: query, entityBoost: 2 });
+    expect(boosted.hits.map((hit) => [hit.memory.id, hit.entityScore])).toEqual([
+      ['ada', 2],
+      ['bob', 0],
+    ]);
+    const byDefault = await search({ text: query });
+    expect(byDefault.hits.find((hit) => hit.memory.id === 'ada')?.entityScore).toBe(0.2);
+  });
+
+  it('fuses by normalized scores by default, by reciprocal rank on request', async () => {
+    const search = await setup([
+      { id: 'a', text: 'The violin lesson moved to Thursday.' },
+      { id: 'b', text: 'Violin strings and violin rosin are on the shopping list.' },
+      { id: 'c', text: 'The garden needs watering.' },
+    ]);
+    const scored = await search({ text: 'violin', neighbors: { window: 0 } });
+    const top = scored.hits[0];
+    expect(top?.textRank).toBe(1);
+    // First in the text ranking is worth weights.text = 1; the vector part adds at most 0.25.
+    expect(top?.score).toBeGreaterThanOrEqual(1);
+    expect(top?.score).toBeLessThanOrEqual(1.25);
+    expect(scored.hits.every((hit) => hit.relevance >= 0 && hit.relevance <= 1)).toBe(true);
+    const rrf = await search({ text: 'violin', fusion: 'rrf', neighbors: { window: 0 } });
+    expect(rrf.hits[0]?.score).toBeLessThanOrEqual(2 / 61);
+    expect(
+      rrf.hits
+        .map((hit) => hit.memory.id)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['a', 'b']);
+  });
+
+  it('rejects out-of-range options', async () => {
+    const search = await setup([{ text: 'anything' }]);
+    for (const request of [
+      { text: 'x', neighbors: { window: -1 } },
+      { text: 'x', neighbors: { weight: 2 } },
+      { text: 'x', neighbors: { sources: 0 } },
+      { text: 'x', dateBoost: 11 },
+      { text: 'x', entityBoost: -1 },
+      { text: 'x', fusion: 'sum' },
+    ]) {
+      await expect(search(request as SearchRequest)).rejects.toBeInstanceOf(ValidationError);
+    }
+  });
+});
