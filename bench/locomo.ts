@@ -27,8 +27,9 @@ const turnText = (turn: LocomoConversation['turns'][number]) => `${turn.speaker}
 
 /**
  * Stores a conversation's turns as `message` memories, as a chat application would: each turn with
- * its speaker, its session, the session's date as `eventDate`, and its own creation time (LoCoMo
- * dates sessions, not turns, so turn i of a session is stamped i seconds after the session start).
+ * its speaker (in the text and as an entity), its session, the session's date as `eventDate`, and
+ * its own creation time (LoCoMo dates sessions, not turns, so turn i of a session is stamped i
+ * seconds after the session start).
  */
 async function ingest(
   engram: Engram,
@@ -43,6 +44,7 @@ async function ingest(
       id: `${conversation.id}${suffix}:${turn.id}`,
       text: turnText(turn) + (suffix ? ` ${suffix}` : ''),
       memoryType: 'message' as const,
+      entities: [turn.speaker],
       userId,
       sessionId: `${conversation.id}${suffix}:session_${turn.session}`,
       createdAt: new Date(Date.parse(turn.date) + position * 1_000).toISOString(),
