@@ -1,3 +1,5 @@
+import { fuseLists } from './fuse-lists.js';
+
 /** One ranked list's entry. */
 export interface RankedId {
   id: string;
@@ -22,19 +24,5 @@ export function fuseRankings(
   weights?: readonly number[],
   k = 60,
 ): FusedHit[] {
-  const fused = new Map<string, FusedHit>();
-  lists.forEach((list, listIndex) => {
-    const weight = weights?.[listIndex] ?? 1;
-    list.forEach((entry, position) => {
-      let hit = fused.get(entry.id);
-      if (!hit) {
-        hit = { id: entry.id, score: 0, ranks: lists.map(() => null) };
-        fused.set(entry.id, hit);
-      }
-      if (hit.ranks[listIndex] !== null) return;
-      hit.ranks[listIndex] = position + 1;
-      hit.score += weight / (k + position + 1);
-    });
-  });
-  return [...fused.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  return fuseLists(lists, (listIndex, _entry, position) => (weights?.[listIndex] ?? 1) / (k + position + 1));
 }

@@ -1,3 +1,4 @@
+import { fuseLists } from './fuse-lists.js';
 import type { FusedHit, RankedId } from './fuse-rankings.js';
 
 /** How one ranking's scores are brought to [0, 1] before they are weighted and summed. */
@@ -19,24 +20,15 @@ export function fuseScores(
   weights: readonly number[],
   scales: readonly ScoreScale[],
 ): FusedHit[] {
-  const fused = new Map<string, FusedHit>();
-  lists.forEach((list, listIndex) => {
-    const weight = weights[listIndex] ?? 1;
+  const bounds = lists.map((list, listIndex) => {
     const best = list[0]?.score ?? 0;
     const worst = scales[listIndex] === 'range' ? (list[list.length - 1]?.score ?? 0) : 0;
-    const span = best - worst;
-    list.forEach((entry, position) => {
-      let hit = fused.get(entry.id);
-      if (!hit) {
-        hit = { id: entry.id, score: 0, ranks: lists.map(() => null) };
-        fused.set(entry.id, hit);
-      }
-      if (hit.ranks[listIndex] !== null) return;
-      hit.ranks[listIndex] = position + 1;
-      // A one-entry list (or all-equal scores) puts every entry at the top.
-      const normalized = span > 0 ? Math.max(0, (entry.score - worst) / span) : 1;
-      hit.score += weight * normalized;
-    });
+    return { worst, span: best - worst };
   });
-  return [...fused.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  return fuseLists(lists, (listIndex, entry) => {
+    const { worst, span } = bounds[listIndex] ?? { worst: 0, span: 0 };
+    // A one-entry list (or all-equal scores) puts every entry at the top.
+    const normalized = span > 0 ? Math.max(0, (entry.score - worst) / span) : 1;
+    return (weights[listIndex] ?? 1) * normalized;
+  });
 }
