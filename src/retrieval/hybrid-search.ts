@@ -257,7 +257,7 @@ async function countMatches(
 ): Promise<number> {
   const unbounded = request.distanceThreshold === undefined;
   if (request.mode !== 'text' && unbounded && (vectorCount >= pool || textCount >= pool)) {
-    return (await store.listMemories(tenantId, request.filter, { limit: 1, offset: 0 })).total;
+    return await store.countMemories(tenantId, request.filter);
   }
   return fusedCount;
 }

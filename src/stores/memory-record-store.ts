@@ -41,6 +41,8 @@ export interface MemoryRecordStore {
    * versions of a deleted record stay as they are.
    */
   deleteMemories(tenantId: string, ids: string[]): Promise<number>;
+  /** How many records match `filter`: `listMemories`' total without ordering or fetching any. */
+  countMemories(tenantId: string, filter: MemoryFilter): Promise<number>;
   listMemories(
     tenantId: string,
     filter: MemoryFilter,

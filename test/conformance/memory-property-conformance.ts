@@ -139,6 +139,7 @@ export function describeMemoryPropertyConformance(factory: () => Promise<EngramS
                 .sort(compareMemoryOrder(page.order ?? 'created_desc'));
               const listed = await store.memories.listMemories(TENANT, filter, page);
               expect(listed.total).toBe(accepted.length);
+              expect(await store.memories.countMemories(TENANT, filter)).toBe(accepted.length);
               expect(idsOf(listed.memories)).toEqual(
                 idsOf(accepted.slice(page.offset, page.offset + page.limit)),
               );

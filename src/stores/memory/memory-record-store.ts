@@ -230,6 +230,14 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       return deleted;
     },
 
+    async countMemories(tenantId, filter) {
+      ensureOpen();
+      const accept = compileMemoryFilter(filter);
+      let count = 0;
+      for (const { record } of tenants.get(tenantId)?.entries.values() ?? []) if (accept(record)) count++;
+      return count;
+    },
+
     async listMemories(tenantId, filter, page) {
       ensureOpen();
       const { limit, offset, order } = pageBounds(page);

@@ -139,6 +139,11 @@ export async function createSqliteMemoryRecordStore(
   });
 
   // One read transaction: the page and the count see the same snapshot.
+  const count = (tenantId: string, filter: MemoryFilter): number => {
+    const where = memoryFilterSql(tenantId, filter);
+    return cache.get<{ total: number }>(countSql(where)).get(where.parameters)?.total ?? 0;
+  };
+
   const list = database.transaction((tenantId: string, filter: MemoryFilter, page: MemoryPage) => {
     const { limit, offset, order } = pageBounds(page);
     const where = memoryFilterSql(tenantId, filter);
@@ -186,6 +191,7 @@ export async function createSqliteMemoryRecordStore(
 
     deleteMemories: (tenantId, ids) => written(() => deleteMemories.immediate(tenantId, ids)),
 
+    countMemories: (tenantId, filter) => guarded(() => count(tenantId, filter)),
     listMemories: (tenantId, filter, page) => guarded(() => list(tenantId, filter, page)),
 
     searchText: (tenantId, query, filter, limit) =>
