@@ -95,7 +95,20 @@ export function compareMemoryOrder(
   const key = order === 'last_accessed_desc' ? 'lastAccessed' : 'createdAt';
   const direction = order === 'created_asc' ? 1 : -1;
   return (left, right) =>
-    direction * (Date.parse(left[key]) - Date.parse(right[key]) || compareCodePoints(left.id, right.id));
+    direction * (compareInstants(left[key], right[key]) || compareCodePoints(left.id, right.id));
+}
+
+const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * Orders two ISO timestamps. Stored times are canonical UTC (`toISOString()`), whose text order is
+ * their time order, so sorting 100,000 records needs no date parsing; anything else is parsed.
+ */
+function compareInstants(left: string, right: string): number {
+  if (left.length === 24 && right.length === 24 && CANONICAL_ISO.test(left) && CANONICAL_ISO.test(right)) {
+    return left < right ? -1 : left > right ? 1 : 0;
+  }
+  return Date.parse(left) - Date.parse(right);
 }
 
 /** Oldest first, by creation time then id: the order of `findUnembedded`. */
