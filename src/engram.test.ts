@@ -43,6 +43,21 @@ describe('createEngram', () => {
     await engram.close();
   });
 
+  it('put returns exactly the messages a later get reads, seqs included, also on a replace', async () => {
+    const engram = await engramWith();
+    await engram.sessions.put(session, { messages: [{ role: 'user', content: 'first' }] });
+    const replaced = await engram.sessions.put(session, {
+      messages: [
+        { role: 'user', content: 'second' },
+        { role: 'assistant', content: 'third' },
+      ],
+    });
+    const read = await engram.sessions.get(session);
+    expect(replaced.messages).toEqual(read?.messages);
+    expect(replaced.messages.map((message) => message.seq)).toEqual([2, 3]);
+    await engram.close();
+  });
+
   it('reads only the newest messages that can fit, not the whole session', async () => {
     const store = countingStore(createMemoryStore());
     const engram = await engramWith(store);

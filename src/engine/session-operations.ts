@@ -127,8 +127,12 @@ export function createSessionOperations(
         },
         expectedVersion === undefined ? {} : { expectedVersion },
       );
-      const stored = await store.readMessages(key, { order: 'oldest-first' });
-      return { ...state, messages: stored };
+      // A replace numbers its messages so that the last one is `lastSeq`: no need to read them back.
+      const firstSeq = state.lastSeq - messages.length + 1;
+      return {
+        ...state,
+        messages: messages.map((message, index) => ({ ...message, seq: firstSeq + index })),
+      };
     },
 
     async append(ref, messages, options = {}) {

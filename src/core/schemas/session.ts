@@ -60,11 +60,6 @@ export interface SessionWorkingSet {
   removed: string[];
 }
 
-export const sessionWorkingSetSchema = z.object({
-  pinned: z.array(z.string().min(1).max(128)).max(1_000),
-  removed: z.array(z.string().min(1).max(128)).max(10_000),
-});
-
 /** Session state without its messages; messages are read separately, newest first when assembling. */
 export interface SessionState extends SessionKey {
   data: JsonObject | null;

@@ -101,8 +101,3 @@ export function resolveModel(name: string): ModelInfo {
   cache.set(name, info);
   return info;
 }
-
-/** True when `name` resolves to a known model. */
-export function isKnownModel(name: string): boolean {
-  return rules.some((rule) => rule.pattern.test(name));
-}
