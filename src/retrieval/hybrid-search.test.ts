@@ -133,6 +133,75 @@ describe('hybridSearch', () => {
     ).toEqual(['a', 'b']);
   });
 
+  it('boosts recent memories when asked, and only then, on the chosen date field', async () => {
+    // Same text, two sessions: equally relevant, so only recency can separate them. The older
+    // memory was accessed more recently.
+    const text = 'Booked a table at the harbour restaurant.';
+    const search = await setup([
+      {
+        id: 'old',
+        text,
+        sessionId: 's1',
+        createdAt: '2023-06-01T00:00:00Z',
+        lastAccessed: '2024-05-31T00:00:00Z',
+      },
+      {
+        id: 'new',
+        text,
+        sessionId: 's2',
+        createdAt: '2024-05-30T00:00:00Z',
+        lastAccessed: '2024-01-01T00:00:00Z',
+      },
+    ]);
+    const query = { text: 'harbour restaurant table', neighbors: { window: 0 } };
+    const plain = await search(query);
+    expect(plain.hits.every((hit) => hit.recencyFactor === 1)).toBe(true);
+    const byCreation = await search({
+      ...query,
+      recency: { weight: 1, halfLifeDays: 30, field: 'createdAt' },
+    });
+    expect(byCreation.hits.map((hit) => hit.memory.id)).toEqual(['new', 'old']);
+    expect(byCreation.hits[0]?.recencyFactor).toBeGreaterThan(byCreation.hits[1]?.recencyFactor ?? 0);
+    const byAccess = await search({
+      ...query,
+      recency: { weight: 1, halfLifeDays: 30, field: 'lastAccessed' },
+    });
+    expect(byAccess.hits.map((hit) => hit.memory.id)).toEqual(['old', 'new']);
+  });
+
+  it('drops vector matches beyond the distance threshold and counts only what is left', async () => {
+    const search = await setup([
+      { id: 'pet', text: 'We adopted a puppy from the shelter.' },
+      { id: 'dog', text: 'Our new dog loves long walks.' },
+      { id: 'tax', text: 'Quarterly tax forms are due in April.' },
+    ]);
+    const all = await search({ text: 'getting a new puppy', mode: 'vector', neighbors: { window: 0 } });
+    expect(all.total).toBe(3);
+    const near = await search({
+      text: 'getting a new puppy',
+      mode: 'vector',
+      distanceThreshold: 0.7,
+      neighbors: { window: 0 },
+    });
+    const ids = near.hits.map((hit) => hit.memory.id);
+    expect(ids).toContain('pet');
+    expect(ids).not.toContain('tax');
+    expect(near.total).toBe(ids.length);
+    expect(near.hits.every((hit) => (hit.distance ?? 2) <= 0.7)).toBe(true);
+  });
+
+  it('text mode finds only word matches, with an exact total', async () => {
+    const search = await setup([
+      { id: 'a', text: 'The violin lesson moved to Thursday.' },
+      { id: 'b', text: 'Violin strings are on the shopping list.' },
+      { id: 'c', text: 'The cello needs new strings.' },
+    ]);
+    const result = await search({ text: 'violin', mode: 'text', neighbors: { window: 0 } });
+    expect(result.hits.map((hit) => hit.memory.id).sort()).toEqual(['a', 'b']);
+    expect(result.total).toBe(2);
+    expect(result.hits.every((hit) => hit.distance === null)).toBe(true);
+  });
+
   it('rejects out-of-range options', async () => {
     const search = await setup([{ text: 'anything' }]);
     for (const request of [
