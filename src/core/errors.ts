@@ -99,13 +99,13 @@ export class NotFoundError extends EngramError {
 
 /** Optimistic concurrency failure: the caller's `expectedVersion` is not the stored one. */
 export class VersionConflictError extends EngramError {
-  constructor(expected: number, actual: number | null) {
+  constructor(expected: number, actual: number | null, what = 'session') {
     super(
       'version_conflict',
       'conflict',
       actual === null
-        ? `Expected version ${expected} but the session does not exist`
-        : `Expected version ${expected} but the session is at version ${actual}`,
+        ? `Expected version ${expected} but the ${what} does not exist`
+        : `Expected version ${expected} but the ${what} is at version ${actual}`,
       { details: { expected, actual } },
     );
     this.name = 'VersionConflictError';

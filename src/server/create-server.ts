@@ -9,6 +9,8 @@ import Fastify, {
 import { type Logger, pino } from 'pino';
 import type { Engram } from '../engram.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
+import { createAuthenticator } from './auth/authenticator.js';
+import { authorize, type Principal, permissionOf } from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
@@ -75,8 +77,14 @@ export function createServer(options: ServerOptions): EngramServer {
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  const authenticate = createAuthenticator(config, engram);
+  app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    const permission = permissionOf(request.method, request.routeOptions.config.permission);
+    if (permission === 'public') return;
+    request.principal = await authenticate(request);
+    authorize(request, permission);
   });
   // While draining, answered connections close instead of idling until the keep-alive timeout.
   app.addHook('onSend', async (_request, reply) => {

@@ -18,9 +18,10 @@ export function registerSystemRoutes(
   app: FastifyInstance,
   options: { engram: Engram; registry: Registry; isClosing: () => boolean },
 ): void {
-  app.get('/v1/health', async () => ({ now: Date.now() }));
+  const config = { permission: 'public' as const };
+  app.get('/v1/health', { config }, async () => ({ now: Date.now() }));
 
-  app.get('/ready', async (request, reply) => {
+  app.get('/ready', { config }, async (request, reply) => {
     if (options.isClosing()) return reply.status(503).send({ status: 'shutting_down' });
     try {
       await options.engram.store.getSession(probeKey);
@@ -31,7 +32,7 @@ export function registerSystemRoutes(
     }
   });
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', { config: { permission: 'admin' } }, async (_request, reply) => {
     const text = await options.registry.metrics();
     return reply.header('content-type', options.registry.contentType).send(text);
   });

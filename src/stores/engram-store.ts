@@ -1,9 +1,14 @@
+import type { DocumentStore } from './document-store.js';
 import type { MemoryRecordStore } from './memory-record-store.js';
 import type { SessionStore } from './session-store.js';
 
 /**
  * What a driver factory returns: the session store, with the long-term memory store of the same
- * backend (same process memory, or same SQLite file) as `memories`. `close()` releases both once;
- * afterwards calls to either reject with StoreError.
+ * backend (same process memory, or same SQLite file) as `memories` and its keyed JSON documents
+ * (agents, API keys, traces) as `documents`. `close()` releases all of them once; afterwards calls
+ * to any reject with StoreError.
  */
-export type EngramStore = SessionStore & { readonly memories: MemoryRecordStore };
+export type EngramStore = SessionStore & {
+  readonly memories: MemoryRecordStore;
+  readonly documents: DocumentStore;
+};

@@ -43,10 +43,14 @@ export function isExpired(expiresAtMs: number | null, nowMs: number): boolean {
 }
 
 /** Throws VersionConflictError unless `expected` (when given) matches; 0 means "must not exist". */
-export function assertExpectedVersion(expected: number | undefined, actual: number | null): void {
+export function assertExpectedVersion(
+  expected: number | undefined,
+  actual: number | null,
+  what = 'session',
+): void {
   if (expected === undefined) return;
   const matches = expected === 0 ? actual === null : actual === expected;
-  if (!matches) throw new VersionConflictError(expected, actual);
+  if (!matches) throw new VersionConflictError(expected, actual, what);
 }
 
 /** The error for a message id that is already in the session (or twice in one write). */

@@ -1,6 +1,8 @@
 import { createMemoryStore } from '../../src/stores/memory/memory-store.js';
+import { describeDocumentStoreConformance } from './document-conformance.js';
 import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
 describeSessionStoreConformance('memory', async ({ clock }) => createMemoryStore({ clock }));
 describeMemoryRecordStoreConformance('memory', async () => createMemoryStore());
+describeDocumentStoreConformance('memory', async () => createMemoryStore());

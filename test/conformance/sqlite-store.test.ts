@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { describeDocumentStoreConformance } from './document-conformance.js';
 import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
@@ -34,3 +35,14 @@ describeMemoryRecordStoreConformance(
 describeMemoryRecordStoreConformance('sqlite :memory:, JavaScript distances', () =>
   createSqliteStore({ path: ':memory:', vectorExtension: false }),
 );
+
+const documentFile = () => join(directory, `documents-${files}`, 'engram.db');
+describeDocumentStoreConformance(
+  'sqlite file',
+  () => {
+    files += 1;
+    return createSqliteStore({ path: documentFile() });
+  },
+  () => createSqliteStore({ path: documentFile() }),
+);
+describeDocumentStoreConformance('sqlite :memory:', () => createSqliteStore({ path: ':memory:' }));

@@ -8,9 +8,10 @@ import type { Engram } from '../../engram.js';
  */
 export async function findUniqueSession(
   engram: Engram,
-  ref: { sessionId: string; namespace?: string | null; userId?: string | null },
+  ref: { sessionId: string; tenantId: string; namespace?: string | null; userId?: string | null },
 ): Promise<SessionRef | null> {
   const { sessions, total } = await engram.sessions.list({
+    tenantId: ref.tenantId,
     sessionId: ref.sessionId,
     limit: 2,
     ...(ref.namespace != null ? { namespace: ref.namespace } : {}),
@@ -18,5 +19,10 @@ export async function findUniqueSession(
   });
   const [only] = sessions;
   if (total !== 1 || !only) return null;
-  return { sessionId: only.sessionId, namespace: only.namespace, userId: only.userId };
+  return {
+    tenantId: ref.tenantId,
+    sessionId: only.sessionId,
+    namespace: only.namespace,
+    userId: only.userId,
+  };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Engram } from '../../engram.js';
+import { tenantOf } from '../auth/principal.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
 import { readBody, readPath, readQuery } from '../request-parts.js';
 import { findUniqueSession } from './find-unique-session.js';
@@ -22,6 +23,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
   const listSessions = async (request: FastifyRequest) => {
     const query = readQuery(request, listSessionsQuerySchema);
     const { sessions, total } = await engram.sessions.list({
+      tenantId: tenantOf(request),
       limit: query.limit,
       offset: query.offset,
       ...(query.namespace !== undefined ? { namespace: query.namespace } : {}),
@@ -61,7 +63,12 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     const query = readQuery(request, modelQuerySchema);
     const body = readBody(request, amsWorkingMemoryBodySchema);
     const input = toSessionInput(body);
-    const ref = { sessionId: session_id, namespace: body.namespace, userId: body.user_id };
+    const ref = {
+      sessionId: session_id,
+      namespace: body.namespace,
+      userId: body.user_id,
+      tenantId: tenantOf(request),
+    };
     const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
     const session = await conditionalWrite(() =>
       engram.sessions.put(ref, input, expectedVersion === undefined ? {} : { expectedVersion }),

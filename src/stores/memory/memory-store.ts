@@ -18,6 +18,7 @@ import {
 } from '../session-rules.js';
 import type { MessageQuery, StoreOptions } from '../session-store.js';
 import { compareListOrder } from './list-order.js';
+import { createMemoryDocumentStore } from './memory-document-store.js';
 import { createMemoryRecordStore } from './memory-record-store.js';
 
 /** One session as held in memory. Never handed out: callers get structured clones. */
@@ -64,6 +65,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
   const sessions = new Map<string, SessionRecord>();
   const memories = createMemoryRecordStore(options);
   let closed = false;
+  const documents = createMemoryDocumentStore(clock, () => closed);
 
   const ensureOpen = (): void => {
     if (closed) throw new StoreError('The memory session store is closed');
@@ -100,6 +102,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
     driver: 'memory',
     capabilities: { durable: false, multiProcess: false },
     memories,
+    documents,
 
     async getSession(key) {
       ensureOpen();

@@ -179,6 +179,22 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN working_set TEXT NOT NULL DEFAULT '{"pinned":[],"removed":[]}';
     `,
   },
+  {
+    version: 5,
+    name: 'keyed documents (agents, API keys, traces)',
+    sql: `
+      CREATE TABLE documents (
+        tenant_id TEXT NOT NULL,
+        collection TEXT NOT NULL,
+        id TEXT NOT NULL,
+        value TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, collection, id)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 /**

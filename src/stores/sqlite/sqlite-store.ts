@@ -34,6 +34,7 @@ import {
   type SessionRow,
   tupleToMessage,
 } from './rows.js';
+import { createSqliteDocumentStore } from './sqlite-document-store.js';
 import { createSqliteMemoryRecordStore } from './sqlite-memory-record-store.js';
 import { type ListFilter, prepareStatements } from './statements.js';
 
@@ -258,6 +259,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
     driver: 'sqlite',
     capabilities: { durable: options.path !== ':memory:' && options.path !== '', multiProcess: true },
     memories,
+    documents: createSqliteDocumentStore(database, clock, guarded),
     getSession: (key) =>
       guarded(() => {
         const row = liveSession(key, clock().getTime());

@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+import type { Permission } from './auth/principal.js';
+
+/**
+ * What a route tells the OpenAPI document about itself, from the same zod schemas that validate
+ * its requests (handlers still parse with `readBody`/`readQuery`/`readPath`).
+ */
+export interface RouteDocs {
+  summary: string;
+  description?: string;
+  /** Groups in the document: `working-memory`, `long-term-memory`, `agents`, … */
+  tags?: string[];
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** The 200 (or `status`) response body. */
+  response?: z.ZodType;
+  status?: number;
+  /** Extension routes (not in AMS) are marked `x-engram-extension`. */
+  extension?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's entry in `/openapi.json`. */
+    docs?: RouteDocs;
+    /** What the caller's role must grant; default `read` for GET, `write` otherwise. */
+    permission?: Permission;
+  }
+}
