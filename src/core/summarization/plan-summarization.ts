@@ -1,0 +1,53 @@
+import { groupUnits } from '../assembly/history-units.js';
+import type { StoredMessage } from '../schemas/message.js';
+
+/** When a session is summarized and how much of it stays verbatim. */
+export interface SummarizationPolicy {
+  /** The model's context window, in tokens. */
+  contextWindow: number;
+  /** Summarize once the unsummarized messages cost more than this share of the window (AMS: 0.7). */
+  threshold: number;
+  /** Keep at most this share of the window as the verbatim recent tail after summarizing. */
+  keepRecent: number;
+}
+
+export const defaultSummarizationPolicy = { threshold: 0.7, keepRecent: 0.3 } as const;
+
+/** The messages to fold into the summary (oldest first) and the seq they run through. */
+export interface SummarizationPlan {
+  summarize: StoredMessage[];
+  throughSeq: number;
+  /** Token cost of the messages that stay verbatim. */
+  keptTokens: number;
+}
+
+/**
+ * Decides whether to summarize `messages` (the unsummarized part of a session, oldest first) and
+ * where to cut. The cut falls between atomic units (a tool call stays with its results) and the
+ * newest unit always stays verbatim; null when under the threshold or nothing can be cut.
+ */
+export function planSummarization(
+  messages: readonly StoredMessage[],
+  costOf: (message: StoredMessage) => number,
+  policy: SummarizationPolicy,
+): SummarizationPlan | null {
+  const total = messages.reduce((sum, message) => sum + costOf(message), 0);
+  if (total <= policy.contextWindow * policy.threshold) return null;
+  const keepBudget = policy.contextWindow * policy.keepRecent;
+  const units = groupUnits(messages);
+  // Walk back from the newest unit, keeping units while they fit; the newest is always kept.
+  let kept = 0;
+  let firstKept = units.length;
+  for (let index = units.length - 1; index >= 0; index -= 1) {
+    const unit = units[index];
+    if (!unit) continue;
+    const cost = unit.messages.reduce((sum, message) => sum + costOf(message), 0);
+    if (firstKept < units.length && kept + cost > keepBudget) break;
+    kept += cost;
+    firstKept = index;
+  }
+  const summarize = units.slice(0, firstKept).flatMap((unit) => unit.messages);
+  const last = summarize.at(-1);
+  if (!last) return null;
+  return { summarize, throughSeq: last.seq, keptTokens: kept };
+}
