@@ -185,19 +185,22 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       REPLY_PRIMING_TOKENS -
       messageCost(counter.count(agent.systemPrompt), model) -
       messageCost(counter.count(message), model);
+    // Messages the summary covers stay in the log but not in the history: `context` stands for them.
+    const unsummarized = session ? session.messageCount - session.summarized.messages : 0;
     const tail =
-      session && session.messageCount > 0 && historyBound > 0
+      session && unsummarized > 0 && historyBound > 0
         ? await readHistoryTail({
             store,
             key,
-            totalMessages: session.messageCount,
+            totalMessages: unsummarized,
+            afterSeq: session.summarized.throughSeq,
             maxTokens: historyBound,
             costOf,
             turnWindow:
               agent.memory.pruningStrategy === 'sliding-window' ? agent.memory.slidingWindowTurns : null,
-            averageCost: messageCost(session.tokenCount / session.messageCount, model),
+            averageCost: messageCost((session.tokenCount - session.summarized.tokens) / unsummarized, model),
           })
-        : { messages: [], olderNotRead: session?.messageCount ?? 0 };
+        : { messages: [], olderNotRead: unsummarized };
     const { items, reports } = await retrieval;
 
     const assembled: AssembledContext = assembleContext({
@@ -207,6 +210,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       counter,
       currentMessage: message,
       summary: session?.context ?? null,
+      summaryCoversHistory: (session?.summarized.throughSeq ?? 0) > 0,
       history: tail.messages,
       olderNotRead: tail.olderNotRead,
       retrieved: items,

@@ -11,7 +11,10 @@ export interface HistoryTail {
 export interface ReadHistoryTailOptions {
   store: SessionStore;
   key: SessionKey;
+  /** Messages after `afterSeq`, the ones the tail may come from. */
   totalMessages: number;
+  /** Older messages are covered by the session's summary; they are never read. */
+  afterSeq: number;
   /** Once the messages read cost more than this, nothing older can fit. */
   maxTokens: number;
   costOf: (message: StoredMessage) => number;
@@ -42,6 +45,7 @@ export async function readHistoryTail(options: ReadHistoryTailOptions): Promise<
     const page = await store.readMessages(key, {
       order: 'newest-first',
       limit: pageSize,
+      afterSeq: options.afterSeq,
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
     });
     for (const message of page) {

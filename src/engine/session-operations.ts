@@ -25,7 +25,10 @@ const writeOptionsSchema = z.object({ expectedVersion: z.number().int().nonnegat
 const appendOptionsSchema = writeOptionsSchema.extend({
   ttlSeconds: z.number().int().positive().max(MAX_TTL_SECONDS).nullable().optional(),
 });
-const getOptionsSchema = z.object({ recentMessagesLimit: z.number().int().positive().optional() });
+const getOptionsSchema = z.object({
+  recentMessagesLimit: z.number().int().positive().optional(),
+  includeSummarized: z.boolean().default(false),
+});
 const listQuerySchema = z.object({
   tenantId: z.string().min(1).max(256).default('default'),
   namespace: z.string().max(256).nullable().optional(),
@@ -39,6 +42,12 @@ const patchSchema = z.object({
   context: z.string().max(1_000_000).nullable().optional(),
   memories: z.array(pendingMemorySchema).max(10_000).optional(),
   ttlSeconds: z.number().int().positive().max(MAX_TTL_SECONDS).nullable().optional(),
+});
+
+const summarySchema = z.object({
+  context: z.string().trim().min(1, 'A summary cannot be empty').max(1_000_000),
+  throughSeq: z.number().int().positive(),
+  expectedThroughSeq: z.number().int().nonnegative(),
 });
 
 const idListSchema = z.array(z.string().min(1).max(128)).max(1_000).default([]);
@@ -60,7 +69,14 @@ export interface SessionPatchInput {
 
 /** Session working memory operations. Every input is validated; a rejected call changes nothing. */
 export interface SessionOperations {
-  get(ref: SessionRef, options?: { recentMessagesLimit?: number }): Promise<Session | null>;
+  /**
+   * The session with its working-memory messages: those after the summary mark (the summary in
+   * `context` stands for the older ones), or the whole durable log with `includeSummarized`.
+   */
+  get(
+    ref: SessionRef,
+    options?: { recentMessagesLimit?: number; includeSummarized?: boolean },
+  ): Promise<Session | null>;
   put(ref: SessionRef, input: SessionInput, options?: { expectedVersion?: number }): Promise<Session>;
   append(
     ref: SessionRef,
@@ -77,6 +93,15 @@ export interface SessionOperations {
    * `unpin` and `restore` undo. Concurrent edits are merged, never lost (optimistic retry).
    */
   updateWorkingSet(ref: SessionRef, changes: WorkingSetChanges): Promise<SessionState>;
+  /**
+   * Records a summary covering the messages through `throughSeq`, if the summary mark is still at
+   * `expectedThroughSeq` (else VersionConflictError; appends meanwhile never conflict). The
+   * messages stay in the durable log. An empty summary is rejected: it never replaces a real one.
+   */
+  recordSummary(
+    ref: SessionRef,
+    summary: { context: string; throughSeq: number; expectedThroughSeq: number },
+  ): Promise<SessionState>;
   delete(ref: SessionRef): Promise<boolean>;
   list(query?: z.input<typeof listQuerySchema>): Promise<{ sessions: SessionSummary[]; total: number }>;
 }
@@ -97,13 +122,14 @@ export function createSessionOperations(
   return {
     async get(ref, options = {}) {
       const key = toSessionKey(ref);
-      const { recentMessagesLimit } = parseWith(getOptionsSchema, options, 'get options');
+      const { recentMessagesLimit, includeSummarized } = parseWith(getOptionsSchema, options, 'get options');
       const state = await store.getSession(key);
       if (!state) return null;
       const newestFirst = recentMessagesLimit !== undefined;
       const messages = await store.readMessages(key, {
         order: newestFirst ? 'newest-first' : 'oldest-first',
         ...(newestFirst ? { limit: recentMessagesLimit } : {}),
+        ...(includeSummarized ? {} : { afterSeq: state.summarized.throughSeq }),
       });
       return { ...state, messages: newestFirst ? messages.reverse() : messages };
     },
@@ -191,6 +217,11 @@ export function createSessionOperations(
           if (!(error instanceof VersionConflictError) || attempt >= MAX_WORKING_SET_RETRIES) throw error;
         }
       }
+    },
+
+    async recordSummary(ref, summary) {
+      const key = toSessionKey(ref);
+      return store.patchSession(key, { summary: parseWith(summarySchema, summary, 'summary') });
     },
 
     async delete(ref) {

@@ -2,7 +2,7 @@ import { ValidationError, VersionConflictError } from '../core/errors.js';
 import { applyMergePatch } from '../core/merge-patch.js';
 import type { JsonObject } from '../core/schemas/json.js';
 import type { NewMessage, StoredMessage } from '../core/schemas/message.js';
-import type { MemoryStrategy, SessionKey, SessionWorkingSet } from '../core/schemas/session.js';
+import type { MemoryStrategy, SessionKey, SessionWorkingSet, SummaryMark } from '../core/schemas/session.js';
 
 /**
  * Rules of the session store contract that do not depend on the backend, shared by every driver so
@@ -40,6 +40,26 @@ export function expiryTime(nowMs: number, ttlSeconds: number | null): number | n
 /** A session whose expiry is at or before now no longer exists. */
 export function isExpired(expiresAtMs: number | null, nowMs: number): boolean {
   return expiresAtMs !== null && expiresAtMs <= nowMs;
+}
+
+/** The mark of a session nothing of which is summarized yet. */
+export const unsummarized = (throughSeq = 0): SummaryMark => ({ throughSeq, messages: 0, tokens: 0 });
+
+/** Checks a summary patch against the stored mark and last seq (see SessionPatch.summary). */
+export function assertSummaryAdvance(
+  summary: { throughSeq: number; expectedThroughSeq: number },
+  current: SummaryMark,
+  lastSeq: number,
+): void {
+  if (current.throughSeq !== summary.expectedThroughSeq) {
+    throw new VersionConflictError(summary.expectedThroughSeq, current.throughSeq, 'summary');
+  }
+  if (summary.throughSeq <= summary.expectedThroughSeq || summary.throughSeq > lastSeq) {
+    throw new ValidationError(
+      `A summary must cover seqs after ${summary.expectedThroughSeq} up to at most ${lastSeq}`,
+      [{ path: ['summary', 'throughSeq'], message: `Out of range: ${summary.throughSeq}` }],
+    );
+  }
 }
 
 /** Throws VersionConflictError unless `expected` (when given) matches; 0 means "must not exist". */

@@ -46,6 +46,8 @@ export interface SessionStore {
   /**
    * Replaces the whole session (messages included), creating it if absent. The new messages get
    * seqs above the highest seq the session ever had, so a reader's seq cursor never sees reuse.
+   * The summary mark moves to the previous `lastSeq` with zero counts: the written `context`
+   * stands for whatever came before, and none of the new messages is summarized.
    */
   putSession(key: SessionKey, write: SessionWrite, options?: WriteOptions): Promise<SessionState>;
 
@@ -114,6 +116,14 @@ export interface SessionPatch {
   ttlSeconds?: number | null;
   /** Replaces the session's pinned and removed memory ids. */
   workingSet?: SessionWorkingSet;
+  /**
+   * Records a summarization: `context` becomes the summary and the mark moves to `throughSeq`.
+   * A compare-and-set on the mark, not on `version`, so appends made while the summary was being
+   * written never conflict with it: the store rejects with VersionConflictError (what: `summary`)
+   * unless the stored `summarized.throughSeq` equals `expectedThroughSeq`, and with ValidationError
+   * unless expectedThroughSeq < throughSeq <= lastSeq. Overrides a `context` in the same patch.
+   */
+  summary?: { context: string; throughSeq: number; expectedThroughSeq: number };
 }
 
 export interface WriteOptions {

@@ -55,6 +55,7 @@ export function describeWriteConformance(context: ConformanceContext): void {
       messageCount: 3,
       tokenCount: 4,
       lastSeq: 3,
+      summarized: { throughSeq: 0, messages: 0, tokens: 0 },
     };
     expect(written).toStrictEqual(expected);
     expect(await store.getSession(key)).toStrictEqual(expected);
@@ -112,6 +113,7 @@ export function describeWriteConformance(context: ConformanceContext): void {
       messageCount: 2,
       tokenCount: 5,
       lastSeq: 2,
+      summarized: { throughSeq: 0, messages: 0, tokens: 0 },
     });
     expect(result.messages).toStrictEqual([
       { ...message('a'), seq: 1 },

@@ -37,8 +37,13 @@ export interface AssembleContextInput {
   /** Counter in `model.encoding`, for the texts that are not cached (system, sections, current). */
   counter: TokenCounter;
   currentMessage: string;
-  /** The session's running summary (`context`), used by the `summarize` strategy. */
+  /**
+   * The session's running summary (`context`): placed by the `summarize` strategy, and by every
+   * strategy once messages were summarized out of the session (it then stands for them).
+   */
   summary: string | null;
+  /** True when the session has summarized messages that `history` no longer holds. */
+  summaryCoversHistory?: boolean;
   /** The newest part of the session's history, oldest first. */
   history: readonly StoredMessage[];
   /** Messages older than `history` that were not read. */
@@ -111,8 +116,8 @@ export function assembleContext(input: AssembleContextInput): AssembledContext {
   }
 
   const historyCap = memory.sectionCaps.history ?? null;
-  const summaryText =
-    memory.pruningStrategy === 'summarize' && input.summary ? renderSummary(input.summary) : null;
+  const placeSummary = memory.pruningStrategy === 'summarize' || input.summaryCoversHistory === true;
+  const summaryText = placeSummary && input.summary ? renderSummary(input.summary) : null;
   const pruned = pruneHistory({
     messages: input.history,
     strategy: memory.pruningStrategy,

@@ -60,6 +60,17 @@ export interface SessionWorkingSet {
   removed: string[];
 }
 
+/**
+ * What the running summary (`context`) covers: every message with seq <= `throughSeq`. Those
+ * messages stay in the durable log but leave the working memory (reads and assembly start after
+ * them); `messages` and `tokens` count them, so the unsummarized size is known without a read.
+ */
+export interface SummaryMark {
+  throughSeq: number;
+  messages: number;
+  tokens: number;
+}
+
 /** Session state without its messages; messages are read separately, newest first when assembling. */
 export interface SessionState extends SessionKey {
   data: JsonObject | null;
@@ -80,6 +91,8 @@ export interface SessionState extends SessionKey {
   tokenCount: number;
   /** Highest `seq` ever assigned in this session (0 when none). */
   lastSeq: number;
+  /** The part of the log the summary covers; all zero before the first summarization. */
+  summarized: SummaryMark;
 }
 
 /** A row of a session listing. */

@@ -4,6 +4,7 @@ import type { SessionKey, SessionState, SessionSummary } from '../../core/schema
 import type { EngramStore } from '../engram-store.js';
 import {
   assertExpectedVersion,
+  assertSummaryAdvance,
   assertUniqueMessageIds,
   copyKey,
   defaultMemoryStrategy,
@@ -15,6 +16,7 @@ import {
   sumTokens,
   timestampMs,
   toStoredMessage,
+  unsummarized,
 } from '../session-rules.js';
 import type { MessageQuery, StoreOptions } from '../session-store.js';
 import { compareListOrder } from './list-order.js';
@@ -143,6 +145,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
         messageCount: messages.length,
         tokenCount: sumTokens(messages),
         lastSeq: previousSeq + messages.length,
+        summarized: unsummarized(previousSeq),
       };
       const messageIds = new Set(messages.map((message) => message.id));
       return commit(id, { state, messages, messageIds, expiresAtMs: null }, now);
@@ -168,6 +171,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
           messageCount: 0,
           tokenCount: 0,
           lastSeq: 0,
+          summarized: unsummarized(),
         },
         messages: [],
         messageIds: new Set<string>(),
@@ -196,8 +200,22 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
         ? mergeSessionData(existing.state.data, patch.dataPatch)
         : existing.state.data;
       const state = existing.state;
+      let summarized = state.summarized;
+      if (patch.summary) {
+        assertSummaryAdvance(patch.summary, state.summarized, state.lastSeq);
+        const start = firstIndexAtOrAfter(existing.messages, patch.summary.expectedThroughSeq + 1);
+        const end = firstIndexAtOrAfter(existing.messages, patch.summary.throughSeq + 1);
+        const covered = existing.messages.slice(start, end);
+        summarized = {
+          throughSeq: patch.summary.throughSeq,
+          messages: state.summarized.messages + covered.length,
+          tokens: state.summarized.tokens + sumTokens(covered),
+        };
+      }
       state.data = data;
-      if (patch.context !== undefined) state.context = patch.context;
+      state.summarized = summarized;
+      if (patch.summary) state.context = patch.summary.context;
+      if (patch.context !== undefined && !patch.summary) state.context = patch.context;
       if (patch.memories !== undefined) state.memories = structuredClone(patch.memories);
       if (patch.workingSet !== undefined) state.workingSet = structuredClone(patch.workingSet);
       if (patch.ttlSeconds !== undefined) state.ttlSeconds = patch.ttlSeconds;

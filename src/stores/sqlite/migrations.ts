@@ -195,6 +195,15 @@ export const migrations: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 6,
+    name: 'session summary mark',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN summarized_through_seq INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE sessions ADD COLUMN summarized_messages INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE sessions ADD COLUMN summarized_tokens INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

@@ -32,6 +32,9 @@ export interface SessionRow {
   last_seq: number;
   /** JSON of the session's pinned and removed memory ids. */
   working_set: string;
+  summarized_through_seq: number;
+  summarized_messages: number;
+  summarized_tokens: number;
 }
 
 /** A listing row: the key columns plus what a summary shows. */
@@ -83,6 +86,11 @@ export function rowToSessionState(row: SessionRow): SessionState {
     messageCount: row.message_count,
     tokenCount: row.token_count,
     lastSeq: row.last_seq,
+    summarized: {
+      throughSeq: row.summarized_through_seq,
+      messages: row.summarized_messages,
+      tokens: row.summarized_tokens,
+    },
   };
 }
 

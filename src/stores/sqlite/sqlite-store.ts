@@ -4,6 +4,7 @@ import type { SessionKey, SessionState } from '../../core/schemas/session.js';
 import type { EngramStore } from '../engram-store.js';
 import {
   assertExpectedVersion,
+  assertSummaryAdvance,
   assertUniqueMessageIds,
   defaultMemoryStrategy,
   duplicateMessageIdError,
@@ -128,6 +129,9 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
         last_seq: previousSeq + write.messages.length,
         // A full replace keeps the user's curation: AMS bodies have no such field.
         working_set: existing?.working_set ?? EMPTY_WORKING_SET,
+        summarized_through_seq: previousSeq,
+        summarized_messages: 0,
+        summarized_tokens: 0,
       };
       if (existing) statements.deleteMessages.run(existing.pk);
       const row = required(
@@ -165,6 +169,9 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
             token_count: 0,
             last_seq: 0,
             working_set: EMPTY_WORKING_SET,
+            summarized_through_seq: 0,
+            summarized_messages: 0,
+            summarized_tokens: 0,
           }),
         );
       const firstSeq = session.last_seq + 1;
@@ -194,10 +201,36 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
         )
       : existing.data;
     const ttlSeconds = change.ttlSeconds === undefined ? existing.ttl_seconds : change.ttlSeconds;
+    const mark = {
+      throughSeq: existing.summarized_through_seq,
+      messages: existing.summarized_messages,
+      tokens: existing.summarized_tokens,
+    };
+    let summarized = mark;
+    if (change.summary) {
+      assertSummaryAdvance(change.summary, mark, existing.last_seq);
+      const covered = statements.sumMessages.get(
+        existing.pk,
+        change.summary.expectedThroughSeq,
+        change.summary.throughSeq,
+      );
+      summarized = {
+        throughSeq: change.summary.throughSeq,
+        messages: mark.messages + (covered?.messages ?? 0),
+        tokens: mark.tokens + (covered?.tokens ?? 0),
+      };
+    }
     const row = statements.patchSession.get({
       pk: existing.pk,
       data,
-      context: change.context === undefined ? existing.context : change.context,
+      context: change.summary
+        ? change.summary.context
+        : change.context === undefined
+          ? existing.context
+          : change.context,
+      summarized_through_seq: summarized.throughSeq,
+      summarized_messages: summarized.messages,
+      summarized_tokens: summarized.tokens,
       memories: change.memories === undefined ? existing.memories : JSON.stringify(change.memories),
       ttl_seconds: ttlSeconds,
       working_set: change.workingSet === undefined ? existing.working_set : JSON.stringify(change.workingSet),

@@ -23,7 +23,7 @@ export interface MessageRange {
 
 const SESSION_COLUMNS = `session_key, tenant_id, namespace, user_id, session_id, data, context, memories,
   strategy, ttl_seconds, version, created_at, updated_at, expires_at, message_count, token_count, last_seq,
-  working_set`;
+  working_set, summarized_through_seq, summarized_messages, summarized_tokens`;
 
 const LIVE_FILTER = `tenant_id = @tenant_id
   AND (expires_at IS NULL OR expires_at > @now)
@@ -39,7 +39,17 @@ const MESSAGE_RANGE = 'session_pk = @session_pk AND seq > @after_seq AND seq < @
 
 type SessionUpdate = Pick<
   SessionRow,
-  'pk' | 'data' | 'context' | 'memories' | 'ttl_seconds' | 'updated_at' | 'expires_at' | 'working_set'
+  | 'pk'
+  | 'data'
+  | 'context'
+  | 'memories'
+  | 'ttl_seconds'
+  | 'updated_at'
+  | 'expires_at'
+  | 'working_set'
+  | 'summarized_through_seq'
+  | 'summarized_messages'
+  | 'summarized_tokens'
 >;
 type SessionAdvance = {
   pk: number;
@@ -56,6 +66,7 @@ export interface Statements {
   replaceSession: Statement<[SessionParameters & { pk: number }], SessionRow>;
   advanceSession: Statement<[SessionAdvance], SessionRow>;
   patchSession: Statement<[SessionUpdate], SessionRow>;
+  sumMessages: Statement<[number, number, number], { messages: number; tokens: number }>;
   deleteSessionByPk: Statement<[number]>;
   deleteSessionByKey: Statement<[string], Pick<SessionRow, 'expires_at'>>;
   deleteExpired: Statement<[number]>;
@@ -78,7 +89,8 @@ export function prepareStatements(database: Database): Statements {
       `UPDATE sessions SET data = @data, context = @context, memories = @memories, strategy = @strategy,
         ttl_seconds = @ttl_seconds, version = @version, created_at = @created_at, updated_at = @updated_at,
         expires_at = @expires_at, message_count = @message_count, token_count = @token_count,
-        last_seq = @last_seq, working_set = @working_set
+        last_seq = @last_seq, working_set = @working_set, summarized_through_seq = @summarized_through_seq,
+        summarized_messages = @summarized_messages, summarized_tokens = @summarized_tokens
       WHERE pk = @pk RETURNING *`,
     ),
     /** O(1) in the session's length: counters move, existing messages are never read. */
@@ -91,8 +103,14 @@ export function prepareStatements(database: Database): Statements {
     patchSession: database.prepare<SessionUpdate, SessionRow>(
       `UPDATE sessions SET data = @data, context = @context, memories = @memories,
         ttl_seconds = @ttl_seconds, working_set = @working_set, version = version + 1,
-        updated_at = @updated_at, expires_at = @expires_at
+        updated_at = @updated_at, expires_at = @expires_at, summarized_through_seq = @summarized_through_seq,
+        summarized_messages = @summarized_messages, summarized_tokens = @summarized_tokens
       WHERE pk = @pk RETURNING *`,
+    ),
+    /** What a summary patch covers: the messages in a seq range, via the (session_pk, seq) key. */
+    sumMessages: database.prepare<[number, number, number], { messages: number; tokens: number }>(
+      `SELECT count(*) AS messages, coalesce(sum(token_count), 0) AS tokens FROM messages
+      WHERE session_pk = ? AND seq > ? AND seq <= ?`,
     ),
     deleteSessionByPk: database.prepare<[number]>('DELETE FROM sessions WHERE pk = ?'),
     deleteSessionByKey: database.prepare<[string], Pick<SessionRow, 'expires_at'>>(
