@@ -17,6 +17,7 @@ import {
   REPLY_PRIMING_TOKENS,
   type TokenCounter,
 } from './core/tokens/token-counter.js';
+import { type AgentRegistry, createAgentRegistry } from './engine/agent-registry.js';
 import type { EpisodeLog } from './engine/episode-log.js';
 import type { KnowledgeBase } from './engine/knowledge-base.js';
 import type { LongTermMemory } from './engine/long-term-memory.js';
@@ -26,6 +27,7 @@ import { readHistoryTail } from './engine/read-history-tail.js';
 import { createSessionOperations, type SessionOperations } from './engine/session-operations.js';
 import type { SessionRef } from './engine/session-ref.js';
 import { toSessionKey } from './engine/session-ref.js';
+import { createTraceLog, type TraceLog } from './engine/trace-log.js';
 import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
 import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
@@ -48,7 +50,9 @@ export interface EngramOptions {
   sweepIntervalMs?: number;
   /** Called with every assembled context's trace (metadata only), e.g. for the inspector. */
   onTrace?: (trace: ContextTrace, session: SessionRef) => void;
-  /** Errors of background work (the sweeper). Default: printed to stderr. */
+  /** Traces kept per session in `store.documents` for the inspector (0: none). Default 50. */
+  traceRetention?: number;
+  /** Errors of background work (the sweeper, trace writes). Default: printed to stderr. */
   onBackgroundError?: (error: unknown) => void;
   clock?: () => Date;
 }
@@ -92,6 +96,10 @@ export interface Engram {
   readonly episodes: EpisodeLog;
   /** Procedures: proposed, approved, matched. */
   readonly procedures: ProcedureLibrary;
+  /** Agents (system prompt + memory config) stored per tenant. */
+  readonly agents: AgentRegistry;
+  /** Every assembled context's trace, per session, metadata only (the Context Inspector's data). */
+  readonly traces: TraceLog;
   /** Assembles one turn's context under the agent's budget. */
   assemble(request: AssembleRequest): Promise<AssembleResult>;
   /** Stops the sweeper and closes the store. */
@@ -111,6 +119,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   const longTerm = createLongTermServices(store.memories, embedder, writeCounter, clock);
   const sources = [...(options.defaultSources === false ? [] : longTerm.sources), ...(options.sources ?? [])];
   const sessions = createSessionOperations(store, writeCounter, clock);
+  const agents = createAgentRegistry(store.documents);
+  const traces = createTraceLog(store.documents, clock, options.traceRetention);
 
   const reportError =
     options.onBackgroundError ?? ((error) => console.error('engram: background error', error));
@@ -219,6 +229,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     });
     assembled.trace.durationMs = performance.now() - started;
     options.onTrace?.(assembled.trace, request.session);
+    // The trace log serves the inspector; failing to write it never fails the turn.
+    await traces.record(key, agent.id, assembled.trace).catch(reportError);
     const formatted =
       format === 'openai'
         ? toOpenAIMessages(assembled.messages)
@@ -235,6 +247,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     knowledge: longTerm.knowledge,
     episodes: longTerm.episodes,
     procedures: longTerm.procedures,
+    agents,
+    traces,
     assemble,
     async close() {
       if (sweeper) clearInterval(sweeper);

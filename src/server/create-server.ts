@@ -12,6 +12,7 @@ import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { authorize, type Principal, permissionOf } from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
+import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { createRouteTable } from './route-table.js';
@@ -116,6 +117,7 @@ export function createServer(options: ServerOptions): EngramServer {
   });
   registerWorkingMemoryRoutes(app, engram);
   registerSessionExtensionRoutes(app, engram);
+  registerExtensionRoutes(app, engram);
 
   return {
     config,

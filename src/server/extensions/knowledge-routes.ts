@@ -1,0 +1,139 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { KnowledgeDocument } from '../../engine/knowledge-base.js';
+import { MAX_DOCUMENT_CHARS } from '../../engine/knowledge-base.js';
+import type { Engram } from '../../engram.js';
+import { tenantOf } from '../auth/principal.js';
+import { isJsonMediaType } from '../read-json-body.js';
+import { readBody, readPath, readQuery } from '../request-parts.js';
+import { validateRequest } from '../validate-request.js';
+import { agentIdField, agentPathSchema } from './agent-schemas.js';
+import { extensionRoute } from './extension-route.js';
+
+const contentTypes = { 'text/markdown': 'markdown', 'text/plain': 'text' } as const;
+const contentTypeField = z.enum(['text/markdown', 'text/plain']);
+
+/** A JSON upload. */
+export const uploadDocumentBodySchema = z.strictObject({
+  name: z.string().trim().min(1).max(512),
+  content: z.string().min(1).max(MAX_DOCUMENT_CHARS),
+  content_type: contentTypeField.default('text/markdown'),
+  /** Uploading again under the same id (default: derived from agent and name) replaces the document. */
+  document_id: z.string().min(1).max(256).optional(),
+});
+
+/** A raw `text/markdown` or `text/plain` upload names the document in the query. */
+export const rawUploadQuerySchema = z.object({
+  name: z.string().trim().min(1).max(512),
+  document_id: z.string().min(1).max(256).optional(),
+});
+
+const documentPathSchema = z.object({ agent_id: agentIdField, document_id: z.string().min(1).max(256) });
+
+export const knowledgeDocumentBodySchema = z.object({
+  document_id: z.string(),
+  agent_id: z.string(),
+  name: z.string(),
+  chunks: z.number(),
+  created_at: z.string(),
+});
+
+const toDocumentBody = (document: KnowledgeDocument) => ({
+  document_id: document.documentId,
+  agent_id: document.agentId,
+  name: document.name,
+  chunks: document.chunks,
+  created_at: document.createdAt,
+});
+
+/** The upload in either form: a JSON body, or the document itself as text/markdown or text/plain. */
+function readUpload(request: FastifyRequest): z.output<typeof uploadDocumentBodySchema> {
+  const header = request.headers['content-type'];
+  if (isJsonMediaType(header)) return readBody(request, uploadDocumentBodySchema);
+  const mediaType = header?.split(';')[0]?.trim().toLowerCase();
+  const query = readQuery(request, rawUploadQuerySchema);
+  return validateRequest(
+    uploadDocumentBodySchema,
+    { ...query, content: typeof request.body === 'string' ? request.body : '', content_type: mediaType },
+    'body',
+  );
+}
+
+/** Knowledge documents per agent (which must exist): upload and delete need `admin`. */
+export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): void {
+  const tags = ['knowledge'];
+
+  app.post(
+    '/v1/agents/:agent_id/knowledge',
+    {
+      config: extensionRoute(
+        {
+          summary: 'Upload a knowledge document',
+          description:
+            'JSON `{name, content, content_type}`, or the text itself as `text/markdown` or `text/plain` ' +
+            'with `?name=`. Chunked by structure; the same name again replaces the document.',
+          tags,
+          params: agentPathSchema,
+          body: uploadDocumentBodySchema,
+          response: knowledgeDocumentBodySchema,
+          status: 201,
+        },
+        'admin',
+      ),
+    },
+    async (request, reply) => {
+      const { agent_id } = readPath(request, agentPathSchema);
+      const upload = readUpload(request);
+      const tenantId = tenantOf(request);
+      await engram.agents.resolve(tenantId, agent_id);
+      const document = await engram.knowledge.ingest(tenantId, {
+        agentId: agent_id,
+        name: upload.name,
+        content: upload.content,
+        format: contentTypes[upload.content_type],
+        ...(upload.document_id === undefined ? {} : { documentId: upload.document_id }),
+      });
+      return reply.status(201).send(toDocumentBody(document));
+    },
+  );
+
+  app.get(
+    '/v1/agents/:agent_id/knowledge',
+    {
+      config: extensionRoute({
+        summary: 'List an agent’s knowledge documents',
+        tags,
+        params: agentPathSchema,
+        response: z.object({ documents: z.array(knowledgeDocumentBodySchema) }),
+      }),
+    },
+    async (request) => {
+      const { agent_id } = readPath(request, agentPathSchema);
+      const tenantId = tenantOf(request);
+      await engram.agents.resolve(tenantId, agent_id);
+      const documents = await engram.knowledge.list(tenantId, agent_id);
+      return { documents: documents.map(toDocumentBody) };
+    },
+  );
+
+  app.delete(
+    '/v1/agents/:agent_id/knowledge/:document_id',
+    {
+      config: extensionRoute(
+        {
+          summary: 'Delete a knowledge document',
+          tags,
+          params: documentPathSchema,
+          response: z.object({ deleted_chunks: z.number() }),
+        },
+        'admin',
+      ),
+    },
+    async (request) => {
+      const { agent_id, document_id } = readPath(request, documentPathSchema);
+      const tenantId = tenantOf(request);
+      await engram.agents.resolve(tenantId, agent_id);
+      return { deleted_chunks: await engram.knowledge.delete(tenantId, agent_id, document_id) };
+    },
+  );
+}
