@@ -14,6 +14,7 @@ import { authorize, type Principal, permissionOf } from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
+import { registerMcpRoutes } from './mcp-routes.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -116,6 +117,7 @@ export function createServer(options: ServerOptions): EngramServer {
   });
   registerWorkingMemoryRoutes(app, engram);
   registerSessionExtensionRoutes(app, engram);
+  registerMcpRoutes(app, engram);
 
   return {
     config,
