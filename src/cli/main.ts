@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { EngramError } from '../core/errors.js';
+import { runMcpStdio } from '../mcp/run-mcp-stdio.js';
 import { startServer } from '../server/start-server.js';
 import { runDemo } from './run-demo.js';
 
@@ -15,6 +16,9 @@ Usage:
       HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. Settings come
       from flags, then ENGRAM_* environment variables, then the JSON config file (docs/server.md).
       Authentication is not implemented yet: only loopback addresses are accepted.
+  engram mcp [--db ./data/engram.db] [--tenant default] [--config FILE]
+      MCP server on stdio (memory tools; docs/mcp.md) for one tenant (or ENGRAM_TENANT), on the same
+      database as serve (ENGRAM_DATABASE_PATH). Stdout carries only MCP messages; logs go to stderr.
   engram help
 `;
 
@@ -55,6 +59,15 @@ async function main(argv: string[]): Promise<number> {
       },
     });
     await startServer({ flags: values, environment: process.env, stderr: process.stderr });
+    return 0;
+  }
+  if (command === 'mcp') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { db: { type: 'string' }, tenant: { type: 'string' }, config: { type: 'string' } },
+    });
+    const { stdin, stdout, stderr } = process;
+    await runMcpStdio({ flags: values, environment: process.env, stdin, stdout, stderr });
     return 0;
   }
   process.stderr.write(`Unknown command "${command}".\n\n${HELP}`);

@@ -15,6 +15,7 @@ import { describeError, type ErrorShape } from './describe-error.js';
 import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
+import { registerMcpRoutes } from './mcp-routes.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -118,6 +119,7 @@ export function createServer(options: ServerOptions): EngramServer {
   registerWorkingMemoryRoutes(app, engram);
   registerSessionExtensionRoutes(app, engram);
   registerExtensionRoutes(app, engram);
+  registerMcpRoutes(app, engram);
 
   return {
     config,

@@ -1,0 +1,24 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerCurrentDatetimeTool } from './current-datetime-tool.js';
+import type { McpContext } from './define-tool.js';
+import { registerLongTermMemoryTools } from './long-term-memory-tools.js';
+import { registerMemoryQueryTool } from './memory-query-tool.js';
+import { registerWorkingMemoryTools } from './working-memory-tools.js';
+
+const INSTRUCTIONS =
+  'engram is the memory of this agent. Before answering questions about the user, their preferences or ' +
+  'history, look in memory (memory.query or search_long_term_memory). Store durable facts with ' +
+  'create_long_term_memories, resolving pronouns and relative dates first (get_current_datetime).';
+
+/**
+ * An MCP server exposing engram's memory tools for one tenant (docs/mcp.md). Transport-neutral:
+ * `engram mcp` connects it to stdio, the HTTP server to one streamable-HTTP request.
+ */
+export function createMcpServer(context: McpContext, version = '0.1.0'): McpServer {
+  const server = new McpServer({ name: 'engram', version }, { instructions: INSTRUCTIONS });
+  registerMemoryQueryTool(server, context);
+  registerLongTermMemoryTools(server, context);
+  registerWorkingMemoryTools(server, context);
+  registerCurrentDatetimeTool(server, context);
+  return server;
+}

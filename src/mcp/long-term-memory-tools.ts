@@ -1,0 +1,220 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { ValidationError } from '../core/errors.js';
+import type { MemoryRecordEdit, MemoryRecordInput } from '../core/schemas/memory-record.js';
+import { memoryTypeSchema } from '../core/schemas/memory-record.js';
+import type { SearchRequest } from '../retrieval/hybrid-search.js';
+import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
+import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
+import { defineTool, type McpContext } from './define-tool.js';
+
+const tags = () => z.array(z.string().max(256)).max(100).nullish();
+const unitInterval = () => z.number().min(0).max(1).nullish();
+
+/** The fields of a memory an agent may set, as AMS names them (plus engram's salience and confidence). */
+const memoryFields = {
+  text: z.string().min(1).max(20_000),
+  memory_type: memoryTypeSchema.nullish().describe('semantic (facts, preferences) or episodic (events)'),
+  namespace: z.string().max(256).nullish(),
+  user_id: z.string().max(256).nullish(),
+  session_id: z.string().max(256).nullish(),
+  topics: tags(),
+  entities: tags(),
+  event_date: dateTimeArgument().nullish().describe('When an episodic event happened (ISO 8601)'),
+  pinned: z.boolean().nullish(),
+  salience: unitInterval().describe('How important the memory is, 0 to 1 (default 0.5)'),
+  confidence: unitInterval().describe('How sure the memory is true, 0 to 1 (default 0.8)'),
+};
+
+const memoryArgument = z.object({
+  id: z.string().min(1).max(128).nullish().describe('Optional; a ULID is generated when absent'),
+  ...memoryFields,
+  created_at: dateTimeArgument().nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+});
+type MemoryArgument = z.output<typeof memoryArgument>;
+
+/** Keeps the keys whose value is neither null nor undefined (AMS treats null as "not given"). */
+const given = <T extends Record<string, unknown>>(fields: T) =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value != null)) as Partial<{
+    [K in keyof T]: NonNullable<T[K]>;
+  }>;
+
+function toMemoryInput(memory: MemoryArgument): MemoryRecordInput {
+  return {
+    ...given({
+      id: memory.id,
+      memoryType: memory.memory_type,
+      topics: memory.topics,
+      entities: memory.entities,
+      pinned: memory.pinned,
+      salience: memory.salience,
+      confidence: memory.confidence,
+      createdAt: memory.created_at,
+      metadata: memory.metadata as MemoryRecordInput['metadata'],
+    }),
+    text: memory.text,
+    namespace: memory.namespace ?? null,
+    userId: memory.user_id ?? null,
+    sessionId: memory.session_id ?? null,
+    eventDate: memory.event_date ?? null,
+  };
+}
+
+const searchModes = { semantic: 'vector', keyword: 'text', hybrid: 'hybrid' } as const;
+
+/** The AMS search arguments (engram defaults to its hybrid mode) as an engram search request. */
+export const searchArguments = {
+  ...filterArguments,
+  search_mode: z
+    .enum(['semantic', 'keyword', 'hybrid'])
+    .default('hybrid')
+    .describe('semantic (vectors), keyword (BM25) or hybrid (both, the default)'),
+  distance_threshold: z.number().min(0).max(2).nullish().describe('Drop vector matches farther than this'),
+  limit: z.number().int().min(1).max(100).default(10),
+  offset: z.number().int().min(0).max(10_000).default(0),
+  recency_boost: z.boolean().nullish().describe('Favour recently created memories (default false)'),
+  recency_half_life_created_days: z.number().positive().max(36_500).nullish(),
+};
+type SearchArguments = z.output<z.ZodObject<typeof searchArguments>>;
+
+export function toSearchRequest(text: string, args: SearchArguments): SearchRequest {
+  return {
+    text,
+    filter: toMemoryFilter(args),
+    mode: searchModes[args.search_mode],
+    limit: args.limit,
+    offset: args.offset,
+    ...(args.distance_threshold != null ? { distanceThreshold: args.distance_threshold } : {}),
+    ...(args.recency_boost
+      ? {
+          recency: { weight: 1, halfLifeDays: args.recency_half_life_created_days ?? 30, field: 'createdAt' },
+        }
+      : {}),
+  };
+}
+
+/** search, create, get, edit and delete of long-term memories, with AMS's argument names. */
+export function registerLongTermMemoryTools(server: McpServer, context: McpContext): void {
+  const { engram, tenantId } = context;
+
+  defineTool(
+    server,
+    context,
+    'search_long_term_memory',
+    {
+      description:
+        'Search long-term memories by text (hybrid BM25 + vectors by default) within filters. An empty ' +
+        'text lists the matching memories, newest first. Filters are objects: {"eq": "x"}, {"any": [...]}, ' +
+        'dates {"gte": "2024-01-01T00:00:00Z"}. Answers {memories, total, next_offset}.',
+      inputSchema: {
+        text: z.string().max(10_000).nullish().describe('The query; empty lists by filters only'),
+        ...searchArguments,
+      },
+      permission: 'read',
+    },
+    async (args) => {
+      const text = args.text?.trim() ?? '';
+      const { hits, total } = await engram.memories.search(tenantId, toSearchRequest(text, args));
+      const scoreType: AmsScoreType = text === '' ? null : args.search_mode;
+      const next = args.offset + args.limit;
+      return {
+        memories: hits.map((hit) => toAmsSearchResult(hit, scoreType)),
+        total,
+        next_offset: next < total ? next : null,
+      };
+    },
+  );
+
+  defineTool(
+    server,
+    context,
+    'create_long_term_memories',
+    {
+      description:
+        'Store long-term memories. Resolve pronouns and relative dates before storing ("User prefers ' +
+        'dark mode", not "he likes it"); give episodic memories an event_date. A memory identical to a ' +
+        'stored one is not stored twice: it is reported under duplicates.',
+      inputSchema: { memories: z.array(memoryArgument).min(1).max(1_000) },
+      permission: 'write',
+      annotations: { destructiveHint: false, idempotentHint: false },
+    },
+    async (args) => {
+      const { inserted, duplicates } = await engram.memories.create(
+        tenantId,
+        args.memories.map(toMemoryInput),
+      );
+      return {
+        status: 'ok',
+        memory_ids: inserted.map((memory) => memory.id),
+        duplicates: duplicates.map((duplicate) => ({
+          requested_id: duplicate.requestedId,
+          existing_id: duplicate.existing.id,
+        })),
+      };
+    },
+  );
+
+  defineTool(
+    server,
+    context,
+    'get_long_term_memory',
+    {
+      description: 'Get one long-term memory by id (also a superseded version, with superseded_by set).',
+      inputSchema: { memory_id: z.string().min(1).max(128) },
+      permission: 'read',
+    },
+    async (args) => toAmsMemoryRecord(await engram.memories.get(tenantId, args.memory_id)),
+  );
+
+  defineTool(
+    server,
+    context,
+    'edit_long_term_memory',
+    {
+      description:
+        'Change fields of a long-term memory. Only the fields given change. engram keeps versions: the ' +
+        'answer is the new version, with a new id and supersedes = the old id; the old version stays readable.',
+      inputSchema: {
+        memory_id: z.string().min(1).max(128),
+        ...memoryFields,
+        text: memoryFields.text.nullish(),
+      },
+      permission: 'write',
+      annotations: { destructiveHint: false, idempotentHint: false },
+    },
+    async ({ memory_id, ...fields }) => {
+      const changes: MemoryRecordEdit = given({
+        text: fields.text,
+        memoryType: fields.memory_type,
+        namespace: fields.namespace,
+        userId: fields.user_id,
+        sessionId: fields.session_id,
+        topics: fields.topics,
+        entities: fields.entities,
+        eventDate: fields.event_date,
+        pinned: fields.pinned,
+        salience: fields.salience,
+        confidence: fields.confidence,
+      });
+      if (Object.keys(changes).length === 0) throw new ValidationError('No fields provided for update');
+      return toAmsMemoryRecord(await engram.memories.edit(tenantId, memory_id, changes));
+    },
+  );
+
+  defineTool(
+    server,
+    context,
+    'delete_long_term_memories',
+    {
+      description: 'Delete long-term memories by id. Unknown ids are skipped; the answer says how many went.',
+      inputSchema: { memory_ids: z.array(z.string().min(1).max(128)).min(1).max(1_000) },
+      permission: 'write',
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    async (args) => {
+      const deleted = await engram.memories.delete(tenantId, args.memory_ids);
+      return { status: `ok, deleted ${deleted} memories`, deleted };
+    },
+  );
+}

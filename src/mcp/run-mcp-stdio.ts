@@ -1,0 +1,67 @@
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+import { parseWith } from '../core/errors.js';
+import { createEngram } from '../engram.js';
+import { resolveServerConfig } from '../server/server-config.js';
+import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
+import { createMcpServer } from './create-mcp-server.js';
+
+/** Flags of `engram mcp`. */
+export interface McpFlags {
+  db?: string | undefined;
+  config?: string | undefined;
+  tenant?: string | undefined;
+}
+
+const tenantSchema = z.string().trim().min(1, 'tenant cannot be empty').max(256);
+
+/**
+ * `engram mcp`: the MCP tools over stdio for one tenant (`--tenant`, `ENGRAM_TENANT`, default
+ * `default`) on the SQLite file `engram serve` would use (`--db`, `ENGRAM_DATABASE_PATH`, the
+ * config file). Stdout carries protocol messages only; diagnostics go to stderr. Resolves when the
+ * client closes stdin or the process gets SIGTERM/SIGINT, after closing the database.
+ */
+export async function runMcpStdio(options: {
+  flags: McpFlags;
+  environment: Record<string, string | undefined>;
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}): Promise<void> {
+  const { flags, environment, stderr } = options;
+  const { databasePath } = resolveServerConfig({ db: flags.db, config: flags.config }, environment);
+  const tenantId = parseWith(tenantSchema, flags.tenant ?? environment.ENGRAM_TENANT ?? 'default', 'tenant');
+  const report = (what: string) => (error: unknown) =>
+    stderr.write(`engram mcp: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
+  const store = await createSqliteStore({ path: databasePath });
+  const engram = await createEngram({ store, onBackgroundError: report('background work failed') });
+  const server = createMcpServer({
+    engram,
+    tenantId,
+    authorize: () => {},
+    onUnexpected: report('tool failed'),
+  });
+  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  transport.onerror = report('transport error');
+
+  const closed = new Promise<void>((resolve) => {
+    let closing = false;
+    const close = () => {
+      if (closing) return;
+      closing = true;
+      server
+        .close()
+        .then(() => engram.close())
+        .catch(report('shutdown failed'))
+        .finally(resolve);
+    };
+    options.stdin.once('end', close);
+    options.stdin.once('close', close);
+    process.once('SIGTERM', close);
+    process.once('SIGINT', close);
+  });
+  await server.connect(transport);
+  stderr.write(`engram mcp: serving tenant ${tenantId} from ${databasePath} on stdio\n`);
+  return closed;
+}

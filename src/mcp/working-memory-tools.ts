@@ -1,0 +1,172 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { NotFoundError } from '../core/errors.js';
+import type { JsonObject } from '../core/schemas/json.js';
+import type { SessionState } from '../core/schemas/session.js';
+import { MAX_TTL_SECONDS } from '../core/schemas/session.js';
+import { type SessionRef, toSessionKey } from '../engine/session-ref.js';
+import { findUniqueSession } from '../server/ams/find-unique-session.js';
+import {
+  toAmsMessage,
+  toMessageInput,
+  toWorkingMemoryResponse,
+} from '../server/ams/working-memory-mapper.js';
+import { dateTimeArgument } from './ams-filter-arguments.js';
+import { defineTool, type McpContext } from './define-tool.js';
+
+const sessionArguments = {
+  session_id: z.string().min(1).max(256).describe('The session (conversation) id'),
+  user_id: z.string().max(256).nullish().describe('The user the session belongs to, if any'),
+  namespace: z.string().max(256).nullish().describe('The namespace of the session, if any'),
+};
+
+const messageArgument = z.object({
+  role: z.enum(['user', 'assistant', 'system', 'tool']),
+  content: z.string().min(1),
+  id: z.string().min(1).max(128).optional().describe('Optional; a ULID is generated when absent'),
+  created_at: dateTimeArgument().optional(),
+});
+
+/** A session without its messages: what writes answer with (`version` doubles as the REST ETag). */
+function toSessionSummary(state: SessionState) {
+  return {
+    session_id: state.sessionId,
+    namespace: state.namespace,
+    user_id: state.userId,
+    version: state.version,
+    data: state.data,
+    context: state.context,
+    ttl_seconds: state.ttlSeconds,
+    message_count: state.messageCount,
+    tokens: state.tokenCount,
+    created_at: state.createdAt,
+    updated_at: state.updatedAt,
+    expires_at: state.expiresAt,
+  };
+}
+
+/**
+ * The session the arguments name: the exact (namespace, user, session) key when it exists, else
+ * the one session with this id that matches the namespace and user given (as REST GET does), else
+ * the exact key (a write then creates it).
+ */
+async function resolveSession(
+  context: McpContext,
+  args: { session_id: string; user_id?: string | null | undefined; namespace?: string | null | undefined },
+): Promise<{ ref: SessionRef; exists: boolean }> {
+  const ref = {
+    tenantId: context.tenantId,
+    sessionId: args.session_id,
+    userId: args.user_id ?? null,
+    namespace: args.namespace ?? null,
+  };
+  if (await context.engram.store.getSession(toSessionKey(ref))) {
+    return { ref, exists: true };
+  }
+  const unique = await findUniqueSession(context.engram, ref);
+  return unique ? { ref: unique, exists: true } : { ref, exists: false };
+}
+
+/** get_working_memory, append_working_memory, set_working_memory_data. */
+export function registerWorkingMemoryTools(server: McpServer, context: McpContext): void {
+  const { engram } = context;
+
+  defineTool(
+    server,
+    context,
+    'get_working_memory',
+    {
+      description:
+        'Get the working memory of a session: its messages (oldest first), context summary, data and ' +
+        'pending memories. Like GET /v1/working-memory/{session_id}. An unknown session is a not_found error.',
+      inputSchema: {
+        ...sessionArguments,
+        recent_messages_limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(10_000)
+          .optional()
+          .describe('Only the most recent N messages'),
+      },
+      permission: 'read',
+    },
+    async (args) => {
+      const { ref, exists } = await resolveSession(context, args);
+      const limit = args.recent_messages_limit;
+      const session = exists
+        ? await engram.sessions.get(ref, limit === undefined ? {} : { recentMessagesLimit: limit })
+        : null;
+      if (!session) throw new NotFoundError('Session', args.session_id);
+      return toWorkingMemoryResponse(session, session.messages, null, {
+        wholeSeconds: true,
+        nullDataAsEmpty: true,
+      });
+    },
+  );
+
+  defineTool(
+    server,
+    context,
+    'append_working_memory',
+    {
+      description:
+        'Append messages to a session, creating it if needed. Existing messages, data and memories are ' +
+        'kept: this never replaces the session. Answers the session (without messages) and the stored messages.',
+      inputSchema: {
+        ...sessionArguments,
+        messages: z.array(messageArgument).min(1).max(1_000),
+        ttl_seconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_TTL_SECONDS)
+          .nullish()
+          .describe('Expire the session this many seconds after its last write; null = never'),
+      },
+      permission: 'write',
+      annotations: { destructiveHint: false, idempotentHint: false },
+    },
+    async (args) => {
+      const { ref } = await resolveSession(context, args);
+      const { session, messages } = await engram.sessions.append(
+        ref,
+        args.messages.map((message) =>
+          toMessageInput({ ...message, created_at: message.created_at ?? null }),
+        ),
+        args.ttl_seconds === undefined ? {} : { ttlSeconds: args.ttl_seconds },
+      );
+      return { session: toSessionSummary(session), messages: messages.map(toAmsMessage) };
+    },
+  );
+
+  defineTool(
+    server,
+    context,
+    'set_working_memory_data',
+    {
+      description:
+        "Merge JSON into a session's `data` (RFC 7386 merge patch: a key set to null is removed, objects " +
+        'merge, anything else replaces). Creates the session if needed; messages are untouched.',
+      inputSchema: {
+        ...sessionArguments,
+        data: z.record(z.string(), z.unknown()).describe('The merge patch, a JSON object'),
+      },
+      permission: 'write',
+      annotations: { destructiveHint: false, idempotentHint: true },
+    },
+    async (args) => {
+      const { ref, exists } = await resolveSession(context, args);
+      const patch = { data: args.data as JsonObject };
+      if (!exists) await engram.sessions.append(ref, []);
+      try {
+        return toSessionSummary(await engram.sessions.patch(ref, patch));
+      } catch (error) {
+        // Deleted (or expired) between the look-up and the patch: create it and patch once more.
+        if (!(error instanceof NotFoundError)) throw error;
+        await engram.sessions.append(ref, []);
+        return toSessionSummary(await engram.sessions.patch(ref, patch));
+      }
+    },
+  );
+}

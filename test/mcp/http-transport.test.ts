@@ -1,0 +1,119 @@
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngram } from '../../src/engram.js';
+import type { Principal } from '../../src/server/auth/principal.js';
+import { registerMcpRoutes } from '../../src/server/mcp-routes.js';
+import { createMemoryStore } from '../../src/stores/memory/memory-store.js';
+import { useTestServer } from '../http/test-server.js';
+import { callFailing, callOk, connectHttp } from './mcp-test-client.js';
+import { describeMemoryTools } from './tool-scenarios.js';
+
+describe('MCP over streamable HTTP at /mcp', () => {
+  const server = useTestServer();
+  let client: Client | undefined;
+  beforeAll(async () => {
+    client = await connectHttp(server().url);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  describeMemoryTools(() => {
+    if (!client) throw new Error('not connected');
+    return client;
+  });
+
+  it('runs through the authentication hook: the principal’s tenant is the one REST uses', async () => {
+    await callOk(client as Client, 'append_working_memory', {
+      session_id: 'shared-with-rest',
+      messages: [{ role: 'user', content: 'written over MCP' }],
+    });
+    const response = await server().request('/v1/working-memory/shared-with-rest');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { messages: { content: string }[] };
+    expect(body.messages.map((message) => message.content)).toEqual(['written over MCP']);
+  });
+
+  it('is stateless: no session id, GET and DELETE are 405, and malformed JSON is a JSON-RPC parse error', async () => {
+    const list = await server().request('/mcp', {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'x-request-id': 'mcp-test-1' },
+      body: { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+    });
+    expect(list.status).toBe(200);
+    expect(list.headers.get('mcp-session-id')).toBeNull();
+    expect(list.headers.get('x-request-id')).toBe('mcp-test-1');
+    expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+
+    expect((await server().request('/mcp')).status).toBe(405);
+    expect((await server().request('/mcp', { method: 'DELETE' })).status).toBe(405);
+    const malformed = await server().request('/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc": "2.0",',
+    });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: { code: -32700 }, id: null });
+  });
+});
+
+describe('/mcp with an authenticated principal', () => {
+  // This branch has no credentials yet: a hook stands in for the authenticator and sets the
+  // principal from a header, as the real one will from an API key or JWT.
+  const engramPromise = createEngram({
+    store: createMemoryStore(),
+    sweepIntervalMs: 0,
+    defaultSources: false,
+  });
+  const app = Fastify();
+  let url = '';
+  beforeAll(async () => {
+    const engram = await engramPromise;
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    app.decorateRequest('principal', null as unknown as Principal);
+    app.addHook('onRequest', async (request) => {
+      const [tenantId = 'default', role = 'agent'] = String(request.headers['x-test-principal']).split(':');
+      request.principal = { tenantId, role: role as Principal['role'], subject: 'test' };
+    });
+    registerMcpRoutes(app, engram);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await app.close();
+    await (await engramPromise).close();
+  });
+
+  it('scopes the tools to the principal’s tenant', async () => {
+    const acme = await connectHttp(url, { 'x-test-principal': 'acme:agent' });
+    const globex = await connectHttp(url, { 'x-test-principal': 'globex:agent' });
+    const { memory_ids } = await callOk<{ memory_ids: string[] }>(acme, 'create_long_term_memories', {
+      memories: [{ text: 'Acme ships anvils', user_id: 'wile' }],
+    });
+    const id = memory_ids[0] as string;
+    const engram = await engramPromise;
+    expect((await engram.memories.get('acme', id)).text).toBe('Acme ships anvils');
+    await expect(engram.memories.get('default', id)).rejects.toThrow(/not found/);
+    expect((await callFailing(globex, 'get_long_term_memory', { memory_id: id })).code).toBe('not_found');
+    await Promise.all([acme.close(), globex.close()]);
+  });
+
+  it('lets a read-only role read but not write', async () => {
+    const inspector = await connectHttp(url, { 'x-test-principal': 'acme:inspector' });
+    const { total } = await callOk<{ total: number }>(inspector, 'search_long_term_memory', {
+      text: 'anvils',
+    });
+    expect(total).toBe(1);
+    const refused = await callFailing(inspector, 'create_long_term_memories', { memories: [{ text: 'no' }] });
+    expect(refused).toMatchObject({ code: 'forbidden', category: 'forbidden', mcpCode: -32003 });
+    const append = await callFailing(inspector, 'append_working_memory', {
+      session_id: 's',
+      messages: [{ role: 'user', content: 'no' }],
+    });
+    expect(append.code).toBe('forbidden');
+    await inspector.close();
+  });
+});

@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTemporaryDirectories } from '../support/temporary-directories.js';
+import { callFailing, callOk, cliArguments, connectStdio } from './mcp-test-client.js';
+import { describeMemoryTools } from './tool-scenarios.js';
+
+const temporaryDirectory = useTemporaryDirectories('engram-mcp-stdio-');
+
+describe('engram mcp (stdio)', () => {
+  let database = '';
+  let client: Client | undefined;
+  beforeAll(async () => {
+    database = join(temporaryDirectory(), 'engram.db');
+    client = await connectStdio(['--db', database]);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  describeMemoryTools(() => {
+    if (!client) throw new Error('not connected');
+    return client;
+  });
+
+  it('scopes every call to --tenant (or ENGRAM_TENANT) on the same database', async () => {
+    const acme = await connectStdio(['--db', database, '--tenant', 'acme']);
+    const globex = await connectStdio([], { ENGRAM_DATABASE_PATH: database, ENGRAM_TENANT: 'globex' });
+    try {
+      const { memory_ids } = await callOk<{ memory_ids: string[] }>(acme, 'create_long_term_memories', {
+        memories: [{ text: 'Acme ships anvils', user_id: 'wile' }],
+      });
+      const id = memory_ids[0] as string;
+      expect(await callOk(acme, 'get_long_term_memory', { memory_id: id })).toMatchObject({ id });
+      expect((await callFailing(globex, 'get_long_term_memory', { memory_id: id })).code).toBe('not_found');
+      const { total } = await callOk<{ total: number }>(globex, 'search_long_term_memory', {
+        text: 'anvils',
+      });
+      expect(total).toBe(0);
+    } finally {
+      await Promise.all([acme.close(), globex.close()]);
+    }
+  });
+
+  it('writes only protocol messages to stdout, logs to stderr, and exits 0 when stdin closes', async () => {
+    const child = spawn(process.execPath, [
+      ...cliArguments,
+      'mcp',
+      '--db',
+      join(temporaryDirectory(), 'raw.db'),
+    ]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'get_current_datetime', arguments: {} },
+    });
+    await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 20_000 }).toBe(2);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const lines = stdout.split('\n').filter(Boolean);
+    const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id: number });
+    expect(messages.map((message) => [message.jsonrpc, message.id])).toEqual([
+      ['2.0', 1],
+      ['2.0', 2],
+    ]);
+    expect(stderr).toMatch(/serving tenant default/);
+  });
+
+  it('refuses an empty tenant', async () => {
+    await expect(connectStdio(['--db', database, '--tenant', ' '])).rejects.toThrow();
+  });
+});

@@ -1,0 +1,305 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, expect, it } from 'vitest';
+import { mcpCodeByCategory } from '../../src/core/errors.js';
+import { callFailing, callOk, callRejected } from './mcp-test-client.js';
+
+/** Every tool the server lists, by exact name. */
+export const toolNames = [
+  'memory.query',
+  'search_long_term_memory',
+  'create_long_term_memories',
+  'get_long_term_memory',
+  'edit_long_term_memory',
+  'delete_long_term_memories',
+  'get_working_memory',
+  'append_working_memory',
+  'set_working_memory_data',
+  'get_current_datetime',
+];
+
+interface AmsRecord {
+  id: string;
+  text: string;
+  user_id: string | null;
+  topics: string[];
+  supersedes: string | null;
+  superseded_by: string | null;
+}
+interface SearchAnswer {
+  memories: (AmsRecord & { dist: number; score: number | null; score_type: string | null })[];
+  total: number;
+  next_offset: number | null;
+}
+interface WorkingMemory {
+  session_id: string;
+  user_id: string | null;
+  messages: { role: string; content: string; id: string }[];
+  data: Record<string, unknown>;
+}
+
+/** The same tool behaviour over any transport; `client()` is connected before the first test. */
+export function describeMemoryTools(client: () => Client): void {
+  describe('tools', () => {
+    it('lists every tool with a JSON Schema of its arguments', async () => {
+      const { tools } = await client().listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual([...toolNames].sort());
+      const search = tools.find((tool) => tool.name === 'search_long_term_memory');
+      expect(Object.keys(search?.inputSchema.properties ?? {})).toEqual(
+        expect.arrayContaining(['text', 'user_id', 'namespace', 'topics', 'created_at', 'limit', 'offset']),
+      );
+      const remove = tools.find((tool) => tool.name === 'delete_long_term_memories');
+      expect(remove?.annotations?.destructiveHint).toBe(true);
+      expect(tools.find((tool) => tool.name === 'memory.query')?.annotations?.readOnlyHint).toBe(true);
+    });
+
+    it('get_current_datetime answers the time in UTC', async () => {
+      const before = Math.floor(Date.now() / 1_000);
+      const now = await callOk<{ iso_utc: string; unix_ts: number }>(client(), 'get_current_datetime');
+      expect(now.iso_utc).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+      expect(now.unix_ts).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(now.iso_utc) / 1_000).toBe(now.unix_ts);
+    });
+  });
+
+  describe('long-term memory tools', () => {
+    it('create, get, search with filters, edit (a new version) and delete', async () => {
+      const created = await callOk<{ status: string; memory_ids: string[] }>(
+        client(),
+        'create_long_term_memories',
+        {
+          memories: [
+            { text: 'Grace prefers green tea in the morning', user_id: 'grace', topics: ['drinks'] },
+            { text: 'Grace works on compilers', user_id: 'grace', topics: ['work'], memory_type: 'semantic' },
+            { text: 'Linus prefers green tea too', user_id: 'linus', topics: ['drinks'] },
+          ],
+        },
+      );
+      expect(created.status).toBe('ok');
+      expect(created.memory_ids).toHaveLength(3);
+      const [teaId, workId] = created.memory_ids as [string, string, string];
+
+      const got = await callOk<AmsRecord>(client(), 'get_long_term_memory', { memory_id: teaId });
+      expect(got).toMatchObject({
+        id: teaId,
+        text: 'Grace prefers green tea in the morning',
+        user_id: 'grace',
+      });
+      expect(got).toHaveProperty('created_at');
+      expect(got).toHaveProperty('memory_type', 'semantic');
+
+      const found = await callOk<SearchAnswer>(client(), 'search_long_term_memory', {
+        text: 'green tea',
+        user_id: { eq: 'grace' },
+        optimize_query: false, // an AMS argument engram ignores
+      });
+      expect(found.memories[0]).toMatchObject({ id: teaId, score_type: 'hybrid' });
+      expect(found.memories.every((memory) => memory.user_id === 'grace')).toBe(true);
+      expect(found.memories[0]?.dist).toBeCloseTo(1 - (found.memories[0]?.score ?? 0));
+
+      const byTopic = await callOk<SearchAnswer>(client(), 'search_long_term_memory', {
+        text: '',
+        topics: { any: ['work'] },
+        user_id: { in_: ['grace'] },
+        limit: 1,
+      });
+      expect(byTopic).toMatchObject({ total: 1, next_offset: null });
+      expect(byTopic.memories.map((memory) => [memory.id, memory.score, memory.score_type])).toEqual([
+        [workId, null, null],
+      ]);
+      const paged = await callOk<SearchAnswer>(client(), 'search_long_term_memory', {
+        text: '',
+        user_id: { eq: 'grace' },
+        limit: 1,
+      });
+      expect(paged).toMatchObject({ total: 2, next_offset: 1 });
+
+      const edited = await callOk<AmsRecord>(client(), 'edit_long_term_memory', {
+        memory_id: teaId,
+        text: 'Grace prefers oolong tea in the morning',
+        topics: ['drinks', 'tea'],
+        namespace: null,
+      });
+      expect(edited).toMatchObject({ supersedes: teaId, topics: ['drinks', 'tea'] });
+      expect(edited.id).not.toBe(teaId);
+      const old = await callOk<AmsRecord>(client(), 'get_long_term_memory', { memory_id: teaId });
+      expect(old.superseded_by).toBe(edited.id);
+
+      const deleted = await callOk<{ status: string }>(client(), 'delete_long_term_memories', {
+        memory_ids: [edited.id, 'no-such-memory'],
+      });
+      expect(deleted.status).toBe('ok, deleted 1 memories');
+      const gone = await callFailing(client(), 'get_long_term_memory', { memory_id: edited.id });
+      expect(gone).toMatchObject({
+        code: 'not_found',
+        category: 'not_found',
+        mcpCode: mcpCodeByCategory.not_found,
+      });
+    });
+
+    it('reports a repeated memory as a duplicate instead of storing it twice', async () => {
+      const memory = { text: 'Ken likes the C language', user_id: 'ken' };
+      const first = await callOk<{ memory_ids: string[] }>(client(), 'create_long_term_memories', {
+        memories: [memory],
+      });
+      const second = await callOk<{ memory_ids: string[]; duplicates: unknown[] }>(
+        client(),
+        'create_long_term_memories',
+        { memories: [memory] },
+      );
+      expect(second).toMatchObject({
+        memory_ids: [],
+        duplicates: [{ existing_id: first.memory_ids[0] }],
+      });
+    });
+
+    it('memory.query answers the ranked working set of one user', async () => {
+      await callOk(client(), 'create_long_term_memories', {
+        memories: [
+          { text: 'Barbara takes her coffee black', user_id: 'barbara', salience: 0.9 },
+          { text: 'Barbara visited Lisbon in May', user_id: 'barbara', memory_type: 'episodic' },
+          { text: 'Edsger takes his coffee with milk', user_id: 'edsger' },
+        ],
+      });
+      const set = await callOk<{
+        items: { id: string; score: number; memory: AmsRecord }[];
+        packs: unknown[];
+        excluded: unknown[];
+      }>(client(), 'memory.query', { query: 'how does she take her coffee?', user_id: 'barbara' });
+      expect(set.items[0]?.memory.text).toBe('Barbara takes her coffee black');
+      expect(set.items.every((item) => item.memory.user_id === 'barbara')).toBe(true);
+      expect(set.packs.length).toBeGreaterThan(0);
+      const episodic = await callOk<{ items: { memory: AmsRecord }[] }>(client(), 'memory.query', {
+        query: 'coffee Lisbon',
+        user_id: 'barbara',
+        memory_types: ['episodic'],
+      });
+      expect(episodic.items.map((item) => item.memory.text)).toEqual(['Barbara visited Lisbon in May']);
+    });
+
+    it('answers errors as isError results: engram errors with their code, bad arguments from the schema', async () => {
+      const missing = await callFailing(client(), 'get_long_term_memory', { memory_id: 'unknown-id' });
+      expect(missing).toMatchObject({ code: 'not_found', mcpCode: -32004, details: { id: 'unknown-id' } });
+      const editMissing = await callFailing(client(), 'edit_long_term_memory', {
+        memory_id: 'unknown-id',
+        text: 'x',
+      });
+      expect(editMissing.code).toBe('not_found');
+      const nothing = await callFailing(client(), 'edit_long_term_memory', { memory_id: 'unknown-id' });
+      expect(nothing).toMatchObject({ code: 'validation_failed', mcpCode: mcpCodeByCategory.validation });
+      const emptyText = await callFailing(client(), 'create_long_term_memories', {
+        memories: [{ text: '   ' }],
+      });
+      expect(emptyText.code).toBe('validation_failed');
+
+      expect(await callRejected(client(), 'get_long_term_memory', { memory_id: 42 })).toMatch(
+        /-32602.*memory_id/,
+      );
+      expect(
+        await callRejected(client(), 'search_long_term_memory', { topics: { startswith: 'a' } }),
+      ).toMatch(/-32602/);
+      expect(
+        await callRejected(client(), 'search_long_term_memory', { created_at: { gt: 'yesterday' } }),
+      ).toMatch(/ISO 8601/);
+      expect(await callRejected(client(), 'delete_long_term_memories', { memory_ids: [] })).toMatch(/-32602/);
+      expect(await callRejected(client(), 'no_such_tool', {})).toMatch(/not found/);
+    });
+  });
+
+  describe('working memory tools', () => {
+    it('append_working_memory appends and never wipes earlier messages or data', async () => {
+      const session = { session_id: 'append-1', user_id: 'ada' };
+      const first = await callOk<{ session: { version: number; message_count: number } }>(
+        client(),
+        'append_working_memory',
+        { ...session, messages: [{ role: 'user', content: 'My order #1234 arrived damaged.' }] },
+      );
+      expect(first.session.message_count).toBe(1);
+      await callOk(client(), 'set_working_memory_data', { ...session, data: { order: '1234' } });
+      const second = await callOk<{ session: { message_count: number }; messages: { content: string }[] }>(
+        client(),
+        'append_working_memory',
+        {
+          ...session,
+          messages: [
+            { role: 'assistant', content: 'Sorry! Refund or replacement?' },
+            { role: 'user', content: 'A replacement, please.', created_at: '2024-01-15T09:30:00Z' },
+          ],
+        },
+      );
+      expect(second.session.message_count).toBe(3);
+      expect(second.messages.map((message) => message.content)).toEqual([
+        'Sorry! Refund or replacement?',
+        'A replacement, please.',
+      ]);
+      const memory = await callOk<WorkingMemory>(client(), 'get_working_memory', session);
+      expect(memory.messages.map((message) => message.content)).toEqual([
+        'My order #1234 arrived damaged.',
+        'Sorry! Refund or replacement?',
+        'A replacement, please.',
+      ]);
+      expect(memory.data).toEqual({ order: '1234' });
+      const recent = await callOk<WorkingMemory>(client(), 'get_working_memory', {
+        ...session,
+        recent_messages_limit: 1,
+      });
+      expect(recent.messages.map((message) => message.content)).toEqual(['A replacement, please.']);
+    });
+
+    it('finds a session by its id alone when it is the only one with that id', async () => {
+      await callOk(client(), 'append_working_memory', {
+        session_id: 'only-id',
+        user_id: 'alan',
+        namespace: 'support',
+        messages: [{ role: 'user', content: 'first' }],
+      });
+      await callOk(client(), 'append_working_memory', {
+        session_id: 'only-id',
+        messages: [{ role: 'user', content: 'second' }],
+      });
+      const memory = await callOk<WorkingMemory>(client(), 'get_working_memory', { session_id: 'only-id' });
+      expect(memory.user_id).toBe('alan');
+      expect(memory.messages.map((message) => message.content)).toEqual(['first', 'second']);
+    });
+
+    it('set_working_memory_data merge-patches data, creating the session when needed', async () => {
+      const session = { session_id: 'data-1' };
+      const created = await callOk<{ data: unknown; message_count: number }>(
+        client(),
+        'set_working_memory_data',
+        { ...session, data: { cart: { items: 2, coupon: 'SPRING' }, locale: 'en' } },
+      );
+      expect(created).toMatchObject({ message_count: 0, data: { cart: { items: 2, coupon: 'SPRING' } } });
+      const merged = await callOk<{ data: unknown }>(client(), 'set_working_memory_data', {
+        ...session,
+        data: { cart: { coupon: null, items: 3 }, step: 'checkout' },
+      });
+      expect(merged.data).toEqual({ cart: { items: 3 }, locale: 'en', step: 'checkout' });
+    });
+
+    it('reports unknown sessions and bad messages', async () => {
+      const missing = await callFailing(client(), 'get_working_memory', { session_id: 'never-written' });
+      expect(missing).toMatchObject({ code: 'not_found', mcpCode: mcpCodeByCategory.not_found });
+      const toolWithoutCall = await callFailing(client(), 'append_working_memory', {
+        session_id: 'bad-1',
+        messages: [{ role: 'tool', content: 'result' }],
+      });
+      expect(toolWithoutCall.code).toBe('validation_failed');
+      expect(
+        await callRejected(client(), 'append_working_memory', { session_id: 'bad-1', messages: [] }),
+      ).toMatch(/-32602/);
+      expect(
+        await callRejected(client(), 'append_working_memory', {
+          session_id: 'bad-1',
+          messages: [{ role: 'robot', content: 'hi' }],
+        }),
+      ).toMatch(/-32602/);
+      expect(
+        await callRejected(client(), 'set_working_memory_data', { session_id: 'bad-1', data: [1] }),
+      ).toMatch(/-32602/);
+      // Nothing was written by the failed calls.
+      expect((await callFailing(client(), 'get_working_memory', { session_id: 'bad-1' })).code).toBe(
+        'not_found',
+      );
+    });
+  });
+}
