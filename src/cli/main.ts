@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { EngramError } from '../core/errors.js';
 import { startServer } from '../server/start-server.js';
+import { KEYS_HELP, runKeysCommand } from './keys-command.js';
 import { runDemo } from './run-demo.js';
 
 const HELP = `engram — working memory for LLM agents
@@ -11,11 +12,11 @@ Usage:
       Interactive context-assembly demo on the embedded SQLite store (default ./data/engram.db).
       Type a message: engram assembles the context for it under the budget, shows what went in
       and why, then stores the turn. Commands: /context (print the last context), /quit.
-  engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE]
+  engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE] [--auth enabled|disabled]
       HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. Settings come
       from flags, then ENGRAM_* environment variables, then the JSON config file (docs/server.md).
-      Authentication is not implemented yet: only loopback addresses are accepted.
-  engram help
+      With authentication disabled (the default) only loopback addresses are accepted (docs/auth.md).
+${KEYS_HELP}  engram help
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -52,10 +53,14 @@ async function main(argv: string[]): Promise<number> {
         port: { type: 'string' },
         db: { type: 'string' },
         config: { type: 'string' },
+        auth: { type: 'string' },
       },
     });
     await startServer({ flags: values, environment: process.env, stderr: process.stderr });
     return 0;
+  }
+  if (command === 'keys') {
+    return runKeysCommand(rest, { stdout: process.stdout, stderr: process.stderr, environment: process.env });
   }
   process.stderr.write(`Unknown command "${command}".\n\n${HELP}`);
   return 2;
