@@ -93,12 +93,12 @@ describe('API key authentication', () => {
         message: 'Missing authorization header',
       },
     });
-    const forbidden = await testServer().request('/v1/working-memory/s1', {
+    const expired = await testServer().request('/v1/working-memory/s1', {
       method: 'PATCH',
       headers: { ...bearer(keys.expired) },
       body: { data: { a: 1 } },
     });
-    expect(await forbidden.json()).toMatchObject({
+    expect(await expired.json()).toMatchObject({
       error: { code: 'token_expired', message: 'Token has expired' },
     });
   });
