@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { EngramError } from '../core/errors.js';
 import { runMcpStdio } from '../mcp/run-mcp-stdio.js';
 import { startServer } from '../server/start-server.js';
+import { KEYS_HELP, runKeysCommand } from './keys-command.js';
 import { runDemo } from './run-demo.js';
 
 const HELP = `engram — working memory for LLM agents
@@ -12,14 +13,14 @@ Usage:
       Interactive context-assembly demo on the embedded SQLite store (default ./data/engram.db).
       Type a message: engram assembles the context for it under the budget, shows what went in
       and why, then stores the turn. Commands: /context (print the last context), /quit.
-  engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE]
+  engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE] [--auth enabled|disabled]
       HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. Settings come
       from flags, then ENGRAM_* environment variables, then the JSON config file (docs/server.md).
-      Authentication is not implemented yet: only loopback addresses are accepted.
+      With authentication disabled (the default) only loopback addresses are accepted (docs/auth.md).
   engram mcp [--db ./data/engram.db] [--tenant default] [--config FILE]
       MCP server on stdio (memory tools; docs/mcp.md) for one tenant (or ENGRAM_TENANT), on the same
       database as serve (ENGRAM_DATABASE_PATH). Stdout carries only MCP messages; logs go to stderr.
-  engram help
+${KEYS_HELP}  engram help
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -56,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
         port: { type: 'string' },
         db: { type: 'string' },
         config: { type: 'string' },
+        auth: { type: 'string' },
       },
     });
     await startServer({ flags: values, environment: process.env, stderr: process.stderr });
@@ -69,6 +71,9 @@ async function main(argv: string[]): Promise<number> {
     const { stdin, stdout, stderr } = process;
     await runMcpStdio({ flags: values, environment: process.env, stdin, stdout, stderr });
     return 0;
+  }
+  if (command === 'keys') {
+    return runKeysCommand(rest, { stdout: process.stdout, stderr: process.stderr, environment: process.env });
   }
   process.stderr.write(`Unknown command "${command}".\n\n${HELP}`);
   return 2;

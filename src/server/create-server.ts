@@ -59,7 +59,7 @@ function badUrl(error: Error, reply: FastifyReply): void {
  */
 export function createServer(options: ServerOptions): EngramServer {
   const config = serverConfigSchema.parse(options.config ?? {});
-  assertLoopbackHost(config.host);
+  assertLoopbackHost(config.host, config.auth.mode);
   const logger = options.logger ?? pino({ level: config.logLevel });
   const { engram } = options;
   const app: FastifyInstance = Fastify({
@@ -83,6 +83,8 @@ export function createServer(options: ServerOptions): EngramServer {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Unknown paths answer 404/405 alike for everyone: the route table is public anyway.
+    if (request.routeOptions.url === undefined) return;
     const permission = permissionOf(request.method, request.routeOptions.config.permission);
     if (permission === 'public') return;
     request.principal = await authenticate(request);
@@ -95,14 +97,23 @@ export function createServer(options: ServerOptions): EngramServer {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1_000);
+    const caller = request.principal ?? undefined;
     request.log.info(
-      { method: request.method, url: request.url, route, status: reply.statusCode, ms: reply.elapsedTime },
+      {
+        method: request.method,
+        url: request.url,
+        route,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+        ...(caller ? { tenant: caller.tenantId, subject: caller.subject } : {}),
+      },
       'request',
     );
   });
   app.setErrorHandler((error, request, reply) => {
     const answer = describeError(error, request.routeOptions.config.errorShape ?? 'ams');
     if (answer.unexpected) request.log.error({ err: error }, 'request failed');
+    if (answer.status === 401) reply.header('www-authenticate', 'Bearer');
     return reply.status(answer.status).send(answer.body);
   });
   app.setNotFoundHandler((request, reply) => {
@@ -127,10 +138,12 @@ export function createServer(options: ServerOptions): EngramServer {
       await app.listen({ host: config.host, port: config.port });
       const address = app.server.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      logger.warn(
-        { host: address.address, port: address.port },
-        `AUTHENTICATION IS OFF: anyone who can reach ${host}:${address.port} can read and write every session`,
-      );
+      if (config.auth.mode === 'disabled') {
+        logger.warn(
+          { host: address.address, port: address.port },
+          `AUTHENTICATION IS OFF: anyone who can reach ${host}:${address.port} can read and write every session`,
+        );
+      }
       return { host: address.address, port: address.port, url: `http://${host}:${address.port}` };
     },
     close() {

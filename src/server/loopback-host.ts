@@ -15,14 +15,18 @@ export function isLoopbackHost(host: string): boolean {
   return loopback.check(bare, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** Throws `insecure_bind` for any other host: without authentication, engram serves this machine only. */
-export function assertLoopbackHost(host: string): void {
-  if (isLoopbackHost(host)) return;
+/**
+ * Throws `insecure_bind` for a non-loopback host while authentication is disabled: without
+ * credentials, engram serves this machine only.
+ */
+export function assertLoopbackHost(host: string, authMode: 'disabled' | 'enabled' = 'disabled'): void {
+  if (authMode === 'enabled' || isLoopbackHost(host)) return;
   throw new EngramError(
     'insecure_bind',
     'forbidden',
-    `Refusing to listen on ${host}: authentication is not implemented yet, so engram only binds a loopback ` +
-      'address (127.0.0.0/8, ::1, localhost)',
+    `Refusing to listen on ${host} with authentication disabled: enable it (auth.mode "enabled", ` +
+      'ENGRAM_AUTH_MODE=enabled or --auth enabled; see docs/auth.md) or bind a loopback address ' +
+      '(127.0.0.0/8, ::1, localhost)',
     { details: { host } },
   );
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseWith, ValidationError } from '../core/errors.js';
+import { authSettingsSchema, mergeAuthLayers } from './auth/auth-settings.js';
 
 /** An integer given as a number or as decimal text (environment variables and flags are text). */
 const integerSetting = (minimum: number, maximum: number) =>
@@ -12,9 +13,6 @@ const integerSetting = (minimum: number, maximum: number) =>
 /** Log levels of pino; `silent` turns logging off. */
 export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-/** Authentication settings. Only `disabled` exists so far, which is why the server binds loopback only. */
-export const authSettingsSchema = z.strictObject({ mode: z.literal('disabled').default('disabled') });
-
 /** The HTTP server's settings, with their defaults. */
 export const serverConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
@@ -24,7 +22,7 @@ export const serverConfigSchema = z.strictObject({
   bodyLimitBytes: integerSetting(1, 1_073_741_824).default(1_048_576),
   /** How long shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: integerSetting(0, 600_000).default(10_000),
-  auth: authSettingsSchema.default({ mode: 'disabled' }),
+  auth: authSettingsSchema.default({ mode: 'disabled', apiKeys: true }),
 });
 export type ServerConfig = z.output<typeof serverConfigSchema>;
 export type ServerConfigInput = z.input<typeof serverConfigSchema>;
@@ -45,6 +43,8 @@ export interface ServerFlags {
   port?: string | undefined;
   db?: string | undefined;
   config?: string | undefined;
+  /** `enabled` or `disabled`: sets `auth.mode`. */
+  auth?: string | undefined;
 }
 
 const defined = (entries: [string, unknown][]) =>
@@ -70,7 +70,12 @@ export function resolveServerConfig(
     ['port', flags.port],
     ['databasePath', flags.db],
   ]);
-  return parseWith(serverConfigSchema, { ...fromFile, ...fromEnvironment, ...fromFlags }, 'server config');
+  const auth = mergeAuthLayers(fromFile.auth, environment, flags.auth);
+  return parseWith(
+    serverConfigSchema,
+    { ...fromFile, ...fromEnvironment, ...fromFlags, ...(auth === undefined ? {} : { auth }) },
+    'server config',
+  );
 }
 
 function readConfigFile(path: string, readFile: (path: string) => string): Record<string, unknown> {

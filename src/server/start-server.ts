@@ -4,11 +4,24 @@ import { createEngram } from '../engram.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createServer, type EngramServer } from './create-server.js';
 import { assertLoopbackHost } from './loopback-host.js';
-import { resolveServerConfig, type ServerFlags } from './server-config.js';
+import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
+
+/** What start prints about authentication: a loud warning when it is off. */
+function authNotice(config: ServerConfig): string {
+  const { auth } = config;
+  if (auth.mode === 'disabled') {
+    return 'WARNING: authentication is off. Anyone who can reach this address can read and write every session.\n';
+  }
+  const accepted = [
+    ...(auth.apiKeys ? ['API keys (engram keys create)'] : []),
+    ...(auth.jwt ? [`JWTs from ${auth.jwt.issuer.join(', ')}`] : []),
+  ];
+  return `authentication: ${accepted.join(' and ')}\n`;
+}
 
 /**
  * `engram serve`: resolves the settings (flags > environment > config file), opens engram on the
- * SQLite file, listens, warns that authentication is off, and shuts down gracefully on SIGTERM or
+ * SQLite file, listens, warns when authentication is off, and shuts down gracefully on SIGTERM or
  * SIGINT (a second signal kills the process at once). Logs are JSON lines on stdout.
  */
 export async function startServer(options: {
@@ -17,7 +30,7 @@ export async function startServer(options: {
   stderr: Writable;
 }): Promise<EngramServer> {
   const config = resolveServerConfig(options.flags, options.environment);
-  assertLoopbackHost(config.host);
+  assertLoopbackHost(config.host, config.auth.mode);
   const logger = pino({ level: config.logLevel });
   const store = await createSqliteStore({ path: config.databasePath });
   const engram = await createEngram({
@@ -26,10 +39,7 @@ export async function startServer(options: {
   });
   const server = createServer({ engram, config, logger });
   const { url } = await server.listen();
-  options.stderr.write(
-    `engram listening on ${url} (database ${config.databasePath})\n` +
-      'WARNING: authentication is off. Anyone who can reach this address can read and write every session.\n',
-  );
+  options.stderr.write(`engram listening on ${url} (database ${config.databasePath})\n${authNotice(config)}`);
   const shutdown = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     server.close().then(

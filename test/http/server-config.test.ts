@@ -21,7 +21,7 @@ describe('server config', () => {
       logLevel: 'info',
       bodyLimitBytes: 1_048_576,
       shutdownTimeoutMs: 10_000,
-      auth: { mode: 'disabled' },
+      auth: { mode: 'disabled', apiKeys: true },
     });
   });
 

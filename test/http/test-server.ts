@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { createEngram } from '../../src/engram.js';
+import { createEngram, type Engram } from '../../src/engram.js';
 import { createServer, type EngramServer } from '../../src/server/create-server.js';
 import type { ServerConfigInput } from '../../src/server/server-config.js';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
@@ -10,6 +10,8 @@ import { useTemporaryDirectories } from '../support/temporary-directories.js';
 export interface TestServer {
   url: string;
   server: EngramServer;
+  /** The engram the server runs on (e.g. to create API keys in its store). */
+  engram: Engram;
   /** fetch against the server; a JSON `body` is serialized with `content-type: application/json`. */
   request(
     path: string,
@@ -17,8 +19,11 @@ export interface TestServer {
   ): Promise<Response>;
 }
 
-/** Starts the server before the file's tests and closes it (and its engram) after them. */
-export function useTestServer(config: ServerConfigInput = {}): () => TestServer {
+/**
+ * Starts the server before the file's tests and closes it (and its engram) after them. `config`
+ * may be a function, called when the server starts (after earlier `beforeAll`s, e.g. a JWKS server).
+ */
+export function useTestServer(config: ServerConfigInput | (() => ServerConfigInput) = {}): () => TestServer {
   const temporaryDirectory = useTemporaryDirectories('engram-http-');
   let started: TestServer | undefined;
   beforeAll(async () => {
@@ -31,11 +36,13 @@ export function useTestServer(config: ServerConfigInput = {}): () => TestServer 
     };
     const store = await createSqliteStore({ path: join(temporaryDirectory(), 'engram.db'), clock });
     const engram = await createEngram({ store, clock, sweepIntervalMs: 0, defaultSources: false });
-    const server = createServer({ engram, config: { port: 0, logLevel: 'silent', ...config } });
+    const settings = typeof config === 'function' ? config() : config;
+    const server = createServer({ engram, config: { port: 0, logLevel: 'silent', ...settings } });
     const { url } = await server.listen();
     started = {
       url,
       server,
+      engram,
       request(path, init = {}) {
         const body =
           init.body === undefined

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { EngramError } from '../../core/errors.js';
+import type { Role } from '../../core/schemas/role.js';
 
-/** Roles a credential carries. */
-export const roles = ['admin', 'agent', 'inspector'] as const;
-export type Role = (typeof roles)[number];
+export { type Role, roles } from '../../core/schemas/role.js';
 
 /**
  * What a route needs: `public` (no credential, e.g. health), `read` and `write` of sessions and
