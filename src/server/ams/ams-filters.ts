@@ -24,7 +24,7 @@ function tagFilterSchema<T extends z.ZodType<string>>(value: T, withPrefix: bool
       any: list.optional(),
       all: list.optional(),
       // memory_type has no `startswith` in AMS: there the key is unknown, hence ignored.
-      startswith: withPrefix ? z.string().optional() : z.unknown().transform(() => undefined),
+      ...(withPrefix ? { startswith: z.string().optional() } : {}),
       in_: list.optional(),
       not_eq: value.optional(),
       not_in: list.optional(),
@@ -37,8 +37,9 @@ function tagFilterSchema<T extends z.ZodType<string>>(value: T, withPrefix: bool
       if (filter.any !== undefined && filter.in_ !== undefined) fail('any and in_ cannot both be set');
       if (filter.any?.length === 0) fail('any cannot be an empty list');
       if (filter.all?.length === 0) fail('all cannot be an empty list');
-      if (filter.startswith !== undefined) {
-        if (filter.startswith === '') fail('startswith cannot be an empty string');
+      const { startswith } = filter as { startswith?: string };
+      if (startswith !== undefined) {
+        if (startswith === '') fail('startswith cannot be an empty string');
         const others = Object.entries(filter).filter(
           ([key, operand]) => key !== 'startswith' && operand !== undefined,
         );
@@ -105,7 +106,9 @@ export function toTagFilter(filter: AmsTagFilter | AmsTypeFilter | null | undefi
     ...(any !== undefined ? { any } : {}),
     ...(filter.all !== undefined ? { all: filter.all } : {}),
     ...(none.length > 0 ? { none } : {}),
-    ...(typeof filter.startswith === 'string' ? { startswith: filter.startswith } : {}),
+    ...('startswith' in filter && typeof filter.startswith === 'string'
+      ? { startswith: filter.startswith }
+      : {}),
   };
   return Object.keys(tag).length > 0 ? tag : undefined;
 }
