@@ -61,7 +61,7 @@ function scalarTest(filter: TagFilter): Test<string | null> {
   const tests: Test<string | null>[] = [];
   const { eq, ne, any, all, none, exists, startswith } = filter;
   if (exists !== undefined) tests.push((value) => (value !== null) === exists);
-  if (startswith !== undefined) tests.push((value) => value !== null && value.startsWith(startswith));
+  if (startswith !== undefined) tests.push((value) => (value ?? '').startsWith(startswith));
   if (eq !== undefined) tests.push((value) => value === eq);
   if (ne !== undefined) tests.push((value) => value !== ne);
   if (any !== undefined) {
