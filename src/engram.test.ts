@@ -137,6 +137,34 @@ describe('createEngram', () => {
     await engram.close();
   });
 
+  it('consults per-call sources instead of the instance ones when given', async () => {
+    const instance: MemorySource = {
+      name: 'instance',
+      section: 'knowledge',
+      retrieve: async () => [{ id: 'i1', text: 'from the instance', score: 1 }],
+    };
+    const engram = await createEngram({
+      store: createMemoryStore(),
+      sources: [instance],
+      defaultSources: false,
+      sweepIntervalMs: 0,
+    });
+    const perCall: MemorySource = {
+      name: 'per-call',
+      section: 'knowledge',
+      retrieve: async () => [{ id: 'c1', text: 'from this call', score: 1 }],
+    };
+    const own = await engram.assemble({ session, message: 'hi', sources: [perCall] });
+    expect(own.context[1]?.content).toContain('from this call');
+    expect(own.context[1]?.content).not.toContain('from the instance');
+    expect(own.trace.sources.map((report) => report.name)).toEqual(['per-call']);
+    const none = await engram.assemble({ session, message: 'hi', sources: [] });
+    expect(none.context.map((message) => message.section)).toEqual(['system', 'current']);
+    const usual = await engram.assemble({ session, message: 'hi' });
+    expect(usual.context[1]?.content).toContain('from the instance');
+    await engram.close();
+  });
+
   it('assembles all six sections from long-term memory with the built-in sources', async () => {
     const engram = await engramWith();
     const user = { ...session, userId: 'ada' };

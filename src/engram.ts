@@ -74,6 +74,11 @@ export interface AssembleRequest {
   removedIds?: string[];
   /** Memory ids the user pinned to this session's context. */
   pinnedIds?: string[];
+  /**
+   * Retrievers for this call only, consulted instead of the instance's (e.g. the results of a
+   * search the caller already ran, as the AMS memory prompt does). Absent: the instance's sources.
+   */
+  sources?: MemorySource[];
 }
 
 export interface AssembleResult {
@@ -171,7 +176,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     const pinned = [...new Set([...pinnedIds, ...(session?.workingSet.pinned ?? [])])];
     const removed = [...new Set([...removedIds, ...(session?.workingSet.removed ?? [])])];
     const retrieval = runSources(
-      sources,
+      request.sources ?? sources,
       (source) => ({
         ...key,
         agentId: agent.id,

@@ -8,6 +8,7 @@ import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
 import { fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
 import { mentionsEntity } from './mentions-entity.js';
+import { blendedScore, recencyBlendSchema } from './recency-blend.js';
 
 /** Largest candidate pool per ranking; also the cap on `total` for text or thresholded searches. */
 export const MAX_SEARCH_POOL = 10_000;
@@ -63,6 +64,14 @@ export const searchRequestSchema = z.object({
       field: z.enum(['createdAt', 'lastAccessed', 'eventDate']).default('createdAt'),
     })
     .default({ weight: 0, halfLifeDays: 30, field: 'createdAt' }),
+  /**
+   * AMS's recency re-rank (`recency-blend.ts`), over the whole candidate pool before paging: hits
+   * are ordered by relevanceWeight × similarity + recencyWeight × recency, where similarity is
+   * 1 − distance in `vector` mode, the hit's `similarity` otherwise, and 1 in a filter-only
+   * listing (which then ranks the newest `max(200, 4 × (offset + limit))` records by created and
+   * by last access, up to 10,000: exact whenever fewer records match). Ties keep the score order.
+   */
+  recencyBlend: recencyBlendSchema.optional(),
 });
 export type SearchRequest = z.input<typeof searchRequestSchema>;
 
@@ -85,6 +94,8 @@ export interface SearchHit {
   /** What neighbouring turns of the same session lent it (see `neighbors`). */
   contextScore: number;
   recencyFactor: number;
+  /** `score` ÷ the best score among all candidates (the top hit = 1); null in a filter-only listing. */
+  similarity: number | null;
 }
 
 export interface SearchResult {
@@ -115,6 +126,7 @@ export async function hybridSearch(
   const request = parsed.data;
   const query = request.text.trim();
   if (query === '') {
+    if (request.recencyBlend) return listByRecency(store, tenantId, request, now);
     const { memories, total } = await store.listMemories(tenantId, request.filter, {
       limit: request.limit,
       offset: request.offset,
@@ -184,7 +196,12 @@ export async function hybridSearch(
   const recency = request.recency;
   const neighbors = request.neighbors.window > 0 && request.neighbors.weight > 0;
   // Dates, entities, neighbours and recency reorder, so they must see the whole pool before paging.
-  const reorders = recency.weight > 0 || dates.spans.length > 0 || neighbors || request.entityBoost > 0;
+  const reorders =
+    recency.weight > 0 ||
+    dates.spans.length > 0 ||
+    neighbors ||
+    request.entityBoost > 0 ||
+    request.recencyBlend !== undefined;
   const ranked = reorders ? fused : fused.slice(request.offset, request.offset + request.limit);
   const records = new Map<string, MemoryRecord>();
   for (const memory of await store.getMemories(
@@ -228,11 +245,52 @@ export async function hybridSearch(
       entityScore,
       contextScore,
       recencyFactor: factor,
+      similarity: null,
     };
   });
+  // Unless reordered, `fused` is sorted and `scored` is its page, so the pool's best is fused[0].
+  const best = reorders ? Math.max(0, ...scored.map((hit) => hit.score)) : (fused[0]?.score ?? 0);
+  for (const hit of scored) hit.similarity = best > 0 ? hit.score / best : 0;
   if (!reorders) return { hits: scored, total };
   scored.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
+  const blend = request.recencyBlend;
+  if (blend) {
+    const similarityOf = (hit: SearchHit) =>
+      request.mode === 'vector' ? 1 - (hit.distance ?? 1) : (hit.similarity ?? 0);
+    const blended = new Map(
+      scored.map((hit) => [hit, blendedScore(similarityOf(hit), hit.memory, blend, now)]),
+    );
+    // Array.prototype.sort is stable: ties keep the score order.
+    scored.sort((a, b) => (blended.get(b) ?? 0) - (blended.get(a) ?? 0));
+  }
   return { hits: scored.slice(request.offset, request.offset + request.limit), total };
+}
+
+/**
+ * A filter-only listing ranked by the recency blend (similarity 1 for all): the newest records by
+ * creation and by last access form the pool, ranked, then paged.
+ */
+async function listByRecency(
+  store: MemoryRecordStore,
+  tenantId: string,
+  request: ParsedSearch,
+  now: Date,
+): Promise<SearchResult> {
+  const blend = request.recencyBlend as NonNullable<ParsedSearch['recencyBlend']>;
+  const pool = Math.min(MAX_SEARCH_POOL, Math.max(MIN_SEARCH_POOL, (request.offset + request.limit) * 4));
+  const [byCreation, byAccess] = await Promise.all([
+    store.listMemories(tenantId, request.filter, { limit: pool, offset: 0, order: 'created_desc' }),
+    store.listMemories(tenantId, request.filter, { limit: pool, offset: 0, order: 'last_accessed_desc' }),
+  ]);
+  const candidates = new Map<string, MemoryRecord>();
+  for (const memory of [...byCreation.memories, ...byAccess.memories]) candidates.set(memory.id, memory);
+  const ranked = [...candidates.values()]
+    .map((memory) => ({ memory, blended: blendedScore(1, memory, blend, now) }))
+    .sort((a, b) => b.blended - a.blended || (a.memory.id < b.memory.id ? -1 : 1));
+  return {
+    hits: ranked.slice(request.offset, request.offset + request.limit).map(({ memory }) => plainHit(memory)),
+    total: byCreation.total,
+  };
 }
 
 /** Whether the memory's date (its event date, else its creation) lies in one of the spans. */
@@ -285,5 +343,6 @@ function plainHit(memory: MemoryRecord): SearchHit {
     entityScore: 0,
     contextScore: 0,
     recencyFactor: 1,
+    similarity: null,
   };
 }

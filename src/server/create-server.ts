@@ -8,6 +8,8 @@ import Fastify, {
 } from 'fastify';
 import { type Logger, pino } from 'pino';
 import type { Engram } from '../engram.js';
+import { registerLongTermMemoryRoutes } from './ams/long-term-memory-routes.js';
+import { registerMemoryPromptRoutes } from './ams/memory-prompt-routes.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { authorize, type Principal, permissionOf } from './auth/principal.js';
@@ -128,6 +130,8 @@ export function createServer(options: ServerOptions): EngramServer {
     isClosing: () => state.closing !== undefined,
   });
   registerWorkingMemoryRoutes(app, engram);
+  registerLongTermMemoryRoutes(app, engram);
+  registerMemoryPromptRoutes(app, engram);
   registerSessionExtensionRoutes(app, engram);
   registerExtensionRoutes(app, engram);
   registerMcpRoutes(app, engram);

@@ -12,11 +12,14 @@ import { timestampMs } from './session-rules.js';
  *   nothing: `eq`, `any` and a non-empty `all` fail on it, `ne` and `none` pass.
  * - List fields (`topics`, `entities`): `eq` contains, `ne` does not contain, `any` contains at least
  *   one, `all` contains every one, `none` contains none.
+ * - `startswith` is a case-sensitive prefix: a single-valued field starts with it; a list field has
+ *   an element that does. A null field matches no prefix.
  * - `exists: true` holds when the field is set (not null; a non-empty list), `exists: false` when
  *   it is not.
  * - Empty lists follow the logic: `any: []` and `ids: []` match nothing; `all: []` and `none: []`
  *   match everything.
- * - Date ranges compare instants; a null `eventDate` fails any range.
+ * - Date ranges compare instants; a null `eventDate` fails any range. `except: {gte, lt}` holds
+ *   when the instant lies outside `[gte, lt)`.
  * - Unless `includeSuperseded` is true, only current versions (`validTo` null) match.
  */
 export type MemoryPredicate = (record: MemoryRecord) => boolean;
@@ -56,8 +59,9 @@ function every<T>(tests: readonly Test<T>[]): Test<T> {
 
 function scalarTest(filter: TagFilter): Test<string | null> {
   const tests: Test<string | null>[] = [];
-  const { eq, ne, any, all, none, exists } = filter;
+  const { eq, ne, any, all, none, exists, startswith } = filter;
   if (exists !== undefined) tests.push((value) => (value !== null) === exists);
+  if (startswith !== undefined) tests.push((value) => (value ?? '').startsWith(startswith));
   if (eq !== undefined) tests.push((value) => value === eq);
   if (ne !== undefined) tests.push((value) => value !== ne);
   if (any !== undefined) {
@@ -74,8 +78,9 @@ function scalarTest(filter: TagFilter): Test<string | null> {
 
 function listTest(filter: TagFilter): Test<readonly string[]> {
   const tests: Test<readonly string[]>[] = [];
-  const { eq, ne, any, all, none, exists } = filter;
+  const { eq, ne, any, all, none, exists, startswith } = filter;
   if (exists !== undefined) tests.push((values) => values.length > 0 === exists);
+  if (startswith !== undefined) tests.push((values) => values.some((value) => value.startsWith(startswith)));
   const containsAny = (wanted: ReadonlySet<string>) => (values: readonly string[]) =>
     values.some((value) => wanted.has(value));
   if (eq !== undefined) tests.push((values) => values.includes(eq));
@@ -106,6 +111,11 @@ function dateTest(range: DateRange): Test<string | null> {
   if (range.lte !== undefined) {
     const bound = timestampMs(range.lte);
     tests.push((time) => time <= bound);
+  }
+  if (range.except !== undefined) {
+    const from = timestampMs(range.except.gte);
+    const to = timestampMs(range.except.lt);
+    tests.push((time) => time < from || time >= to);
   }
   const all = every(tests);
   return (value) => value !== null && all(Date.parse(value));

@@ -56,13 +56,19 @@ const tagFilter = (values: readonly string[]) =>
       all: fc.subarray([...values], { maxLength: 2 }),
       none: fc.subarray([...values]),
       exists: fc.boolean(),
+      startswith: fc.constantFrom(...values.map((value) => value.slice(0, 1)), ...values),
     },
     { requiredKeys: [] },
   );
 const dateRange = fc.record(
-  Object.fromEntries(
-    ['gt', 'gte', 'lt', 'lte'].map((bound) => [bound, fc.integer({ min: 0, max: 5 }).map(day)]),
-  ),
+  {
+    ...Object.fromEntries(
+      ['gt', 'gte', 'lt', 'lte'].map((bound) => [bound, fc.integer({ min: 0, max: 5 }).map(day)]),
+    ),
+    except: fc
+      .tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 1, max: 3 }))
+      .map(([from, length]) => ({ gte: day(from), lt: day(from + length) })),
+  },
   { requiredKeys: [] },
 );
 const condition: fc.Arbitrary<Partial<MemoryFilter>> = fc.oneof(

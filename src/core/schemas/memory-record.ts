@@ -96,6 +96,11 @@ export const tagFilterSchema = z
     any: z.array(z.string()).max(1_000).optional(),
     all: z.array(z.string()).max(1_000).optional(),
     none: z.array(z.string()).max(1_000).optional(),
+    /**
+     * Prefix match, case-sensitive (hierarchical namespaces such as `workspace:abc/…`): the value
+     * starts with it; for list fields, some element does. A null field matches no prefix.
+     */
+    startswith: z.string().min(1).max(256).optional(),
     /** true: the field is set (not null; a non-empty list); false: it is not. */
     exists: z.boolean().optional(),
   })
@@ -108,6 +113,8 @@ export const dateRangeSchema = z
     gte: isoDateTimeSchema.optional(),
     lt: isoDateTimeSchema.optional(),
     lte: isoDateTimeSchema.optional(),
+    /** The instant lies outside `[gte, lt)` (how a datetime `ne` at whole-second resolution is asked). */
+    except: z.object({ gte: isoDateTimeSchema, lt: isoDateTimeSchema }).strict().optional(),
   })
   .strict();
 export type DateRange = z.infer<typeof dateRangeSchema>;

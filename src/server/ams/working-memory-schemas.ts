@@ -5,13 +5,13 @@ import { laxInteger, plainObject } from '../lax-fields.js';
 import { amsDateTime } from './ams-datetime.js';
 import { amsModelNames } from './ams-model-windows.js';
 
-const optionalText = () => z.string().nullable().optional();
-const valueError = (message: string) => ({
+export const optionalText = () => z.string().nullable().optional();
+export const valueError = (message: string) => ({
   pydantic: { type: 'value_error', msg: `Value error, ${message}`, ctx: { error: {} } },
 });
 
 /** A list of tags; AMS stores them comma-separated, so an element with a comma is a 422. */
-const tagList = (field: string) =>
+export const tagList = (field: string) =>
   z
     .array(z.string())
     .nullable()

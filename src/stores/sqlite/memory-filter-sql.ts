@@ -37,12 +37,16 @@ const DATE_COLUMNS: Record<DateField, string> = {
 /** A list parameter's rows: json_each keeps the SQL text independent of the list's length. */
 const listOf = (parameter: string) => `(SELECT value FROM json_each(${parameter}))`;
 
+/** Case-sensitive prefix test (LIKE and GLOB would fold case or read wildcards); NULL fails. */
+const startsWith = (column: string, prefix: string) => `substr(${column}, 1, length(${prefix})) = ${prefix}`;
+
 /** Conditions on a nullable single-valued column; NULL equals nothing (see `memory-filter.ts`). */
 function scalarConditions(column: string, filter: TagFilter, bind: (value: string) => string): string[] {
   const conditions: string[] = [];
   if (filter.exists !== undefined) conditions.push(`${column} ${filter.exists ? 'IS NOT NULL' : 'IS NULL'}`);
   if (filter.eq !== undefined) conditions.push(`${column} = ${bind(filter.eq)}`);
   if (filter.ne !== undefined) conditions.push(`${column} IS NOT ${bind(filter.ne)}`);
+  if (filter.startswith !== undefined) conditions.push(startsWith(column, bind(filter.startswith)));
   if (filter.any !== undefined) conditions.push(`${column} IN ${listOf(bind(JSON.stringify(filter.any)))}`);
   if (filter.all !== undefined) {
     const wanted = bind(JSON.stringify(filter.all));
@@ -64,6 +68,10 @@ function listConditions(column: string, filter: TagFilter, bind: (value: string)
   if (filter.exists !== undefined)
     conditions.push(`json_array_length(${column}) ${filter.exists ? '>' : '='} 0`);
   if (filter.eq !== undefined) conditions.push(contains(bind(filter.eq)));
+  if (filter.startswith !== undefined) {
+    const prefix = bind(filter.startswith);
+    conditions.push(`EXISTS (SELECT 1 FROM json_each(${column}) WHERE ${startsWith('value', prefix)})`);
+  }
   if (filter.ne !== undefined) conditions.push(`NOT ${contains(bind(filter.ne))}`);
   if (filter.any !== undefined) conditions.push(containsAnyOf(filter.any));
   if (filter.all !== undefined) {
@@ -110,6 +118,11 @@ export function memoryFilterSql(tenantId: string, filter: Partial<MemoryFilter>)
     if (range.gte !== undefined) conditions.push(`${column} >= ${bind(timestampMs(range.gte))}`);
     if (range.lt !== undefined) conditions.push(`${column} < ${bind(timestampMs(range.lt))}`);
     if (range.lte !== undefined) conditions.push(`${column} <= ${bind(timestampMs(range.lte))}`);
+    if (range.except !== undefined) {
+      const from = bind(timestampMs(range.except.gte));
+      const to = bind(timestampMs(range.except.lt));
+      conditions.push(`(${column} < ${from} OR ${column} >= ${to})`);
+    }
   }
   if (filter.pinned !== undefined) conditions.push(`m.pinned = ${bind(filter.pinned ? 1 : 0)}`);
   return { where: conditions.join('\n    AND '), parameters };

@@ -1,0 +1,266 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parseWith } from '../../core/errors.js';
+import {
+  type MemoryFilterInput,
+  type MemoryRecord,
+  type MemoryRecordEdit,
+  memoryRecordInputSchema,
+} from '../../core/schemas/memory-record.js';
+import type { Engram } from '../../engram.js';
+import { tenantOf } from '../auth/principal.js';
+import { readBody, readPath, readQuery } from '../request-parts.js';
+import { validateRequest } from '../validate-request.js';
+import { AmsHttpError } from './ams-http-error.js';
+import { selectForgotten } from './forget-policy.js';
+import { toAmsRecord, toAmsResult, toMemoryInput } from './long-term-memory-mapper.js';
+import {
+  ackSchema,
+  amsRecordSchema,
+  compactQuerySchema,
+  createMemoriesBodySchema,
+  deleteQuerySchema,
+  editBodySchema,
+  forgetBodySchema,
+  forgetQuerySchema,
+  forgetResponseSchema,
+  memoryPathSchema,
+  optimizeQuerySchema,
+  searchBodySchema,
+  searchResponseSchema,
+} from './long-term-memory-schemas.js';
+import { planSearch, touchHits } from './long-term-memory-search.js';
+import { deleteWithVersions, resolveCurrent } from './memory-versions.js';
+
+const PAGE = 1_000;
+const tags = ['long-term-memory'];
+const notFound = (id: string) => new AmsHttpError(404, `Memory with ID ${id} not found`);
+
+/** Current AMS-visible memories matching `filter`, oldest first, at most `limit`. */
+async function listAll(
+  engram: Engram,
+  tenantId: string,
+  filter: MemoryFilterInput,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<MemoryRecord[]> {
+  const memories: MemoryRecord[] = [];
+  for (let offset = 0; memories.length < limit; offset += PAGE) {
+    const page = await engram.memories.list(tenantId, filter, {
+      limit: Math.min(PAGE, limit - memories.length),
+      offset,
+      order: 'created_asc',
+    });
+    memories.push(...page.memories);
+    if (page.memories.length === 0 || offset + PAGE >= page.total) break;
+  }
+  return memories;
+}
+
+/** The equality scope of compact and forget (query `namespace`, `user_id`, `session_id`). */
+function scopeFilter(query: {
+  namespace?: string;
+  user_id?: string;
+  session_id?: string;
+}): MemoryFilterInput {
+  return {
+    memoryType: { none: ['procedural'] },
+    ...(query.namespace !== undefined ? { namespace: { eq: query.namespace } } : {}),
+    ...(query.user_id !== undefined ? { userId: { eq: query.user_id } } : {}),
+    ...(query.session_id !== undefined ? { sessionId: { eq: query.session_id } } : {}),
+  };
+}
+
+/** `memory_ids` as a list: the one query parameter that repeats (`?memory_ids=a&memory_ids=b`). */
+function readMemoryIds(request: FastifyRequest): string[] {
+  const raw = (request.query as Record<string, unknown> | undefined)?.memory_ids;
+  const memoryIds = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  return validateRequest(deleteQuerySchema, { memory_ids: memoryIds }, 'query').memory_ids;
+}
+
+/**
+ * AMS long-term memory (spec §4.7–4.13), scoped to the caller's tenant. engram versions edits: a
+ * PATCH creates a new version with a new id (returned), and every id route resolves an old id to
+ * its current version, so clients may keep the id they created. See docs/server.md.
+ */
+export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engram): void {
+  const create = async (request: FastifyRequest) => {
+    const tenantId = tenantOf(request);
+    const body = readBody(request, createMemoriesBodySchema);
+    // AMS upserts record by record, so of two records with one id the last one stays.
+    const byId = new Map(body.memories.map((record) => [record.id, record]));
+    const inputs = [...byId.values()].map(toMemoryInput);
+    if (inputs.length === 0) return { status: 'ok' };
+    // Validate everything before an upsert replaces anything.
+    inputs.forEach((input, index) => {
+      parseWith(memoryRecordInputSchema, input, `memory at index ${index}`);
+    });
+    await deleteWithVersions(
+      engram,
+      tenantId,
+      inputs.map((input) => input.id as string),
+    );
+    await engram.memories.create(tenantId, inputs);
+    return { status: 'ok' };
+  };
+  const createDocs = {
+    summary: 'Create long-term memories (upsert by id; indexed before the answer)',
+    tags,
+    body: createMemoriesBodySchema,
+    response: ackSchema,
+  };
+  app.post('/v1/long-term-memory/', { config: { docs: createDocs } }, create);
+  app.post('/v1/long-term-memory', { config: { docs: createDocs } }, create);
+
+  app.post(
+    '/v1/long-term-memory/search',
+    {
+      config: {
+        docs: {
+          summary: 'Search or list long-term memories (filters, recency re-rank, exact totals)',
+          tags,
+          query: optimizeQuerySchema,
+          body: searchBodySchema,
+          response: searchResponseSchema,
+        },
+      },
+    },
+    async (request) => {
+      readQuery(request, optimizeQuerySchema);
+      const body = readBody(request, searchBodySchema);
+      const tenantId = tenantOf(request);
+      const plan = await planSearch(engram, tenantId, body);
+      const { hits, total } = await engram.memories.search(tenantId, plan.request);
+      if (plan.bumpsAccess) {
+        await touchHits(
+          engram,
+          tenantId,
+          hits.map((hit) => hit.memory),
+          new Date(),
+        );
+      }
+      const next = body.offset + body.limit;
+      return {
+        memories: hits.map((hit) => toAmsResult(hit, plan.mode, plan.listing)),
+        total,
+        next_offset: next < total ? next : null,
+      };
+    },
+  );
+
+  app.get(
+    '/v1/long-term-memory/:memory_id',
+    {
+      config: {
+        docs: {
+          summary: 'Read a long-term memory (an old version id reads the current version)',
+          tags,
+          params: memoryPathSchema,
+          response: amsRecordSchema,
+        },
+      },
+    },
+    async (request) => {
+      const { memory_id } = readPath(request, memoryPathSchema);
+      const memory = await resolveCurrent(engram, tenantOf(request), memory_id);
+      if (!memory) throw notFound(memory_id);
+      return toAmsRecord(memory);
+    },
+  );
+
+  app.patch(
+    '/v1/long-term-memory/:memory_id',
+    {
+      config: {
+        docs: {
+          summary: 'Edit a long-term memory: a new version (with a new id, returned) supersedes it',
+          tags,
+          params: memoryPathSchema,
+          body: editBodySchema,
+          response: amsRecordSchema,
+        },
+      },
+    },
+    async (request) => {
+      const { memory_id } = readPath(request, memoryPathSchema);
+      const body = readBody(request, editBodySchema);
+      const changes: MemoryRecordEdit = {
+        ...(body.text != null ? { text: body.text } : {}),
+        ...(body.topics != null ? { topics: body.topics } : {}),
+        ...(body.entities != null ? { entities: body.entities } : {}),
+        ...(body.memory_type != null ? { memoryType: body.memory_type } : {}),
+        ...(body.namespace != null ? { namespace: body.namespace } : {}),
+        ...(body.user_id != null ? { userId: body.user_id } : {}),
+        ...(body.session_id != null ? { sessionId: body.session_id } : {}),
+        ...(body.event_date != null ? { eventDate: body.event_date } : {}),
+        ...(body.pinned != null ? { pinned: body.pinned } : {}),
+      };
+      if (Object.keys(changes).length === 0) throw new AmsHttpError(400, 'No fields provided for update');
+      const tenantId = tenantOf(request);
+      const current = await resolveCurrent(engram, tenantId, memory_id);
+      if (!current) throw notFound(memory_id);
+      return toAmsRecord(await engram.memories.edit(tenantId, current.id, changes));
+    },
+  );
+
+  const deleteDocs = {
+    summary: 'Delete long-term memories by id (each with all its versions)',
+    tags,
+    query: deleteQuerySchema,
+    response: ackSchema,
+  };
+  const remove = async (request: FastifyRequest) => {
+    const deleted = await deleteWithVersions(engram, tenantOf(request), readMemoryIds(request));
+    return { status: `ok, deleted ${deleted} memories` };
+  };
+  app.delete('/v1/long-term-memory', { config: { docs: deleteDocs } }, remove);
+
+  app.post(
+    '/v1/long-term-memory/compact',
+    {
+      config: {
+        docs: {
+          summary: 'Merge exact duplicates (same memory hash) in a scope; keeps the oldest',
+          tags,
+          query: compactQuerySchema,
+          response: ackSchema,
+        },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const filter = scopeFilter(readQuery(request, compactQuerySchema));
+      const seen = new Set<string>();
+      const duplicates: string[] = [];
+      for (const memory of await listAll(engram, tenantId, filter)) {
+        if (seen.has(memory.memoryHash)) duplicates.push(memory.id);
+        seen.add(memory.memoryHash);
+      }
+      await deleteWithVersions(engram, tenantId, duplicates);
+      const { total } = await engram.memories.list(tenantId, filter, { limit: 1, offset: 0 });
+      return { status: `ok, ${total} memories remaining after compaction` };
+    },
+  );
+
+  app.post(
+    '/v1/long-term-memory/forget',
+    {
+      config: {
+        docs: {
+          summary: 'Forget memories by age, inactivity and budget (dry run by default)',
+          tags,
+          query: forgetQuerySchema,
+          body: forgetBodySchema,
+          response: forgetResponseSchema,
+        },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const query = readQuery(request, forgetQuerySchema);
+      const body = readBody(request, forgetBodySchema);
+      const candidates = await listAll(engram, tenantId, scopeFilter(query), query.limit);
+      const ids = selectForgotten(candidates, body.policy, new Set(body.pinned_ids ?? []), new Date());
+      if (!query.dry_run) await deleteWithVersions(engram, tenantId, ids);
+      return { scanned: candidates.length, deleted: ids.length, deleted_ids: ids, dry_run: query.dry_run };
+    },
+  );
+}

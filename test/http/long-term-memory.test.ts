@@ -1,0 +1,287 @@
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from './test-server.js';
+
+const testServer = useTestServer();
+type Json = Record<string, unknown>;
+
+async function call(path: string, method = 'GET', body?: unknown): Promise<{ status: number; body: Json }> {
+  const response = await testServer().request(path, { method, ...(body === undefined ? {} : { body }) });
+  return { status: response.status, body: (await response.json()) as Json };
+}
+const create = (memories: unknown[], extra: Json = {}) =>
+  call('/v1/long-term-memory/', 'POST', { memories, ...extra });
+const search = (body: Json) => call('/v1/long-term-memory/search', 'POST', body);
+const ids = (result: { body: Json }) => (result.body.memories as Json[]).map((memory) => memory.id);
+const sorted = (result: { body: Json }) => [...ids(result)].sort();
+
+const recordFields = [
+  'id',
+  'text',
+  'session_id',
+  'user_id',
+  'namespace',
+  'last_accessed',
+  'created_at',
+  'updated_at',
+  'pinned',
+  'access_count',
+  'topics',
+  'entities',
+  'memory_hash',
+  'discrete_memory_extracted',
+  'memory_type',
+  'persisted_at',
+  'extracted_from',
+  'event_date',
+  'extraction_strategy',
+  'extraction_strategy_config',
+  'metadata',
+];
+const pydanticTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?Z$/;
+
+describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.7, §4.9)', () => {
+  it('acknowledges, then reads back all 21 fields in AMS form', async () => {
+    const created = await create(
+      [
+        {
+          id: 'tea-1',
+          text: 'User likes oolong tea',
+          user_id: 'u1',
+          namespace: 'appendix',
+          topics: ['beverages'],
+          created_at: '2025-06-01T10:05:00.120Z',
+          persisted_at: '2020-01-01T00:00:00Z',
+          metadata: { source: 'chat', nested: { a: [1] } },
+          unknown_field: 'ignored',
+        },
+      ],
+      { deduplicate: true },
+    );
+    expect(created).toEqual({ status: 200, body: { status: 'ok' } });
+    const read = await call('/v1/long-term-memory/tea-1?namespace=ignored');
+    expect(read.status).toBe(200);
+    expect(Object.keys(read.body).sort()).toEqual([...recordFields].sort());
+    expect(read.body).toMatchObject({
+      id: 'tea-1',
+      text: 'User likes oolong tea',
+      session_id: null,
+      user_id: 'u1',
+      namespace: 'appendix',
+      created_at: '2025-06-01T10:05:00.120000Z',
+      pinned: false,
+      access_count: 0,
+      topics: ['beverages'],
+      entities: [],
+      discrete_memory_extracted: 't',
+      memory_type: 'semantic',
+      persisted_at: null,
+      extracted_from: [],
+      event_date: null,
+      extraction_strategy: 'discrete',
+      extraction_strategy_config: {},
+      metadata: { source: 'chat', nested: { a: [1] } },
+    });
+    expect(read.body.memory_hash).toMatch(/^[0-9a-f]{64}$/);
+    for (const field of ['last_accessed', 'updated_at']) expect(read.body[field]).toMatch(pydanticTime);
+  });
+
+  it('answers the Appendix A search with dist, score and score_type', async () => {
+    const result = await search({ text: 'tea', namespace: { eq: 'appendix' }, limit: 2 });
+    expect(result.status).toBe(200);
+    expect(result.body.total).toBe(1);
+    expect(result.body.next_offset).toBeNull();
+    const [hit] = result.body.memories as Json[];
+    expect(Object.keys(hit ?? {}).sort()).toEqual([...recordFields, 'dist', 'score', 'score_type'].sort());
+    expect(hit).toMatchObject({ id: 'tea-1', score_type: 'semantic' });
+    expect(hit?.dist).toBeGreaterThanOrEqual(0);
+    expect(hit?.score).toBeCloseTo(Math.max(0, 1 - (hit?.dist as number)));
+  });
+
+  it('upserts by id, and ignores a repeat of an id within a batch but the last', async () => {
+    await create([{ id: 'up-1', text: 'first text', namespace: 'upsert' }]);
+    await create([
+      { id: 'up-1', text: 'second text', namespace: 'upsert' },
+      { id: 'up-1', text: 'third text', namespace: 'upsert', memory_type: 'episodic' },
+    ]);
+    const read = await call('/v1/long-term-memory/up-1');
+    expect(read.body).toMatchObject({ text: 'third text', memory_type: 'episodic' });
+    const listed = await search({ text: '', namespace: { eq: 'upsert' } });
+    expect(ids(listed)).toEqual(['up-1']);
+  });
+
+  it('drops a new record whose content equals a current one (AMS hash dedup, documented)', async () => {
+    await create([{ id: 'dup-a', text: 'same words', namespace: 'dedup' }]);
+    expect((await create([{ id: 'dup-b', text: 'same words', namespace: 'dedup' }])).status).toBe(200);
+    expect((await call('/v1/long-term-memory/dup-b')).status).toBe(404);
+    expect(ids(await search({ text: '', namespace: { eq: 'dedup' } }))).toEqual(['dup-a']);
+  });
+
+  it('rejects what AMS rejects, with its 422 shapes', async () => {
+    const comma = await create([{ id: 'c1', text: 'x', topics: ['a,b'] }]);
+    expect(comma).toEqual({
+      status: 422,
+      body: {
+        detail: [
+          {
+            type: 'value_error',
+            loc: ['body', 'memories', 0, 'topics'],
+            msg: "Value error, topics[0] contains a comma: 'a,b'. Commas are not allowed because they are used as delimiters in storage.",
+            input: ['a,b'],
+            ctx: { error: {} },
+          },
+        ],
+      },
+    });
+    const missing = await create([{ text: 'no id' }]);
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail).toEqual([
+      {
+        type: 'missing',
+        loc: ['body', 'memories', 0, 'id'],
+        msg: 'Field required',
+        input: { text: 'no id' },
+      },
+    ]);
+    const empty = await create([
+      { id: '', text: 'x' },
+      { id: 'e2', text: '' },
+    ]);
+    expect((empty.body.detail as Json[]).map((detail) => detail.msg)).toEqual([
+      'Value error, Memory at index 0 has empty id',
+      'Value error, Memory at index 1 has empty text',
+    ]);
+    const badType = await create([{ id: 't1', text: 'x', memory_type: 'procedural' }]);
+    expect(badType.status).toBe(422);
+    expect((badType.body.detail as Json[])[0]?.loc).toEqual(['body', 'memories', 0, 'memory_type']);
+    expect((await call('/v1/long-term-memory/', 'POST', {})).status).toBe(422);
+    const invalidJson = await testServer().request('/v1/long-term-memory/', {
+      method: 'POST',
+      body: '{"memories": [',
+    });
+    expect(invalidJson.status).toBe(422);
+    expect(((await invalidJson.json()) as { detail: Json[] }).detail[0]?.type).toBe('json_invalid');
+  });
+
+  it('answers 404 in AMS words, also for the shadowed GET /search', async () => {
+    expect(await call('/v1/long-term-memory/nope')).toEqual({
+      status: 404,
+      body: { detail: 'Memory with ID nope not found' },
+    });
+    expect(await call('/v1/long-term-memory/search')).toEqual({
+      status: 404,
+      body: { detail: 'Memory with ID search not found' },
+    });
+    expect((await call('/v1/long-term-memory/', 'DELETE')).status).toBe(405);
+  });
+});
+
+describe('PATCH and DELETE /v1/long-term-memory (AMS §4.10, §4.11)', () => {
+  it('edits by creating a new version: the response carries its id, the old id still resolves', async () => {
+    await create([{ id: 'edit-1', text: 'User lives in Oslo', namespace: 'edit', topics: ['home'] }]);
+    const patched = await call('/v1/long-term-memory/edit-1', 'PATCH', {
+      text: 'User lives in Bergen',
+      topics: null,
+      metadata: { ignored: true },
+      id: 'ignored',
+    });
+    expect(patched.status).toBe(200);
+    expect(Object.keys(patched.body).sort()).toEqual([...recordFields].sort());
+    expect(patched.body).toMatchObject({ text: 'User lives in Bergen', topics: ['home'], namespace: 'edit' });
+    const newId = patched.body.id as string;
+    expect(newId).not.toBe('edit-1');
+    expect((await call('/v1/long-term-memory/edit-1')).body).toMatchObject({
+      id: newId,
+      text: 'User lives in Bergen',
+    });
+    const found = await search({ text: 'Bergen', search_mode: 'keyword', namespace: { eq: 'edit' } });
+    expect(ids(found)).toEqual([newId]);
+    // Editing through the old id edits the current version.
+    const again = await call('/v1/long-term-memory/edit-1', 'PATCH', { pinned: true });
+    expect(again.body).toMatchObject({ pinned: true, text: 'User lives in Bergen' });
+    expect(ids(await search({ text: '', namespace: { eq: 'edit' } }))).toEqual([again.body.id]);
+  });
+
+  it('answers 400 when no field is left and 404 for an unknown id', async () => {
+    expect(await call('/v1/long-term-memory/edit-1', 'PATCH', { text: null, other: 1 })).toEqual({
+      status: 400,
+      body: { detail: 'No fields provided for update' },
+    });
+    expect(await call('/v1/long-term-memory/nope', 'PATCH', { text: 'x' })).toEqual({
+      status: 404,
+      body: { detail: 'Memory with ID nope not found' },
+    });
+    const comma = await call('/v1/long-term-memory/edit-1', 'PATCH', { entities: ['a,b'] });
+    expect(comma.status).toBe(422);
+  });
+
+  it('deletes repeated memory_ids with every version, counting memories, never 404', async () => {
+    await create([
+      { id: 'del-1', text: 'delete me one', namespace: 'del' },
+      { id: 'del-2', text: 'delete me two', namespace: 'del' },
+      { id: 'del-3', text: 'keep me', namespace: 'del' },
+    ]);
+    await call('/v1/long-term-memory/del-1', 'PATCH', { text: 'delete me one, edited' });
+    const deleted = await call(
+      '/v1/long-term-memory?memory_ids=del-1&memory_ids=del-2&memory_ids=zzz&namespace=x',
+      'DELETE',
+    );
+    expect(deleted).toEqual({ status: 200, body: { status: 'ok, deleted 2 memories' } });
+    expect((await call('/v1/long-term-memory/del-1')).status).toBe(404);
+    expect(ids(await search({ text: '', namespace: { eq: 'del' } }))).toEqual(['del-3']);
+    expect(await call('/v1/long-term-memory', 'DELETE')).toEqual({
+      status: 200,
+      body: { status: 'ok, deleted 0 memories' },
+    });
+  });
+});
+
+describe('compact and forget (AMS §4.12, §4.13)', () => {
+  it('compacts exact duplicates in a scope, keeping the oldest', async () => {
+    await create([{ id: 'cp-1', text: 'duplicate fact', namespace: 'compact' }]);
+    await create([{ id: 'cp-2', text: 'another fact', namespace: 'compact' }]);
+    // An edit may produce a copy of another memory (edits are not deduplicated).
+    await call('/v1/long-term-memory/cp-2', 'PATCH', { text: 'duplicate fact' });
+    const compacted = await call('/v1/long-term-memory/compact?namespace=compact', 'POST');
+    expect(compacted).toEqual({ status: 200, body: { status: 'ok, 1 memories remaining after compaction' } });
+    expect(ids(await search({ text: '', namespace: { eq: 'compact' } }))).toEqual(['cp-1']);
+  });
+
+  it('forgets by policy: a dry run by default, pins respected', async () => {
+    const old = '2020-01-01T00:00:00Z';
+    await create([
+      { id: 'fg-old', text: 'old one', namespace: 'forget', created_at: old, last_accessed: old },
+      {
+        id: 'fg-pinned',
+        text: 'old pinned',
+        namespace: 'forget',
+        created_at: old,
+        last_accessed: old,
+        pinned: true,
+      },
+      { id: 'fg-kept', text: 'old but kept', namespace: 'forget', created_at: old, last_accessed: old },
+      { id: 'fg-new', text: 'new one', namespace: 'forget' },
+    ]);
+    const policy = { policy: { max_age_days: 30, unknown: 1 }, pinned_ids: ['fg-kept'] };
+    const dry = await call('/v1/long-term-memory/forget?namespace=forget', 'POST', policy);
+    expect(dry).toEqual({
+      status: 200,
+      body: { scanned: 4, deleted: 1, deleted_ids: ['fg-old'], dry_run: true },
+    });
+    expect((await call('/v1/long-term-memory/fg-old')).status).toBe(200);
+    const real = await call(
+      '/v1/long-term-memory/forget?namespace=forget&dry_run=false&limit=10',
+      'POST',
+      policy,
+    );
+    expect(real.body).toEqual({ scanned: 4, deleted: 1, deleted_ids: ['fg-old'], dry_run: false });
+    expect((await call('/v1/long-term-memory/fg-old')).status).toBe(404);
+    const budget = await call('/v1/long-term-memory/forget?namespace=forget&dry_run=no', 'POST', {
+      policy: { budget: 1 },
+    });
+    expect(budget.body).toMatchObject({ scanned: 3, deleted: 1, deleted_ids: ['fg-kept'] });
+    expect((await call('/v1/long-term-memory/forget', 'POST', { pinned_ids: [] })).status).toBe(422);
+    expect((await call('/v1/long-term-memory/forget?dry_run=maybe', 'POST', { policy: {} })).status).toBe(
+      422,
+    );
+  });
+});
