@@ -14,6 +14,7 @@ import { authorize, type Principal, permissionOf } from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
+import { registerOpenApi } from './openapi/register-openapi.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -75,6 +76,7 @@ export function createServer(options: ServerOptions): EngramServer {
   const state: { closing: Promise<void> | undefined } = { closing: undefined };
 
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  registerOpenApi(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   const authenticate = createAuthenticator(config, engram);
