@@ -7,8 +7,9 @@ const methods = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
 
 /** Every `$ref` in `value`, with where it was found. */
 function refsIn(value: unknown, at: string, found: [string, string][]): [string, string][] {
-  if (Array.isArray(value)) value.forEach((item, index) => refsIn(item, `${at}/${index}`, found));
-  else if (typeof value === 'object' && value !== null) {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) refsIn(item, `${at}/${index}`, found);
+  } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
       if (key === '$ref' && typeof item === 'string') found.push([at, item]);
       else refsIn(item, `${at}/${key}`, found);

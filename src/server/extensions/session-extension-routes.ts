@@ -73,53 +73,47 @@ function toSessionStateBody(state: SessionState) {
  * an atomic append and a merge-patch of `data`/`context`/`ttl_seconds`, both honouring `If-Match`.
  */
 export function registerSessionExtensionRoutes(app: FastifyInstance, engram: Engram): void {
-  const config = { errorShape: 'engram' as const };
+  const errorShape = 'engram' as const;
+  const append = { config: { errorShape, docs: docs.append } };
+  const patch = { config: { errorShape, docs: docs.patch } };
 
-  app.post(
-    '/v1/working-memory/:session_id/messages',
-    { config: { ...config, docs: docs.append } },
-    async (request, reply) => {
-      const ref = sessionRefFromRequest(request);
-      const body = readBody(request, appendMessagesBodySchema);
-      const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
-      const { session, messages } = await conditionalWrite(() =>
-        engram.sessions.append(ref, body.messages.map(toMessageInput), {
-          ...(expectedVersion === undefined ? {} : { expectedVersion }),
+  app.post('/v1/working-memory/:session_id/messages', append, async (request, reply) => {
+    const ref = sessionRefFromRequest(request);
+    const body = readBody(request, appendMessagesBodySchema);
+    const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
+    const { session, messages } = await conditionalWrite(() =>
+      engram.sessions.append(ref, body.messages.map(toMessageInput), {
+        ...(expectedVersion === undefined ? {} : { expectedVersion }),
+        ...(body.ttl_seconds === undefined ? {} : { ttlSeconds: body.ttl_seconds }),
+      }),
+    );
+    reply.header('etag', entityTag(session.version));
+    return { session: toSessionStateBody(session), messages: messages.map(toAmsMessage) };
+  });
+
+  app.patch('/v1/working-memory/:session_id', patch, async (request, reply) => {
+    const mediaType = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+    if (mediaType !== MERGE_PATCH && mediaType !== 'application/json') {
+      reply.header('accept-patch', MERGE_PATCH);
+      throw new UnsupportedMediaTypeError(
+        `PATCH takes ${MERGE_PATCH}, not ${mediaType ?? 'no content type'}`,
+      );
+    }
+    const ref = sessionRefFromRequest(request);
+    const body = readBody(request, sessionPatchBodySchema);
+    const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
+    const state = await conditionalWrite(() =>
+      engram.sessions.patch(
+        ref,
+        {
+          ...(body.data === undefined ? {} : { data: body.data as JsonObject }),
+          ...(body.context === undefined ? {} : { context: body.context }),
           ...(body.ttl_seconds === undefined ? {} : { ttlSeconds: body.ttl_seconds }),
-        }),
-      );
-      reply.header('etag', entityTag(session.version));
-      return { session: toSessionStateBody(session), messages: messages.map(toAmsMessage) };
-    },
-  );
-
-  app.patch(
-    '/v1/working-memory/:session_id',
-    { config: { ...config, docs: docs.patch } },
-    async (request, reply) => {
-      const mediaType = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-      if (mediaType !== MERGE_PATCH && mediaType !== 'application/json') {
-        reply.header('accept-patch', MERGE_PATCH);
-        throw new UnsupportedMediaTypeError(
-          `PATCH takes ${MERGE_PATCH}, not ${mediaType ?? 'no content type'}`,
-        );
-      }
-      const ref = sessionRefFromRequest(request);
-      const body = readBody(request, sessionPatchBodySchema);
-      const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
-      const state = await conditionalWrite(() =>
-        engram.sessions.patch(
-          ref,
-          {
-            ...(body.data === undefined ? {} : { data: body.data as JsonObject }),
-            ...(body.context === undefined ? {} : { context: body.context }),
-            ...(body.ttl_seconds === undefined ? {} : { ttlSeconds: body.ttl_seconds }),
-          },
-          expectedVersion === undefined ? {} : { expectedVersion },
-        ),
-      );
-      reply.header('etag', entityTag(state.version));
-      return toSessionStateBody(state);
-    },
-  );
+        },
+        expectedVersion === undefined ? {} : { expectedVersion },
+      ),
+    );
+    reply.header('etag', entityTag(state.version));
+    return toSessionStateBody(state);
+  });
 }
