@@ -5,82 +5,14 @@
  * Bounded in time (--duration seconds per run) and in count (--max-requests per run).
  * Usage: npx tsx bench/http-framework.ts [--duration 5] [--connections 4] [--rounds 2] [--max-requests 1000000]
  */
-import { fork } from 'node:child_process';
-import { Agent, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { machine, percentile, printTable } from './bench-utilities.js';
+import { type Framework, forkServer, load, type RequestSpec, serveHello } from './http-load.js';
 
-type Framework = 'hono' | 'fastify';
 const frameworks: Framework[] = ['hono', 'fastify'];
 const echoBody = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(1_000) }] });
-
-async function serve(framework: Framework): Promise<AddressInfo> {
-  if (framework === 'hono') {
-    const { Hono } = await import('hono');
-    const { serve: serveHono } = await import('@hono/node-server');
-    const app = new Hono();
-    app.get('/hello', (context) => context.json({ hello: 'world' }));
-    app.post('/echo', async (context) => context.json(await context.req.json()));
-    return new Promise((resolve) => {
-      serveHono({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, resolve);
-    });
-  }
-  const { default: createFastify } = await import('fastify');
-  const app = createFastify();
-  app.get('/hello', async () => ({ hello: 'world' }));
-  app.post('/echo', async (incoming) => incoming.body);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return app.server.address() as AddressInfo;
-}
-
-/** One request; resolves its latency in milliseconds (rejects on a non-200 answer). */
-function send(agent: Agent, port: number, post: boolean): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        method: post ? 'POST' : 'GET',
-        path: post ? '/echo' : '/hello',
-        headers: post ? { 'content-type': 'application/json' } : {},
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          response.statusCode === 200
-            ? resolve(performance.now() - started)
-            : reject(new Error(`HTTP ${response.statusCode}`)),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(post ? echoBody : undefined);
-  });
-}
-
-/** Closed loop: `connections` workers each send one request after another until time or count runs out. */
-async function load(port: number, post: boolean, seconds: number, connections: number, maxRequests: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const latencies: number[] = [];
-  const deadline = performance.now() + seconds * 1_000;
-  const started = performance.now();
-  const worker = async () => {
-    while (performance.now() < deadline && latencies.length < maxRequests) {
-      latencies.push(await send(agent, port, post));
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  const elapsed = (performance.now() - started) / 1_000;
-  agent.destroy();
-  return {
-    requestsPerSecond: latencies.length / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  };
-}
+const hello: RequestSpec = { method: 'GET', path: '/hello' };
+const echo: RequestSpec = { method: 'POST', path: '/echo', body: echoBody };
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -93,7 +25,7 @@ async function main(): Promise<void> {
     },
   });
   if (values.serve) {
-    const address = await serve(values.serve as Framework);
+    const address = await serveHello(values.serve as Framework);
     process.send?.(address.port);
     return;
   }
@@ -110,13 +42,11 @@ async function main(): Promise<void> {
   // Alternate the frameworks round by round so that drift (CPU clock, other load) affects both alike.
   for (let round = 1; round <= rounds; round++) {
     for (const framework of frameworks) {
-      const child = fork(process.argv[1] ?? '', ['--serve', framework], { stdio: 'inherit' });
-      const port = await new Promise<number>((resolve) =>
-        child.once('message', (port) => resolve(Number(port))),
-      );
-      await load(port, false, Math.min(1, seconds), connections, maxRequests); // warm-up
+      const server = await forkServer(process.argv[1] ?? '', ['--serve', framework]);
+      const options = { seconds, connections, maxRequests };
+      await load(server.port, () => hello, { ...options, seconds: Math.min(1, seconds) }); // warm-up
       for (const post of [false, true]) {
-        const result = await load(port, post, seconds, connections, maxRequests);
+        const result = await load(server.port, () => (post ? echo : hello), options);
         rows.push([
           round,
           framework,
@@ -126,8 +56,7 @@ async function main(): Promise<void> {
           result.p99,
         ]);
       }
-      child.kill();
-      await new Promise((resolve) => child.once('exit', resolve));
+      await server.stop();
     }
   }
   printTable(['round', 'framework', 'route', 'req/s', 'p50 ms', 'p99 ms'], rows);

@@ -18,6 +18,7 @@ import { registerExtensionRoutes } from './extensions/register-extension-routes.
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
+import { registerOpenApi } from './openapi/register-openapi.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -79,6 +80,7 @@ export function createServer(options: ServerOptions): EngramServer {
   const state: { closing: Promise<void> | undefined } = { closing: undefined };
 
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  registerOpenApi(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   const authenticate = createAuthenticator(config, engram);

@@ -11,7 +11,7 @@ export function reject(context: z.RefinementCtx, pydantic: PydanticIssue): typeo
  * An integer in pydantic's lax mode: a JSON integer, a float without a fraction, or decimal text
  * (`"4000"`), which is how query strings and the Python client's `context_window_max` arrive.
  */
-export const laxInteger = () =>
+const laxIntegerTransform = () =>
   z.unknown().transform((value, context): number => {
     if (value === undefined) return reject(context, { type: 'missing', msg: 'Field required' });
     if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
@@ -44,11 +44,16 @@ export const laxInteger = () =>
     return reject(context, { type: 'int_type', msg: 'Input should be a valid integer' });
   });
 
-/** A JSON object at top level (not an array, not null); its values are left as they are. */
-export const plainObject = () =>
+/** The lax integer above; /openapi.json shows it as `integer` (a transform has no JSON Schema). */
+export const laxInteger = () => laxIntegerTransform().meta({ type: 'integer' });
+
+const plainObjectTransform = () =>
   z.unknown().transform((value, context): Record<string, unknown> => {
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       return value as Record<string, unknown>;
     }
     return reject(context, { type: 'dict_type', msg: 'Input should be a valid dictionary' });
   });
+
+/** A JSON object at top level (not an array, not null); its values are left as they are. */
+export const plainObject = () => plainObjectTransform().meta({ type: 'object' });

@@ -16,6 +16,15 @@ export interface RouteDocs {
   /** The 200 (or `status`) response body. */
   response?: z.ZodType;
   status?: number;
+  /** Media type of the response body when it is not JSON (e.g. Prometheus text). */
+  responseMediaType?: string;
+  /** Media types the body is accepted in; default `application/json`. */
+  bodyMediaTypes?: string[];
+  /**
+   * Error statuses this route answers besides validation, authentication and 500, with when
+   * (e.g. `{ 404: 'No such session' }`); their body is the route's error shape.
+   */
+  errors?: Record<number, string>;
   /** Extension routes (not in AMS) are marked `x-engram-extension`. */
   extension?: boolean;
 }

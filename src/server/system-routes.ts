@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import { z } from 'zod';
 import type { Engram } from '../engram.js';
+import type { RouteDocs } from './route-docs.js';
 
 /** A key no client uses: reading it proves the store answers without touching real data. */
 const probeKey = {
@@ -9,6 +11,29 @@ const probeKey = {
   userId: null,
   sessionId: '__engram_readiness_probe__',
 };
+
+const tags = ['system'];
+
+/** `/openapi.json` entries of the routes below. */
+const docs = {
+  health: {
+    summary: 'Liveness: the server time in milliseconds',
+    tags,
+    response: z.object({ now: z.number().int() }),
+  },
+  ready: {
+    summary: 'Readiness: 200 when the store answers, 503 while shutting down or when it fails',
+    tags,
+    response: z.object({ status: z.literal('ready') }),
+    description: 'The 503 body is `{"status": "shutting_down" | "unavailable", "detail"?}`.',
+  },
+  metrics: {
+    summary: 'Prometheus metrics',
+    tags,
+    response: z.string(),
+    responseMediaType: 'text/plain; version=0.0.4',
+  },
+} satisfies Record<string, RouteDocs>;
 
 /**
  * `GET /v1/health` (AMS liveness: `{"now": <ms>}`, never authenticated), `GET /ready` (200 when the
@@ -19,9 +44,9 @@ export function registerSystemRoutes(
   options: { engram: Engram; registry: Registry; isClosing: () => boolean },
 ): void {
   const config = { permission: 'public' as const };
-  app.get('/v1/health', { config }, async () => ({ now: Date.now() }));
+  app.get('/v1/health', { config: { ...config, docs: docs.health } }, async () => ({ now: Date.now() }));
 
-  app.get('/ready', { config }, async (request, reply) => {
+  app.get('/ready', { config: { ...config, docs: docs.ready } }, async (request, reply) => {
     if (options.isClosing()) return reply.status(503).send({ status: 'shutting_down' });
     try {
       await options.engram.store.getSession(probeKey);
@@ -32,7 +57,7 @@ export function registerSystemRoutes(
     }
   });
 
-  app.get('/metrics', { config: { permission: 'admin' } }, async (_request, reply) => {
+  app.get('/metrics', { config: { permission: 'admin', docs: docs.metrics } }, async (_request, reply) => {
     const text = await options.registry.metrics();
     return reply.header('content-type', options.registry.contentType).send(text);
   });

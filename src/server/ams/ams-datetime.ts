@@ -50,6 +50,10 @@ function fromIsoText(text: string): Date | null {
  * space, date only, or Unix time as a number or numeric text. Output: ISO text in UTC.
  */
 export const amsDateTime = () =>
+  // /openapi.json shows it as AMS documents it; the other accepted forms are in docs/server.md.
+  amsDateTimeTransform().meta({ type: 'string', format: 'date-time' });
+
+const amsDateTimeTransform = () =>
   z.unknown().transform((value, context): string => {
     if (value === undefined) return reject(context, { type: 'missing', msg: 'Field required' });
     let date: Date | null = null;

@@ -3,20 +3,65 @@ import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
 import { readBody, readPath, readQuery } from '../request-parts.js';
+import type { RouteDocs } from '../route-docs.js';
 import { findUniqueSession } from './find-unique-session.js';
 import { contextWindowOf, fitContextWindow } from './fit-context-window.js';
 import { sessionRefFromRequest } from './session-ref-from-request.js';
 import { toSessionInput, toWorkingMemoryResponse } from './working-memory-mapper.js';
+import {
+  sessionListResponseSchema,
+  statusOkResponseSchema,
+  workingMemoryResponseSchema,
+} from './working-memory-response-schemas.js';
 import {
   amsWorkingMemoryBodySchema,
   getWorkingMemoryQuerySchema,
   listSessionsQuerySchema,
   modelQuerySchema,
   sessionPathSchema,
+  sessionScopeQuerySchema,
 } from './working-memory-schemas.js';
 
 const DEPRECATION_WARNING =
   'messages[].created_at will become required in the next major version. Please provide timestamps for all messages.';
+
+const tags = ['working-memory'];
+const ifMatch = 'If-Match names another version of the session';
+
+/** `/openapi.json` entries of the routes below, from the schemas they validate with. */
+const docs = {
+  list: {
+    summary: 'List session ids, most recently updated first',
+    tags,
+    query: listSessionsQuerySchema,
+    response: sessionListResponseSchema,
+  },
+  get: {
+    summary: 'Read a session (optionally fitted to a model context window)',
+    tags,
+    params: sessionPathSchema,
+    query: getWorkingMemoryQuerySchema,
+    response: workingMemoryResponseSchema,
+    errors: { 404: 'No such session' },
+  },
+  put: {
+    summary: 'Create or replace a session',
+    description: 'The session key is the path id with the body `namespace` and `user_id`.',
+    tags,
+    params: sessionPathSchema,
+    query: modelQuerySchema,
+    body: amsWorkingMemoryBodySchema,
+    response: workingMemoryResponseSchema,
+    errors: { 400: 'A message with blank content', 412: ifMatch },
+  },
+  delete: {
+    summary: 'Delete a session (200 even when it does not exist)',
+    tags,
+    params: sessionPathSchema,
+    query: sessionScopeQuerySchema,
+    response: statusOkResponseSchema,
+  },
+} satisfies Record<string, RouteDocs>;
 
 /** AMS working memory (spec §4.2–4.6): list, get, put (full replace), delete. */
 export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram): void {
@@ -31,10 +76,10 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     });
     return { sessions: sessions.map((session) => session.sessionId), total };
   };
-  app.get('/v1/working-memory/', listSessions);
-  app.get('/v1/working-memory', listSessions);
+  app.get('/v1/working-memory/', { config: { docs: docs.list } }, listSessions);
+  app.get('/v1/working-memory', { config: { docs: docs.list } }, listSessions);
 
-  app.get('/v1/working-memory/:session_id', async (request, reply) => {
+  app.get('/v1/working-memory/:session_id', { config: { docs: docs.get } }, async (request, reply) => {
     const ref = sessionRefFromRequest(request);
     const query = readQuery(request, getWorkingMemoryQuerySchema);
     const recent = query.recent_messages_limit;
@@ -58,7 +103,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     });
   });
 
-  app.put('/v1/working-memory/:session_id', async (request, reply) => {
+  app.put('/v1/working-memory/:session_id', { config: { docs: docs.put } }, async (request, reply) => {
     const { session_id } = readPath(request, sessionPathSchema);
     const query = readQuery(request, modelQuerySchema);
     const body = readBody(request, amsWorkingMemoryBodySchema);
@@ -86,7 +131,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     });
   });
 
-  app.delete('/v1/working-memory/:session_id', async (request) => {
+  app.delete('/v1/working-memory/:session_id', { config: { docs: docs.delete } }, async (request) => {
     const ref = sessionRefFromRequest(request);
     if (!(await engram.sessions.delete(ref))) {
       const unique = await findUniqueSession(engram, ref);

@@ -4,8 +4,14 @@ import type { SessionState } from '../../core/schemas/session.js';
 import type { Engram } from '../../engram.js';
 import { sessionRefFromRequest } from '../ams/session-ref-from-request.js';
 import { toAmsMessage, toMessageInput } from '../ams/working-memory-mapper.js';
+import { sessionPathSchema, sessionScopeQuerySchema } from '../ams/working-memory-schemas.js';
 import { readBody } from '../request-parts.js';
+import type { RouteDocs } from '../route-docs.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from './entity-tag.js';
+import {
+  appendMessagesResponseSchema,
+  sessionStateResponseSchema,
+} from './session-extension-response-schemas.js';
 import { appendMessagesBodySchema, sessionPatchBodySchema } from './session-extension-schemas.js';
 
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -15,6 +21,34 @@ class UnsupportedMediaTypeError extends Error {
   readonly statusCode = 415;
   readonly code = 'unsupported_media_type';
 }
+
+const tags = ['working-memory'];
+const ifMatch = 'If-Match names another version of the session';
+
+/** `/openapi.json` entries of the routes below, from the schemas they validate with. */
+const docs = {
+  append: {
+    summary: 'Append messages atomically (creates the session when absent)',
+    tags,
+    params: sessionPathSchema,
+    query: sessionScopeQuerySchema,
+    body: appendMessagesBodySchema,
+    response: appendMessagesResponseSchema,
+    errors: { 412: ifMatch },
+    extension: true,
+  },
+  patch: {
+    summary: 'Merge-patch a session’s data, context and ttl_seconds (RFC 7386)',
+    tags,
+    params: sessionPathSchema,
+    query: sessionScopeQuerySchema,
+    body: sessionPatchBodySchema,
+    bodyMediaTypes: [MERGE_PATCH, 'application/json'],
+    response: sessionStateResponseSchema,
+    errors: { 404: 'No such session', 412: ifMatch, 415: `A body in a type other than ${MERGE_PATCH}` },
+    extension: true,
+  },
+} satisfies Record<string, RouteDocs>;
 
 /** engram's view of a session without its messages: the version is also the ETag. */
 function toSessionStateBody(state: SessionState) {
@@ -39,9 +73,11 @@ function toSessionStateBody(state: SessionState) {
  * an atomic append and a merge-patch of `data`/`context`/`ttl_seconds`, both honouring `If-Match`.
  */
 export function registerSessionExtensionRoutes(app: FastifyInstance, engram: Engram): void {
-  const config = { errorShape: 'engram' as const };
+  const errorShape = 'engram' as const;
+  const append = { config: { errorShape, docs: docs.append } };
+  const patch = { config: { errorShape, docs: docs.patch } };
 
-  app.post('/v1/working-memory/:session_id/messages', { config }, async (request, reply) => {
+  app.post('/v1/working-memory/:session_id/messages', append, async (request, reply) => {
     const ref = sessionRefFromRequest(request);
     const body = readBody(request, appendMessagesBodySchema);
     const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
@@ -55,7 +91,7 @@ export function registerSessionExtensionRoutes(app: FastifyInstance, engram: Eng
     return { session: toSessionStateBody(session), messages: messages.map(toAmsMessage) };
   });
 
-  app.patch('/v1/working-memory/:session_id', { config }, async (request, reply) => {
+  app.patch('/v1/working-memory/:session_id', patch, async (request, reply) => {
     const mediaType = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
     if (mediaType !== MERGE_PATCH && mediaType !== 'application/json') {
       reply.header('accept-patch', MERGE_PATCH);
