@@ -18,6 +18,7 @@ import {
   type TokenCounter,
 } from './core/tokens/token-counter.js';
 import type { EpisodeLog } from './engine/episode-log.js';
+import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/job-runner.js';
 import type { KnowledgeBase } from './engine/knowledge-base.js';
 import type { LongTermMemory } from './engine/long-term-memory.js';
 import { createLongTermServices } from './engine/long-term-services.js';
@@ -29,6 +30,7 @@ import { toSessionKey } from './engine/session-ref.js';
 import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
 import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
+import type { LlmProvider } from './providers/llm/llm-provider.js';
 import type { EngramStore } from './stores/engram-store.js';
 import { createSqliteStore } from './stores/sqlite/sqlite-store.js';
 
@@ -48,8 +50,12 @@ export interface EngramOptions {
   sweepIntervalMs?: number;
   /** Called with every assembled context's trace (metadata only), e.g. for the inspector. */
   onTrace?: (trace: ContextTrace, session: SessionRef) => void;
-  /** Errors of background work (the sweeper). Default: printed to stderr. */
+  /** Errors of background work (the sweeper, the job runner). Default: printed to stderr. */
   onBackgroundError?: (error: unknown) => void;
+  /** A chat model for LLM-based features. Without one they are off and say so; the rest works. */
+  llm?: LlmProvider;
+  /** Settings of the background job runner (`engram.jobs`); it polls only once a handler is registered. */
+  jobs?: Omit<JobRunnerOptions, 'store' | 'clock' | 'onError'>;
   clock?: () => Date;
 }
 
@@ -92,9 +98,13 @@ export interface Engram {
   readonly episodes: EpisodeLog;
   /** Procedures: proposed, approved, matched. */
   readonly procedures: ProcedureLibrary;
+  /** The configured chat model, or null when LLM-based features are off. */
+  readonly llm: LlmProvider | null;
+  /** Durable background jobs (`store.jobs`): register handlers, enqueue, read status. */
+  readonly jobs: JobRunner;
   /** Assembles one turn's context under the agent's budget. */
   assemble(request: AssembleRequest): Promise<AssembleResult>;
-  /** Stops the sweeper and closes the store. */
+  /** Stops the sweeper and the job runner, then closes the store. */
   close(): Promise<void>;
 }
 
@@ -121,6 +131,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
           store.deleteExpired().catch(reportError);
         }, sweepIntervalMs).unref()
       : undefined;
+  const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
+  jobs.start();
 
   // One memoizing counter per encoding: system prompts are counted once, not every turn.
   const countersByEncoding = new Map<string, TokenCounter>();
@@ -231,9 +243,12 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     knowledge: longTerm.knowledge,
     episodes: longTerm.episodes,
     procedures: longTerm.procedures,
+    llm: options.llm ?? null,
+    jobs,
     assemble,
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await jobs.close();
       await store.close();
     },
   };
