@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import { type Logger, pino } from 'pino';
 import type { Engram } from '../engram.js';
+import { registerTaskRoutes } from './ams/task-routes.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { authorize, type Principal, permissionOf } from './auth/principal.js';
@@ -116,6 +117,7 @@ export function createServer(options: ServerOptions): EngramServer {
   });
   registerWorkingMemoryRoutes(app, engram);
   registerSessionExtensionRoutes(app, engram);
+  registerTaskRoutes(app, engram);
 
   return {
     config,
