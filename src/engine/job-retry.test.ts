@@ -21,7 +21,7 @@ describe('retryDelayMs', () => {
       fc.property(
         fc.integer({ min: 1, max: 40 }),
         fc.nat(200_000),
-        fc.double({ min: 0, max: 1 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
         (attempts, wait, random) => {
           const error = new LlmError('llm_rate_limited', '429', { retryAfterMs: wait });
           const delay = retryDelayMs(attempts, error, policy, () => random);
