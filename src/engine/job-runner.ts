@@ -142,7 +142,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const result = await entry.handler(structuredClone(job.payload), { job, signal: controller.signal });
       await store.complete(lease, result ?? null);
     } catch (error) {
-      if (controller.signal.reason instanceof JobLeaseLostError) return;
+      // Another worker owns the job now: this attempt's outcome is not ours to record.
+      if (error instanceof JobLeaseLostError || controller.signal.reason instanceof JobLeaseLostError) return;
       const stopped = closing && controller.signal.aborted;
       const retryable = stopped || isRetryable(error);
       const delay = stopped ? 0 : retryDelayMs(job.attempts, error, policy, options.random);
