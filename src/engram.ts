@@ -19,6 +19,7 @@ import {
 } from './core/tokens/token-counter.js';
 import { type AgentRegistry, createAgentRegistry } from './engine/agent-registry.js';
 import type { EpisodeLog } from './engine/episode-log.js';
+import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/job-runner.js';
 import type { KnowledgeBase } from './engine/knowledge-base.js';
 import type { LongTermMemory } from './engine/long-term-memory.js';
 import { createLongTermServices } from './engine/long-term-services.js';
@@ -31,6 +32,7 @@ import { createTraceLog, type TraceLog } from './engine/trace-log.js';
 import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
 import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
+import type { LlmProvider } from './providers/llm/llm-provider.js';
 import type { EngramStore } from './stores/engram-store.js';
 import { createSqliteStore } from './stores/sqlite/sqlite-store.js';
 
@@ -52,8 +54,12 @@ export interface EngramOptions {
   onTrace?: (trace: ContextTrace, session: SessionRef) => void;
   /** Traces kept per session in `store.documents` for the inspector (0: none). Default 50. */
   traceRetention?: number;
-  /** Errors of background work (the sweeper, trace writes). Default: printed to stderr. */
+  /** Errors of background work (the sweeper, trace writes, the job runner). Default: printed to stderr. */
   onBackgroundError?: (error: unknown) => void;
+  /** A chat model for LLM-based features. Without one they are off and say so; the rest works. */
+  llm?: LlmProvider;
+  /** Settings of the background job runner (`engram.jobs`); it polls only once a handler is registered. */
+  jobs?: Omit<JobRunnerOptions, 'store' | 'clock' | 'onError'>;
   clock?: () => Date;
 }
 
@@ -105,9 +111,13 @@ export interface Engram {
   readonly agents: AgentRegistry;
   /** Every assembled context's trace, per session, metadata only (the Context Inspector's data). */
   readonly traces: TraceLog;
+  /** The configured chat model, or null when LLM-based features are off. */
+  readonly llm: LlmProvider | null;
+  /** Durable background jobs (`store.jobs`): register handlers, enqueue, read status. */
+  readonly jobs: JobRunner;
   /** Assembles one turn's context under the agent's budget. */
   assemble(request: AssembleRequest): Promise<AssembleResult>;
-  /** Stops the sweeper and closes the store. */
+  /** Stops the sweeper and the job runner, then closes the store. */
   close(): Promise<void>;
 }
 
@@ -136,6 +146,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
           store.deleteExpired().catch(reportError);
         }, sweepIntervalMs).unref()
       : undefined;
+  const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
+  jobs.start();
 
   // One memoizing counter per encoding: system prompts are counted once, not every turn.
   const countersByEncoding = new Map<string, TokenCounter>();
@@ -254,9 +266,12 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     procedures: longTerm.procedures,
     agents,
     traces,
+    llm: options.llm ?? null,
+    jobs,
     assemble,
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await jobs.close();
       await store.close();
     },
   };

@@ -10,6 +10,7 @@ import { type Logger, pino } from 'pino';
 import type { Engram } from '../engram.js';
 import { registerLongTermMemoryRoutes } from './ams/long-term-memory-routes.js';
 import { registerMemoryPromptRoutes } from './ams/memory-prompt-routes.js';
+import { registerTaskRoutes } from './ams/task-routes.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { authorize, type Principal, permissionOf } from './auth/principal.js';
@@ -137,6 +138,7 @@ export function createServer(options: ServerOptions): EngramServer {
   registerSessionExtensionRoutes(app, engram);
   registerExtensionRoutes(app, engram);
   registerMcpRoutes(app, engram);
+  registerTaskRoutes(app, engram);
 
   return {
     config,

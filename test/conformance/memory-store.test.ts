@@ -1,8 +1,10 @@
 import { createMemoryStore } from '../../src/stores/memory/memory-store.js';
 import { describeDocumentStoreConformance } from './document-conformance.js';
+import { describeJobStoreConformance } from './job-conformance.js';
 import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
 describeSessionStoreConformance('memory', async ({ clock }) => createMemoryStore({ clock }));
 describeMemoryRecordStoreConformance('memory', async () => createMemoryStore());
 describeDocumentStoreConformance('memory', async () => createMemoryStore());
+describeJobStoreConformance('memory', async ({ clock }) => createMemoryStore({ clock }));

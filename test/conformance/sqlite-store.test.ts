@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { describeDocumentStoreConformance } from './document-conformance.js';
+import { describeJobStoreConformance } from './job-conformance.js';
 import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
@@ -46,3 +47,14 @@ describeDocumentStoreConformance(
   () => createSqliteStore({ path: documentFile() }),
 );
 describeDocumentStoreConformance('sqlite :memory:', () => createSqliteStore({ path: ':memory:' }));
+
+const jobFile = () => join(directory, `jobs-${files}`, 'engram.db');
+describeJobStoreConformance(
+  'sqlite file, two connections',
+  ({ clock }) => {
+    files += 1;
+    return createSqliteStore({ path: jobFile(), clock });
+  },
+  ({ clock }) => createSqliteStore({ path: jobFile(), clock }),
+);
+describeJobStoreConformance('sqlite :memory:', ({ clock }) => createSqliteStore({ path: ':memory:', clock }));

@@ -21,6 +21,7 @@ import {
 import type { MessageQuery, StoreOptions } from '../session-store.js';
 import { compareListOrder } from './list-order.js';
 import { createMemoryDocumentStore } from './memory-document-store.js';
+import { createMemoryJobStore } from './memory-job-store.js';
 import { createMemoryRecordStore } from './memory-record-store.js';
 
 /** One session as held in memory. Never handed out: callers get structured clones. */
@@ -68,6 +69,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
   const memories = createMemoryRecordStore(options);
   let closed = false;
   const documents = createMemoryDocumentStore(clock, () => closed);
+  const jobs = createMemoryJobStore(clock, () => closed);
 
   const ensureOpen = (): void => {
     if (closed) throw new StoreError('The memory session store is closed');
@@ -105,6 +107,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
     capabilities: { durable: false, multiProcess: false },
     memories,
     documents,
+    jobs,
 
     async getSession(key) {
       ensureOpen();

@@ -204,6 +204,41 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN summarized_tokens INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 7,
+    name: 'durable background jobs',
+    sql: `
+      CREATE TABLE jobs (
+        pk INTEGER PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        payload TEXT NOT NULL, -- JSON object
+        status TEXT NOT NULL, -- pending | running | succeeded | failed
+        idempotency_key TEXT,
+        attempts INTEGER NOT NULL,
+        max_attempts INTEGER NOT NULL,
+        -- When the job can next be claimed: the run time while pending, the lease expiry while
+        -- running, NULL once finished. One column for both makes a claim one index range scan, and
+        -- a crashed worker's job (running, lease in the past) comes back by the same path.
+        available_at INTEGER,
+        worker_id TEXT,
+        result TEXT, -- JSON object
+        error TEXT, -- JSON {message, code}
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        started_at INTEGER,
+        completed_at INTEGER,
+        UNIQUE (tenant_id, id)
+      ) STRICT;
+      CREATE UNIQUE INDEX jobs_by_idempotency_key ON jobs (tenant_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+      CREATE INDEX jobs_due ON jobs (available_at) WHERE available_at IS NOT NULL;
+      -- Leases only, so finding expired ones never walks a backlog of pending jobs.
+      CREATE INDEX jobs_leases ON jobs (available_at) WHERE status = 'running';
+      CREATE INDEX jobs_by_status ON jobs (tenant_id, status, id);
+    `,
+  },
 ];
 
 /**

@@ -36,6 +36,7 @@ import {
   tupleToMessage,
 } from './rows.js';
 import { createSqliteDocumentStore } from './sqlite-document-store.js';
+import { createSqliteJobStore } from './sqlite-job-store.js';
 import { createSqliteMemoryRecordStore } from './sqlite-memory-record-store.js';
 import { type ListFilter, prepareStatements } from './statements.js';
 
@@ -293,6 +294,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
     capabilities: { durable: options.path !== ':memory:' && options.path !== '', multiProcess: true },
     memories,
     documents: createSqliteDocumentStore(database, clock, guarded),
+    jobs: createSqliteJobStore(database, clock, guarded),
     getSession: (key) =>
       guarded(() => {
         const row = liveSession(key, clock().getTime());

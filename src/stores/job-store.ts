@@ -1,0 +1,121 @@
+import { EngramError } from '../core/errors.js';
+import type { JsonObject } from '../core/schemas/json.js';
+
+/** `pending` (waiting for its run time), `running` (leased by a worker), then `succeeded` or `failed`. */
+export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed';
+
+/** A durable background job, as the store holds it. Timestamps are UTC ISO text. */
+export interface Job {
+  /** Assigned by the engine (a ULID), unique per tenant. */
+  id: string;
+  tenantId: string;
+  type: string;
+  payload: JsonObject;
+  status: JobStatus;
+  idempotencyKey: string | null;
+  /** Claims so far; a claim whose lease expired (a crashed worker) counts too. */
+  attempts: number;
+  maxAttempts: number;
+  /** When the job can next be claimed: its run time while pending, its lease expiry while running. */
+  availableAt: string | null;
+  /** The worker holding the lease while running. */
+  workerId: string | null;
+  result: JsonObject | null;
+  /** The last failure, kept while the job is retried and when it finally fails. */
+  error: JobFailure | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Start of the latest attempt. */
+  startedAt: string | null;
+  /** When the job succeeded or finally failed. */
+  completedAt: string | null;
+}
+
+/** Why an attempt failed, as shown to the caller (`error_message` in AMS tasks). */
+export interface JobFailure {
+  message: string;
+  code: string | null;
+}
+
+export interface NewJob {
+  id: string;
+  type: string;
+  payload: JsonObject;
+  /** A second enqueue with the same key (per tenant) returns the first job instead of a new one. */
+  idempotencyKey?: string;
+  /** Not claimable before this time (ISO). Default: now. */
+  runAt?: string;
+  maxAttempts: number;
+}
+
+/**
+ * Who holds a running job: the worker and the attempt it claimed. The attempt number fences a
+ * worker whose lease expired: once another worker has re-claimed the job, the old holder's
+ * heartbeat, complete and fail reject with JobLeaseLostError.
+ */
+export interface JobLease {
+  tenantId: string;
+  id: string;
+  workerId: string;
+  attempt: number;
+}
+
+export interface JobListQuery {
+  status?: JobStatus;
+  type?: string;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The durable job queue of a backend (`store.jobs`). Rules every driver follows:
+ * - `enqueue` with an idempotency key already used in the tenant returns that job, unchanged, with
+ *   `created: false` (whatever its status, type or payload).
+ * - `claim` is atomic across connections and processes: two claimers never get the same attempt.
+ *   It takes the job that has been due longest (pending with runAt <= now, or running with an
+ *   expired lease: the crash-recovery path), sets it running, counts the attempt and leases it
+ *   for `leaseMs`. A running job whose lease expired after its last allowed attempt is marked
+ *   failed instead.
+ * - `fail` with a `retryAt` puts the job back to pending until then, unless it has used all its
+ *   attempts; without one (or when out of attempts) the job is failed for good.
+ * - Tenants never see each other's jobs; `list` orders newest first (by id) with a true `total`.
+ * - Timestamps come from the store's clock. After `close()` every call rejects with StoreError.
+ */
+export interface JobStore {
+  enqueue(tenantId: string, job: NewJob): Promise<{ job: Job; created: boolean }>;
+  /** The next due job of one of `types` (any type when absent), now leased to `workerId`; null if none. */
+  claim(workerId: string, leaseMs: number, types?: readonly string[]): Promise<Job | null>;
+  /** Extends the lease to now + `leaseMs`. */
+  heartbeat(lease: JobLease, leaseMs: number): Promise<Job>;
+  complete(lease: JobLease, result: JsonObject | null): Promise<Job>;
+  fail(lease: JobLease, failure: JobFailure, retryAt: string | null): Promise<Job>;
+  getJob(tenantId: string, id: string): Promise<Job | null>;
+  listJobs(tenantId: string, query: JobListQuery): Promise<{ jobs: Job[]; total: number }>;
+}
+
+/** The worker no longer holds the job: its lease expired and the job was re-claimed or finished. */
+export class JobLeaseLostError extends EngramError {
+  constructor(lease: JobLease) {
+    super(
+      'job_lease_lost',
+      'conflict',
+      `Worker ${lease.workerId} no longer holds attempt ${lease.attempt} of job ${lease.id}`,
+      { details: { ...lease } },
+    );
+    this.name = 'JobLeaseLostError';
+  }
+}
+
+/** The message a job gets when its last allowed attempt's lease expired (its worker died). */
+export const leaseExpiredFailure = (attempts: number): JobFailure => ({
+  code: 'job_lease_expired',
+  message: `The worker running attempt ${attempts} stopped without finishing (lease expired); no attempts left`,
+});
+
+/** The lease of a claimed job, for heartbeat/complete/fail. */
+export const leaseOf = (job: Job): JobLease => ({
+  tenantId: job.tenantId,
+  id: job.id,
+  workerId: job.workerId ?? '',
+  attempt: job.attempts,
+});
