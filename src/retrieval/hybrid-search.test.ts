@@ -72,6 +72,30 @@ describe('hybridSearch', () => {
     expect(answerWithout?.score).toBeLessThan(answer?.score ?? 0);
   });
 
+  it('fetches a hit’s session neighbours that no ranking found, within the search’s filter', async () => {
+    const search = await setup([
+      ...session('s1', '2024-05-01T10:00:00Z', [
+        'Ada: How was the picnic by the lake on Sunday?',
+        'Bob: We played frisbee until sunset.',
+        'Ada: Sounds lovely.',
+      ]),
+      { id: 'note', text: 'Bob likes frisbee.', sessionId: 's1', createdAt: '2024-05-01T10:00:00.500Z' },
+    ]);
+    // Text mode: BM25 finds only the question; the answer and the closing turn come as neighbours.
+    const result = await search({ text: 'picnic', mode: 'text', filter: { memoryType: { eq: 'message' } } });
+    expect(result.hits.map((hit) => [hit.memory.id, hit.textRank, hit.contextScore > 0])).toEqual([
+      ['s1-0', 1, false],
+      ['s1-1', null, true],
+      ['s1-2', null, true],
+    ]);
+    expect(result.total).toBe(3);
+    // Without the filter the note sits between the question and the answer, and pushes it a step away.
+    const unfiltered = await search({ text: 'picnic', mode: 'text' });
+    const context = Object.fromEntries(unfiltered.hits.map((hit) => [hit.memory.id, hit.contextScore]));
+    expect(context.note).toBeCloseTo(2 * (context['s1-1'] ?? 0));
+    expect(context['s1-2']).toBeUndefined();
+  });
+
   it('boosts memories dated on the day or month the query names, and matches the rest of the text', async () => {
     const search = await setup([
       { id: 'march', text: 'Ada had sushi for dinner with her sister.', eventDate: '2023-03-03T19:00:00Z' },

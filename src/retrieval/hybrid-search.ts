@@ -3,9 +3,9 @@ import { ValidationError } from '../core/errors.js';
 import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-record.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { MemoryRecordStore } from '../stores/memory-record-store.js';
-import { addNeighborContext } from './add-neighbor-context.js';
+import { addNeighborContext, contextSources } from './add-neighbor-context.js';
 import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
-import { fuseRankings } from './fuse-rankings.js';
+import { type FusedHit, fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
 import { mentionsEntity } from './mentions-entity.js';
 
@@ -194,24 +194,40 @@ export async function hybridSearch(
     records.set(memory.id, memory);
 
   const namesEntity = mentionsEntity(query);
-  const candidates = ranked.flatMap((hit) => {
+  const toCandidate = (hit: FusedHit) => {
     const memory = records.get(hit.id);
     if (!memory) return [];
     const dateScore = matchesDates(memory, dates.spans) ? request.dateBoost : 0;
     const entityScore = request.entityBoost > 0 && namesEntity(memory.entities) ? request.entityBoost : 0;
     return [{ hit, memory, dateScore, entityScore, own: hit.score + dateScore + entityScore }];
-  });
-  const context = neighbors
-    ? addNeighborContext(
-        candidates.map(({ memory, own }) => ({
-          id: memory.id,
-          score: own,
-          sessionId: memory.sessionId,
-          createdAt: memory.createdAt,
-        })),
+  };
+  const candidates = ranked.flatMap(toCandidate);
+  const sources = neighbors
+    ? contextSources(
+        candidates.map(({ memory, own }) => ({ id: memory.id, score: own, sessionId: memory.sessionId })),
         request.neighbors,
       )
-    : new Map<string, number>();
+    : [];
+  let context = new Map<string, number>();
+  let added = 0;
+  if (sources.length > 0) {
+    const adjacent = await store.sessionNeighbors(
+      tenantId,
+      sources.map((source) => source.id),
+      request.filter,
+      request.neighbors.window,
+    );
+    context = addNeighborContext(sources, adjacent, request.neighbors);
+    // Neighbours that neither ranking found join the candidates with a fused score of 0.
+    const missing = [...context.keys()].filter((id) => !records.has(id));
+    for (const memory of await store.getMemories(tenantId, missing)) records.set(memory.id, memory);
+    const joined = missing.flatMap((id) => toCandidate({ id, score: 0, ranks: [] }));
+    candidates.push(...joined);
+    added = joined.length;
+  }
+  // A total that counts the matched set grows by the neighbours that joined it; a filtered count
+  // (every filtered record matches) already holds them.
+  const reported = total === fused.length ? total + added : total;
   const scored = candidates.map(({ hit, memory, dateScore, entityScore, own }): SearchHit => {
     const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
     const contextScore = context.get(memory.id) ?? 0;
@@ -232,7 +248,7 @@ export async function hybridSearch(
   });
   if (!reorders) return { hits: scored, total };
   scored.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
-  return { hits: scored.slice(request.offset, request.offset + request.limit), total };
+  return { hits: scored.slice(request.offset, request.offset + request.limit), total: reported };
 }
 
 /** Whether the memory's date (its event date, else its creation) lies in one of the spans. */

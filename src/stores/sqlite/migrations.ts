@@ -179,6 +179,15 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN working_set TEXT NOT NULL DEFAULT '{"pinned":[],"removed":[]}';
     `,
   },
+  {
+    version: 5,
+    name: 'memories in session order',
+    sql: `
+      -- sessionNeighbors: the turns before and after a memory in its session.
+      CREATE INDEX memories_by_session ON memories (tenant_id, session_id, created_at, id)
+        WHERE session_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**
