@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionNeighbors } from '../stores/memory-record-store.js';
-import { addNeighborContext, type ContextCandidate, contextSources } from './add-neighbor-context.js';
+import {
+  addNeighborContext,
+  asksQuestion,
+  type ContextCandidate,
+  contextSources,
+} from './add-neighbor-context.js';
 
-const options = { window: 2, weight: 0.5, sources: 3 };
+const options = { window: 2, weight: 0.5, sources: 3, replyWeight: 1 };
 const candidate = (id: string, score: number, sessionId: string | null = 's1'): ContextCandidate => ({
   id,
   score,
@@ -63,8 +68,29 @@ describe('addNeighborContext', () => {
     expect(Object.fromEntries(context)).toEqual({ b: 1.5 });
   });
 
+  it('lends `replyWeight` times as much to the turns after a source that asks a question', () => {
+    const context = addNeighborContext(
+      [{ ...candidate('question', 1), asks: true }],
+      [around('question', ['before'], ['reply', 'later'])],
+      { ...options, replyWeight: 1.5 },
+    );
+    expect(Object.fromEntries(context)).toEqual({ before: 0.5, reply: 0.75, later: 0.375 });
+  });
+
   it('ignores neighbours of ids that are not sources', () => {
     const context = addNeighborContext([candidate('a', 1)], [around('x', ['y'], ['z'])], options);
     expect(context.size).toBe(0);
+  });
+});
+
+describe('asksQuestion', () => {
+  it('tells a turn that ends in a question, ignoring attachment notes and closing quotes', () => {
+    expect(asksQuestion('Ada: How was the picnic?')).toBe(true);
+    expect(asksQuestion('Ada: Look! Do you like it? [shared a photo: a lake at dusk]')).toBe(true);
+    expect(asksQuestion('Bob: She asked "why not?"')).toBe(true);
+    expect(asksQuestion('Bob: 你好吗？')).toBe(true);
+    expect(asksQuestion('Bob: Why? Because I said so.')).toBe(false);
+    expect(asksQuestion('Bob: We played frisbee [is that ok?]')).toBe(false);
+    expect(asksQuestion('')).toBe(false);
   });
 });

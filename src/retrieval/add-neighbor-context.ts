@@ -6,6 +6,8 @@ export interface ContextCandidate {
   score: number;
   /** The conversation it belongs to; null = no neighbours. */
   sessionId: string | null;
+  /** Whether the turn asks a question (see `asksQuestion`): its reply is likely the turn after. */
+  asks?: boolean;
 }
 
 export interface NeighborOptions {
@@ -15,6 +17,8 @@ export interface NeighborOptions {
   weight: number;
   /** How many of the best candidates lend context (the rest are too weak to matter). */
   sources: number;
+  /** Factor on what a turn that asks a question lends to the turns after it (its reply). */
+  replyWeight: number;
 }
 
 /**
@@ -50,12 +54,22 @@ export function addNeighborContext(
   for (const source of sources) {
     const entry = adjacent.get(source.id);
     if (!entry) continue;
+    const forward = source.asks ? options.replyWeight : 1;
     for (let distance = 1; distance <= options.window; distance++) {
       const share = options.weight * 0.5 ** (distance - 1) * source.score;
-      for (const id of [entry.before[distance - 1], entry.after[distance - 1]]) {
-        if (id !== undefined) context.set(id, (context.get(id) ?? 0) + share);
-      }
+      const before = entry.before[distance - 1];
+      const after = entry.after[distance - 1];
+      if (before !== undefined) context.set(before, (context.get(before) ?? 0) + share);
+      if (after !== undefined) context.set(after, (context.get(after) ?? 0) + share * forward);
     }
   }
   return context;
+}
+
+/**
+ * Whether a chat turn asks something: its last sentence ends in a question mark (a trailing
+ * bracketed attachment note such as "[shared a photo: …]" and closing quotes are ignored).
+ */
+export function asksQuestion(text: string): boolean {
+  return /[?？]["'”’)]*\s*$/.test(text.replace(/(?:\s*\[[^\]]*\])+\s*$/, ''));
 }

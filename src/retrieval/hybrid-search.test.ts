@@ -52,15 +52,29 @@ describe('hybridSearch', () => {
     const answer = withContext.hits[1];
     expect(answer?.textRank).toBeNull();
     expect(answer?.contextScore).toBeGreaterThan(0);
-    // From the best hit alone: the turn after gets half its own score, the one after that a quarter.
+    // From the best hit alone: the turn after gets half its own score, the one after that a quarter,
+    // both × 1.25 (replyWeight) because it asks a question; being a question, it ranks at 0.9 × its
+    // own score (questionWeight).
     const single = await search({ text: 'What did they do at the picnic?', neighbors: { sources: 1 } });
     const context = Object.fromEntries(single.hits.map((hit) => [hit.memory.id, hit.contextScore]));
     const question = single.hits[0];
-    const questionOwn = (question?.score ?? 0) - (question?.contextScore ?? 0);
     expect(question?.memory.id).toBe('s1-0');
-    expect(context['s1-1']).toBeCloseTo(0.5 * questionOwn);
-    expect(context['s1-2']).toBeCloseTo(0.25 * questionOwn);
+    expect(question?.questionFactor).toBe(0.9);
+    expect(single.hits.filter((hit) => hit.questionFactor !== 1)).toHaveLength(2);
+    const questionOwn = ((question?.score ?? 0) - (question?.contextScore ?? 0)) / 0.9;
+    expect(context['s1-1']).toBeCloseTo(0.5 * 1.25 * questionOwn);
+    expect(context['s1-2']).toBeCloseTo(0.25 * 1.25 * questionOwn);
     expect(context['s2-0']).toBe(0);
+    const plain = await search({
+      text: 'What did they do at the picnic?',
+      neighbors: { sources: 1, replyWeight: 1 },
+      questionWeight: 1,
+    });
+    const plainContext = Object.fromEntries(plain.hits.map((hit) => [hit.memory.id, hit.contextScore]));
+    expect(plain.hits[0]?.score).toBeCloseTo(questionOwn);
+    expect(plain.hits.every((hit) => hit.questionFactor === 1)).toBe(true);
+    expect(plainContext['s1-1']).toBeCloseTo(0.5 * questionOwn);
+    expect(plainContext['s1-0']).toBe(0);
 
     const without = await search({
       text: 'What did they do at the picnic?',
@@ -115,6 +129,26 @@ describe('hybridSearch', () => {
     expect(month.hits[0]?.dateScore).toBe(2);
     const off = await search({ text: 'What did Ada have for dinner on 3 May, 2023?', dateBoost: 0 });
     expect(off.hits.every((hit) => hit.dateScore === 0)).toBe(true);
+  });
+
+  it('matches a date the query names against relative dates in a memory, read from its own date', async () => {
+    const search = await setup([
+      { id: 'told', text: 'Ada: We went camping yesterday!', eventDate: '2023-05-04T10:00:00Z' },
+      { id: 'later', text: 'Ada: We went camping two weeks ago.', eventDate: '2023-06-01T10:00:00Z' },
+      { id: 'plain', text: 'Ada: We went camping.', eventDate: '2023-05-20T10:00:00Z' },
+    ]);
+    const { hits } = await search({ text: 'Where did Ada go camping on 3 May, 2023?' });
+    expect(Object.fromEntries(hits.map((hit) => [hit.memory.id, hit.dateScore]))).toEqual({
+      told: 0.5,
+      later: 0,
+      plain: 0,
+    });
+    const month = await search({ text: 'Where did Ada go camping in May 2023?' });
+    expect(Object.fromEntries(month.hits.map((hit) => [hit.memory.id, hit.dateScore]))).toEqual({
+      told: 0.5,
+      later: 0.5,
+      plain: 0.5,
+    });
   });
 
   it('boosts memories whose entities the query names', async () => {

@@ -3,11 +3,12 @@ import { ValidationError } from '../core/errors.js';
 import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-record.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { MemoryRecordStore } from '../stores/memory-record-store.js';
-import { addNeighborContext, contextSources } from './add-neighbor-context.js';
+import { addNeighborContext, asksQuestion, contextSources } from './add-neighbor-context.js';
 import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
 import { type FusedHit, fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
 import { mentionsEntity } from './mentions-entity.js';
+import { resolveRelativeDates } from './resolve-relative-dates.js';
 
 /** Largest candidate pool per ranking; also the cap on `total` for text or thresholded searches. */
 export const MAX_SEARCH_POOL = 10_000;
@@ -37,16 +38,24 @@ export const searchRequestSchema = z.object({
     .default({}),
   /**
    * Conversational context: the `sources` best candidates lend `weight` of their score to the
-   * candidates up to `window` turns before and after them in the same session (halving per step).
-   * `window: 0` turns it off.
+   * turns up to `window` places before and after them in the same session (halving per step; a
+   * turn that asks a question lends `replyWeight` times that to the turns after it). Neighbours
+   * that no ranking found join the results. `window: 0` turns it off.
    */
   neighbors: z
     .object({
       window: z.number().int().min(0).max(10).default(2),
       weight: z.number().min(0).max(1).default(0.5),
       sources: z.number().int().min(1).max(100).default(3),
+      replyWeight: z.number().min(0).max(4).default(1.25),
     })
-    .default({ window: 2, weight: 0.5, sources: 3 }),
+    .default({ window: 2, weight: 0.5, sources: 3, replyWeight: 1.25 }),
+  /**
+   * Factor on the own score (fused + date + entity) of a conversation turn (a memory with a
+   * `sessionId`) that asks a question: a question names a topic, its reply holds the facts. The
+   * turn still lends context at its full score. 1 = off.
+   */
+  questionWeight: z.number().min(0).max(1).default(0.9),
   /**
    * Added to the fused score of memories whose `eventDate` (else `createdAt`) falls on a date the
    * query names ("on 3 May, 2023", "in July 2023"); those phrases are then left out of the matching
@@ -69,7 +78,10 @@ export type SearchRequest = z.input<typeof searchRequestSchema>;
 /** One search hit with every ranking signal that placed it. */
 export interface SearchHit {
   memory: MemoryRecord;
-  /** Final score, higher is better: fused + date + entity + context scores, × the recency factor. */
+  /**
+   * Final score, higher is better: ((fused + date + entity) × question factor + context) × the
+   * recency factor.
+   */
   score: number;
   /** `score` scaled to [0, 1]: 1 = ranked first by every ranking that ran. */
   relevance: number;
@@ -84,6 +96,8 @@ export interface SearchHit {
   entityScore: number;
   /** What neighbouring turns of the same session lent it (see `neighbors`). */
   contextScore: number;
+  /** `questionWeight` when it is a conversation turn that asks a question, else 1. */
+  questionFactor: number;
   recencyFactor: number;
 }
 
@@ -204,7 +218,12 @@ export async function hybridSearch(
   const candidates = ranked.flatMap(toCandidate);
   const sources = neighbors
     ? contextSources(
-        candidates.map(({ memory, own }) => ({ id: memory.id, score: own, sessionId: memory.sessionId })),
+        candidates.map(({ memory, own }) => ({
+          id: memory.id,
+          score: own,
+          sessionId: memory.sessionId,
+          asks: asksQuestion(memory.text),
+        })),
         request.neighbors,
       )
     : [];
@@ -231,11 +250,15 @@ export async function hybridSearch(
   const scored = candidates.map(({ hit, memory, dateScore, entityScore, own }): SearchHit => {
     const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
     const contextScore = context.get(memory.id) ?? 0;
-    const score = (own + contextScore) * factor;
+    const questionFactor =
+      request.questionWeight !== 1 && memory.sessionId !== null && asksQuestion(memory.text)
+        ? request.questionWeight
+        : 1;
+    const score = (own * questionFactor + contextScore) * factor;
     return {
       memory,
       score,
-      relevance: Math.min(1, (own + contextScore) / maxScore),
+      relevance: Math.min(1, (own * questionFactor + contextScore) / maxScore),
       textRank: hit.ranks[0] ?? null,
       textScore: textScores.get(hit.id) ?? null,
       vectorRank: hit.ranks[1] ?? null,
@@ -243,6 +266,7 @@ export async function hybridSearch(
       dateScore,
       entityScore,
       contextScore,
+      questionFactor,
       recencyFactor: factor,
     };
   });
@@ -251,11 +275,16 @@ export async function hybridSearch(
   return { hits: scored.slice(request.offset, request.offset + request.limit), total: reported };
 }
 
-/** Whether the memory's date (its event date, else its creation) lies in one of the spans. */
+/**
+ * Whether the memory's date (its event date, else its creation) lies in one of the spans, or a
+ * relative date its text names ("yesterday", "last week"), read from that date, overlaps one.
+ */
 function matchesDates(memory: MemoryRecord, spans: readonly DateSpan[]): boolean {
   if (spans.length === 0) return false;
   const time = Date.parse(memory.eventDate ?? memory.createdAt);
-  return spans.some((span) => time >= span.start && time < span.end);
+  if (spans.some((span) => time >= span.start && time < span.end)) return true;
+  const mentioned = resolveRelativeDates(memory.text, time);
+  return mentioned.some((named) => spans.some((span) => named.start < span.end && named.end > span.start));
 }
 
 /**
@@ -300,6 +329,7 @@ function plainHit(memory: MemoryRecord): SearchHit {
     dateScore: 0,
     entityScore: 0,
     contextScore: 0,
+    questionFactor: 1,
     recencyFactor: 1,
   };
 }
