@@ -59,6 +59,8 @@ async function ingest(
 const engramRecall = createRecallTable();
 const bm25Recall = createRecallTable();
 const inContext = { found: 0, total: 0 };
+/** The same figures per conversation, to see whether a change helps broadly or in one place. */
+const perConversation: { id: string; engram: RecallTable; bm25: RecallTable }[] = [];
 
 for (const conversation of conversations) {
   const engram = await createEngram({ store: await openStore(values.store), sweepIntervalMs: 0 });
@@ -66,6 +68,8 @@ for (const conversation of conversations) {
   const bm25 = new Bm25Index();
   for (const turn of conversation.turns) bm25.add(turn.id, turnText(turn));
   const sessionOf = new Map(conversation.turns.map((turn) => [turn.id, turn.session]));
+  const own = { id: conversation.id, engram: createRecallTable(), bm25: createRecallTable() };
+  perConversation.push(own);
 
   for (const qa of conversation.questions) {
     if (qa.evidence.length === 0) continue;
@@ -75,13 +79,9 @@ for (const conversation of conversations) {
       filter: { userId: { eq: conversation.id } },
     });
     const ranked = hits.map((hit) => hit.memory.id.slice(conversation.id.length + 1));
-    record(engramRecall, qa, ranked, sessionOf);
-    record(
-      bm25Recall,
-      qa,
-      bm25.search(qa.question, 20).map((hit) => hit.id),
-      sessionOf,
-    );
+    const bm25Ranked = bm25.search(qa.question, 20).map((hit) => hit.id);
+    for (const table of [engramRecall, own.engram]) record(table, qa, ranked, sessionOf);
+    for (const table of [bm25Recall, own.bm25]) record(table, qa, bm25Ranked, sessionOf);
     if (qa.category === 5) continue;
     const { trace } = await engram.assemble({
       session: { sessionId: `bench-${conversation.id}`, userId: conversation.id, tenantId: tenant },
@@ -132,6 +132,16 @@ printTable(
     'session R@3',
   ],
   [...engramRecall.rows('engram hybrid'), ...bm25Recall.rows('plain BM25')],
+);
+console.log('\nTurn R@10 per conversation (categories 1-4)\n');
+printTable(
+  ['conversation', 'questions', 'engram hybrid', 'plain BM25'],
+  perConversation.map(({ id, engram, bm25 }) => [
+    id,
+    engram.recallAt10('1-4').questions,
+    `${engram.recallAt10('1-4').recall.toFixed(1)}%`,
+    `${bm25.recallAt10('1-4').recall.toFixed(1)}%`,
+  ]),
 );
 console.log(
   `\nEvidence in context (knowledge section of assemble(), ${values.budget}-token budget, categories 1-4): ` +
