@@ -2,11 +2,14 @@
  * LoCoMo evidence retrieval: store every turn as a memory, ask every question, and measure whether
  * the evidence turns come back. Plain BM25 runs beside engram in the same process.
  * Usage: npx tsx bench/locomo.ts [--data ../shared/data/locomo/locomo-dev.json] [--store memory|sqlite]
- *        [--budget 2000] [--scale 100000] [--queries 300]
+ *        [--budget 2000] [--scale 100000] [--queries 300] [--search '{"questionWeight":1}']
+ * `--search` adds options to every recall search (JSON, e.g. to measure a feature switched off); the
+ * evidence-in-context figure always uses assemble()'s defaults.
  */
 import { parseArgs } from 'node:util';
 import { Bm25Index } from '../src/core/text/bm25-index.js';
 import { createEngram, type Engram } from '../src/engram.js';
+import type { SearchRequest } from '../src/retrieval/hybrid-search.js';
 import { machine, openStore, percentile, printTable } from './bench-utilities.js';
 import { type LocomoConversation, loadLocomo } from './locomo-data.js';
 import { createRecallTable, type RecallTable } from './recall-table.js';
@@ -18,9 +21,11 @@ const { values } = parseArgs({
     budget: { type: 'string', default: '2000' },
     scale: { type: 'string', default: '100000' },
     queries: { type: 'string', default: '300' },
+    search: { type: 'string', default: '{}' },
   },
 });
 const tenant = 'locomo';
+const searchOptions = JSON.parse(values.search) as Omit<SearchRequest, 'text' | 'limit' | 'filter'>;
 const conversations = loadLocomo(values.data);
 
 const turnText = (turn: LocomoConversation['turns'][number]) => `${turn.speaker}: ${turn.text}`;
@@ -75,6 +80,7 @@ for (const conversation of conversations) {
     if (qa.evidence.length === 0) continue;
     const { hits } = await engram.memories.search(tenant, {
       text: qa.question,
+      ...searchOptions,
       limit: 20,
       filter: { userId: { eq: conversation.id } },
     });
@@ -117,7 +123,8 @@ function record(
 }
 
 console.log(
-  `LoCoMo evidence retrieval (${machine()}), ${conversations.length} conversations, store ${values.store}\n`,
+  `LoCoMo evidence retrieval (${machine()}), ${conversations.length} conversations, store ${values.store}` +
+    `${values.search === '{}' ? '' : `, search ${values.search}`}\n`,
 );
 printTable(
   [
