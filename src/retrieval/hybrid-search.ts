@@ -13,8 +13,9 @@ import { resolveRelativeDates } from './resolve-relative-dates.js';
 /** Largest candidate pool per ranking; also the cap on `total` for text or thresholded searches. */
 export const MAX_SEARCH_POOL = 10_000;
 /**
- * Smallest candidate pool per ranking (else 4 × offset + limit). Neighbour context is found among
- * the candidates, so a deeper pool holds more of each hit's true neighbours.
+ * Smallest candidate pool per ranking (else 4 × offset + limit): dates, entities and neighbour
+ * context rerank the pool, so a deeper one gives them more matches to lift (see
+ * docs/long-term-memory.md, "Retrieval quality on LoCoMo").
  */
 export const MIN_SEARCH_POOL = 200;
 

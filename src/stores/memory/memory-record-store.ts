@@ -115,7 +115,7 @@ function plan(
 }
 
 /** The index of the first of `records` (sorted oldest first) that does not sort before `anchor`. */
-function firstAfter(records: readonly MemoryRecord[], anchor: MemoryRecord): number {
+function positionOf(records: readonly MemoryRecord[], anchor: MemoryRecord): number {
   let low = 0;
   let high = records.length;
   while (low < high) {
@@ -318,7 +318,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         const anchor = tenant.entries.get(id)?.record;
         if (!anchor || anchor.sessionId === null) return [];
         const records = sessionOf(anchor.sessionId);
-        const at = firstAfter(records, anchor);
+        const at = positionOf(records, anchor);
         const before = records.slice(Math.max(0, at - Math.max(0, window)), at);
         const start = records[at]?.id === anchor.id ? at + 1 : at;
         const after = records.slice(start, start + Math.max(0, window));
