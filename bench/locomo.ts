@@ -2,11 +2,14 @@
  * LoCoMo evidence retrieval: store every turn as a memory, ask every question, and measure whether
  * the evidence turns come back. Plain BM25 runs beside engram in the same process.
  * Usage: npx tsx bench/locomo.ts [--data ../shared/data/locomo/locomo-dev.json] [--store memory|sqlite]
- *        [--budget 2000] [--scale 100000] [--queries 300]
+ *        [--budget 2000] [--scale 100000] [--queries 300] [--search '{"questionWeight":1}']
+ * `--search` adds options to every recall search (JSON, e.g. to measure a feature switched off); the
+ * evidence-in-context figure always uses assemble()'s defaults.
  */
 import { parseArgs } from 'node:util';
 import { Bm25Index } from '../src/core/text/bm25-index.js';
 import { createEngram, type Engram } from '../src/engram.js';
+import type { SearchRequest } from '../src/retrieval/hybrid-search.js';
 import { machine, openStore, percentile, printTable } from './bench-utilities.js';
 import { type LocomoConversation, loadLocomo } from './locomo-data.js';
 import { createRecallTable, type RecallTable } from './recall-table.js';
@@ -18,9 +21,11 @@ const { values } = parseArgs({
     budget: { type: 'string', default: '2000' },
     scale: { type: 'string', default: '100000' },
     queries: { type: 'string', default: '300' },
+    search: { type: 'string', default: '{}' },
   },
 });
 const tenant = 'locomo';
+const searchOptions = JSON.parse(values.search) as Omit<SearchRequest, 'text' | 'limit' | 'filter'>;
 const conversations = loadLocomo(values.data);
 
 const turnText = (turn: LocomoConversation['turns'][number]) => `${turn.speaker}: ${turn.text}`;
@@ -59,6 +64,8 @@ async function ingest(
 const engramRecall = createRecallTable();
 const bm25Recall = createRecallTable();
 const inContext = { found: 0, total: 0 };
+/** The same figures per conversation, to see whether a change helps broadly or in one place. */
+const perConversation: { id: string; engram: RecallTable; bm25: RecallTable }[] = [];
 
 for (const conversation of conversations) {
   const engram = await createEngram({ store: await openStore(values.store), sweepIntervalMs: 0 });
@@ -66,22 +73,21 @@ for (const conversation of conversations) {
   const bm25 = new Bm25Index();
   for (const turn of conversation.turns) bm25.add(turn.id, turnText(turn));
   const sessionOf = new Map(conversation.turns.map((turn) => [turn.id, turn.session]));
+  const own = { id: conversation.id, engram: createRecallTable(), bm25: createRecallTable() };
+  perConversation.push(own);
 
   for (const qa of conversation.questions) {
     if (qa.evidence.length === 0) continue;
     const { hits } = await engram.memories.search(tenant, {
       text: qa.question,
+      ...searchOptions,
       limit: 20,
       filter: { userId: { eq: conversation.id } },
     });
     const ranked = hits.map((hit) => hit.memory.id.slice(conversation.id.length + 1));
-    record(engramRecall, qa, ranked, sessionOf);
-    record(
-      bm25Recall,
-      qa,
-      bm25.search(qa.question, 20).map((hit) => hit.id),
-      sessionOf,
-    );
+    const bm25Ranked = bm25.search(qa.question, 20).map((hit) => hit.id);
+    for (const table of [engramRecall, own.engram]) record(table, qa, ranked, sessionOf);
+    for (const table of [bm25Recall, own.bm25]) record(table, qa, bm25Ranked, sessionOf);
     if (qa.category === 5) continue;
     const { trace } = await engram.assemble({
       session: { sessionId: `bench-${conversation.id}`, userId: conversation.id, tenantId: tenant },
@@ -117,7 +123,8 @@ function record(
 }
 
 console.log(
-  `LoCoMo evidence retrieval (${machine()}), ${conversations.length} conversations, store ${values.store}\n`,
+  `LoCoMo evidence retrieval (${machine()}), ${conversations.length} conversations, store ${values.store}` +
+    `${values.search === '{}' ? '' : `, search ${values.search}`}\n`,
 );
 printTable(
   [
@@ -132,6 +139,16 @@ printTable(
     'session R@3',
   ],
   [...engramRecall.rows('engram hybrid'), ...bm25Recall.rows('plain BM25')],
+);
+console.log('\nTurn R@10 per conversation (categories 1-4)\n');
+printTable(
+  ['conversation', 'questions', 'engram hybrid', 'plain BM25'],
+  perConversation.map(({ id, engram, bm25 }) => [
+    id,
+    engram.recallAt10('1-4').questions,
+    `${engram.recallAt10('1-4').recall.toFixed(1)}%`,
+    `${bm25.recallAt10('1-4').recall.toFixed(1)}%`,
+  ]),
 );
 console.log(
   `\nEvidence in context (knowledge section of assemble(), ${values.budget}-token budget, categories 1-4): ` +

@@ -8,6 +8,8 @@ export interface RecallTable {
   ): void;
   /** Rows per category 1-4, "1-4" overall, then 5 apart. */
   rows(method: string): (string | number)[][];
+  /** Mean turn recall@10 in % of a category ("1", …, "1-4", "5"), and how many questions it has. */
+  recallAt10(key: string): { recall: number; questions: number };
 }
 
 interface Totals {
@@ -59,6 +61,11 @@ export function createRecallTable(): RecallTable {
             [...evidenceSessions].filter((session) => top.has(session)).length / evidenceSessions.size;
         }
       }
+    },
+    recallAt10(key) {
+      const totals = byCategory.get(key);
+      if (!totals || totals.questions === 0) return { recall: 0, questions: 0 };
+      return { recall: (100 * totals.recall[10]) / totals.questions, questions: totals.questions };
     },
     rows(method) {
       return ['1', '2', '3', '4', '1-4', '5'].flatMap((key) => {

@@ -52,15 +52,29 @@ describe('hybridSearch', () => {
     const answer = withContext.hits[1];
     expect(answer?.textRank).toBeNull();
     expect(answer?.contextScore).toBeGreaterThan(0);
-    // From the best hit alone: the turn after gets half its own score, the one after that a quarter.
+    // From the best hit alone: the turn after gets half its own score, the one after that a quarter,
+    // both × 1.25 (replyWeight) because it asks a question; being a question, it ranks at 0.9 × its
+    // own score (questionWeight).
     const single = await search({ text: 'What did they do at the picnic?', neighbors: { sources: 1 } });
     const context = Object.fromEntries(single.hits.map((hit) => [hit.memory.id, hit.contextScore]));
     const question = single.hits[0];
-    const questionOwn = (question?.score ?? 0) - (question?.contextScore ?? 0);
     expect(question?.memory.id).toBe('s1-0');
-    expect(context['s1-1']).toBeCloseTo(0.5 * questionOwn);
-    expect(context['s1-2']).toBeCloseTo(0.25 * questionOwn);
+    expect(question?.questionFactor).toBe(0.9);
+    expect(single.hits.filter((hit) => hit.questionFactor !== 1)).toHaveLength(2);
+    const questionOwn = ((question?.score ?? 0) - (question?.contextScore ?? 0)) / 0.9;
+    expect(context['s1-1']).toBeCloseTo(0.5 * 1.25 * questionOwn);
+    expect(context['s1-2']).toBeCloseTo(0.25 * 1.25 * questionOwn);
     expect(context['s2-0']).toBe(0);
+    const plain = await search({
+      text: 'What did they do at the picnic?',
+      neighbors: { sources: 1, replyWeight: 1 },
+      questionWeight: 1,
+    });
+    const plainContext = Object.fromEntries(plain.hits.map((hit) => [hit.memory.id, hit.contextScore]));
+    expect(plain.hits[0]?.score).toBeCloseTo(questionOwn);
+    expect(plain.hits.every((hit) => hit.questionFactor === 1)).toBe(true);
+    expect(plainContext['s1-1']).toBeCloseTo(0.5 * questionOwn);
+    expect(plainContext['s1-0']).toBe(0);
 
     const without = await search({
       text: 'What did they do at the picnic?',
@@ -70,6 +84,30 @@ describe('hybridSearch', () => {
     expect(without.hits.every((hit) => hit.contextScore === 0)).toBe(true);
     const answerWithout = without.hits.find((hit) => hit.memory.id === 's1-1');
     expect(answerWithout?.score).toBeLessThan(answer?.score ?? 0);
+  });
+
+  it('fetches a hit’s session neighbours that no ranking found, within the search’s filter', async () => {
+    const search = await setup([
+      ...session('s1', '2024-05-01T10:00:00Z', [
+        'Ada: How was the picnic by the lake on Sunday?',
+        'Bob: We played frisbee until sunset.',
+        'Ada: Sounds lovely.',
+      ]),
+      { id: 'note', text: 'Bob likes frisbee.', sessionId: 's1', createdAt: '2024-05-01T10:00:00.500Z' },
+    ]);
+    // Text mode: BM25 finds only the question; the answer and the closing turn come as neighbours.
+    const result = await search({ text: 'picnic', mode: 'text', filter: { memoryType: { eq: 'message' } } });
+    expect(result.hits.map((hit) => [hit.memory.id, hit.textRank, hit.contextScore > 0])).toEqual([
+      ['s1-0', 1, false],
+      ['s1-1', null, true],
+      ['s1-2', null, true],
+    ]);
+    expect(result.total).toBe(3);
+    // Without the filter the note sits between the question and the answer, and pushes it a step away.
+    const unfiltered = await search({ text: 'picnic', mode: 'text' });
+    const context = Object.fromEntries(unfiltered.hits.map((hit) => [hit.memory.id, hit.contextScore]));
+    expect(context.note).toBeCloseTo(2 * (context['s1-1'] ?? 0));
+    expect(context['s1-2']).toBeUndefined();
   });
 
   it('boosts memories dated on the day or month the query names, and matches the rest of the text', async () => {
@@ -91,6 +129,26 @@ describe('hybridSearch', () => {
     expect(month.hits[0]?.dateScore).toBe(2);
     const off = await search({ text: 'What did Ada have for dinner on 3 May, 2023?', dateBoost: 0 });
     expect(off.hits.every((hit) => hit.dateScore === 0)).toBe(true);
+  });
+
+  it('matches a date the query names against relative dates in a memory, read from its own date', async () => {
+    const search = await setup([
+      { id: 'told', text: 'Ada: We went camping yesterday!', eventDate: '2023-05-04T10:00:00Z' },
+      { id: 'later', text: 'Ada: We went camping two weeks ago.', eventDate: '2023-06-01T10:00:00Z' },
+      { id: 'plain', text: 'Ada: We went camping.', eventDate: '2023-05-20T10:00:00Z' },
+    ]);
+    const { hits } = await search({ text: 'Where did Ada go camping on 3 May, 2023?' });
+    expect(Object.fromEntries(hits.map((hit) => [hit.memory.id, hit.dateScore]))).toEqual({
+      told: 0.5,
+      later: 0,
+      plain: 0,
+    });
+    const month = await search({ text: 'Where did Ada go camping in May 2023?' });
+    expect(Object.fromEntries(month.hits.map((hit) => [hit.memory.id, hit.dateScore]))).toEqual({
+      told: 0.5,
+      later: 0.5,
+      plain: 0.5,
+    });
   });
 
   it('boosts memories whose entities the query names', async () => {

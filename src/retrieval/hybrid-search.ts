@@ -3,18 +3,20 @@ import { ValidationError } from '../core/errors.js';
 import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-record.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { MemoryRecordStore } from '../stores/memory-record-store.js';
-import { addNeighborContext } from './add-neighbor-context.js';
+import { addNeighborContext, asksQuestion, contextSources } from './add-neighbor-context.js';
 import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
-import { fuseRankings } from './fuse-rankings.js';
+import { type FusedHit, fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
 import { mentionsEntity } from './mentions-entity.js';
 import { blendedScore, recencyBlendSchema } from './recency-blend.js';
+import { resolveRelativeDates } from './resolve-relative-dates.js';
 
 /** Largest candidate pool per ranking; also the cap on `total` for text or thresholded searches. */
 export const MAX_SEARCH_POOL = 10_000;
 /**
- * Smallest candidate pool per ranking (else 4 × offset + limit). Neighbour context is found among
- * the candidates, so a deeper pool holds more of each hit's true neighbours.
+ * Smallest candidate pool per ranking (else 4 × offset + limit): dates, entities and neighbour
+ * context rerank the pool, so a deeper one gives them more matches to lift (see
+ * docs/long-term-memory.md, "Retrieval quality on LoCoMo").
  */
 export const MIN_SEARCH_POOL = 200;
 
@@ -38,16 +40,24 @@ export const searchRequestSchema = z.object({
     .default({}),
   /**
    * Conversational context: the `sources` best candidates lend `weight` of their score to the
-   * candidates up to `window` turns before and after them in the same session (halving per step).
-   * `window: 0` turns it off.
+   * turns up to `window` places before and after them in the same session (halving per step; a
+   * turn that asks a question lends `replyWeight` times that to the turns after it). Neighbours
+   * that no ranking found join the results. `window: 0` turns it off.
    */
   neighbors: z
     .object({
       window: z.number().int().min(0).max(10).default(2),
       weight: z.number().min(0).max(1).default(0.5),
       sources: z.number().int().min(1).max(100).default(3),
+      replyWeight: z.number().min(0).max(4).default(1.25),
     })
-    .default({ window: 2, weight: 0.5, sources: 3 }),
+    .default({ window: 2, weight: 0.5, sources: 3, replyWeight: 1.25 }),
+  /**
+   * Factor on the own score (fused + date + entity) of a conversation turn (a memory with a
+   * `sessionId`) that asks a question: a question names a topic, its reply holds the facts. The
+   * turn still lends context at its full score. 1 = off.
+   */
+  questionWeight: z.number().min(0).max(1).default(0.9),
   /**
    * Added to the fused score of memories whose `eventDate` (else `createdAt`) falls on a date the
    * query names ("on 3 May, 2023", "in July 2023"); those phrases are then left out of the matching
@@ -78,7 +88,10 @@ export type SearchRequest = z.input<typeof searchRequestSchema>;
 /** One search hit with every ranking signal that placed it. */
 export interface SearchHit {
   memory: MemoryRecord;
-  /** Final score, higher is better: fused + date + entity + context scores, × the recency factor. */
+  /**
+   * Final score, higher is better: ((fused + date + entity) × question factor + context) × the
+   * recency factor.
+   */
   score: number;
   /** `score` scaled to [0, 1]: 1 = ranked first by every ranking that ran. */
   relevance: number;
@@ -93,6 +106,8 @@ export interface SearchHit {
   entityScore: number;
   /** What neighbouring turns of the same session lent it (see `neighbors`). */
   contextScore: number;
+  /** `questionWeight` when it is a conversation turn that asks a question, else 1. */
+  questionFactor: number;
   recencyFactor: number;
   /** `score` ÷ the best score among all candidates (the top hit = 1); null in a filter-only listing. */
   similarity: number | null;
@@ -211,32 +226,57 @@ export async function hybridSearch(
     records.set(memory.id, memory);
 
   const namesEntity = mentionsEntity(query);
-  const candidates = ranked.flatMap((hit) => {
+  const toCandidate = (hit: FusedHit) => {
     const memory = records.get(hit.id);
     if (!memory) return [];
     const dateScore = matchesDates(memory, dates.spans) ? request.dateBoost : 0;
     const entityScore = request.entityBoost > 0 && namesEntity(memory.entities) ? request.entityBoost : 0;
     return [{ hit, memory, dateScore, entityScore, own: hit.score + dateScore + entityScore }];
-  });
-  const context = neighbors
-    ? addNeighborContext(
+  };
+  const candidates = ranked.flatMap(toCandidate);
+  const sources = neighbors
+    ? contextSources(
         candidates.map(({ memory, own }) => ({
           id: memory.id,
           score: own,
           sessionId: memory.sessionId,
-          createdAt: memory.createdAt,
+          asks: asksQuestion(memory.text),
         })),
         request.neighbors,
       )
-    : new Map<string, number>();
+    : [];
+  let context = new Map<string, number>();
+  let added = 0;
+  if (sources.length > 0) {
+    const adjacent = await store.sessionNeighbors(
+      tenantId,
+      sources.map((source) => source.id),
+      request.filter,
+      request.neighbors.window,
+    );
+    context = addNeighborContext(sources, adjacent, request.neighbors);
+    // Neighbours that neither ranking found join the candidates with a fused score of 0.
+    const missing = [...context.keys()].filter((id) => !records.has(id));
+    for (const memory of await store.getMemories(tenantId, missing)) records.set(memory.id, memory);
+    const joined = missing.flatMap((id) => toCandidate({ id, score: 0, ranks: [] }));
+    candidates.push(...joined);
+    added = joined.length;
+  }
+  // A total that counts the matched set grows by the neighbours that joined it; a filtered count
+  // (every filtered record matches) already holds them.
+  const reported = total === fused.length ? total + added : total;
   const scored = candidates.map(({ hit, memory, dateScore, entityScore, own }): SearchHit => {
     const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
     const contextScore = context.get(memory.id) ?? 0;
-    const score = (own + contextScore) * factor;
+    const questionFactor =
+      request.questionWeight !== 1 && memory.sessionId !== null && asksQuestion(memory.text)
+        ? request.questionWeight
+        : 1;
+    const score = (own * questionFactor + contextScore) * factor;
     return {
       memory,
       score,
-      relevance: Math.min(1, (own + contextScore) / maxScore),
+      relevance: Math.min(1, (own * questionFactor + contextScore) / maxScore),
       textRank: hit.ranks[0] ?? null,
       textScore: textScores.get(hit.id) ?? null,
       vectorRank: hit.ranks[1] ?? null,
@@ -244,6 +284,7 @@ export async function hybridSearch(
       dateScore,
       entityScore,
       contextScore,
+      questionFactor,
       recencyFactor: factor,
       similarity: null,
     };
@@ -263,7 +304,7 @@ export async function hybridSearch(
     // Array.prototype.sort is stable: ties keep the score order.
     scored.sort((a, b) => (blended.get(b) ?? 0) - (blended.get(a) ?? 0));
   }
-  return { hits: scored.slice(request.offset, request.offset + request.limit), total };
+  return { hits: scored.slice(request.offset, request.offset + request.limit), total: reported };
 }
 
 /**
@@ -293,11 +334,16 @@ async function listByRecency(
   };
 }
 
-/** Whether the memory's date (its event date, else its creation) lies in one of the spans. */
+/**
+ * Whether the memory's date (its event date, else its creation) lies in one of the spans, or a
+ * relative date its text names ("yesterday", "last week"), read from that date, overlaps one.
+ */
 function matchesDates(memory: MemoryRecord, spans: readonly DateSpan[]): boolean {
   if (spans.length === 0) return false;
   const time = Date.parse(memory.eventDate ?? memory.createdAt);
-  return spans.some((span) => time >= span.start && time < span.end);
+  if (spans.some((span) => time >= span.start && time < span.end)) return true;
+  const mentioned = resolveRelativeDates(memory.text, time);
+  return mentioned.some((named) => spans.some((span) => named.start < span.end && named.end > span.start));
 }
 
 /**
@@ -342,6 +388,7 @@ function plainHit(memory: MemoryRecord): SearchHit {
     dateScore: 0,
     entityScore: 0,
     contextScore: 0,
+    questionFactor: 1,
     recencyFactor: 1,
     similarity: null,
   };

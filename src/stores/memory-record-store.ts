@@ -76,6 +76,20 @@ export interface MemoryRecordStore {
     filter: MemoryFilter,
     limit: number,
   ): Promise<{ id: string; distance: number }[]>;
+  /**
+   * Conversational adjacency. For each of `ids` that names a record of the tenant with a
+   * `sessionId`, the records next to it in that session among those `filter` accepts: up to `window`
+   * before it and up to `window` after it, each side nearest first. A session's order is creation
+   * time, then id by code point (the `created_asc` listing order). The record itself never counts
+   * as its own neighbour and need not pass the filter: its place is where it would sort. Absent
+   * ids and records without a session get no entry; entries follow `ids` (repeats once).
+   */
+  sessionNeighbors(
+    tenantId: string,
+    ids: string[],
+    filter: MemoryFilter,
+    window: number,
+  ): Promise<SessionNeighbors[]>;
   /** Bumps access counts by one and sets `lastAccessed` to `at` (search hits, working-set use); unknown ids are ignored. */
   recordAccess(tenantId: string, ids: string[], at: string): Promise<void>;
   /** Ids (oldest first) of current records with no embedding from `model`: what to re-embed. */
@@ -115,6 +129,16 @@ export interface InsertResult {
 export interface ScoredId {
   id: string;
   score: number;
+}
+
+/** A record's neighbours in its session (see `sessionNeighbors`). */
+export interface SessionNeighbors {
+  id: string;
+  sessionId: string;
+  /** Ids of the records before it, nearest first. */
+  before: string[];
+  /** Ids of the records after it, nearest first. */
+  after: string[];
 }
 
 export interface MemoryPage {

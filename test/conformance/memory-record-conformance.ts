@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { EngramStore } from '../../src/stores/engram-store.js';
 import { describeMemoryFilterConformance } from './memory-filter-conformance.js';
 import { describeMemoryIndexConformance } from './memory-index-conformance.js';
+import { describeMemoryNeighborConformance } from './memory-neighbor-conformance.js';
 import { describeMemoryPropertyConformance } from './memory-property-conformance.js';
 import type { MemoryConformanceContext } from './memory-record-fixtures.js';
 import { describeMemorySearchConformance } from './memory-search-conformance.js';
@@ -36,6 +37,7 @@ export function describeMemoryRecordStoreConformance(
     describe('versions, deletion and access', () => describeMemoryVersionConformance(context));
     describe('filters and paging', () => describeMemoryFilterConformance(context));
     describe('search', () => describeMemorySearchConformance(context));
+    describe('session neighbours', () => describeMemoryNeighborConformance(context));
     describe('search at scale', () => describeMemoryIndexConformance(context, connectAgain));
     describe('model', () => describeMemoryPropertyConformance(factory));
   });

@@ -46,6 +46,8 @@ interface Tenant {
   spaces: Map<string, VectorCollection<MemoryRecord>>;
   /** The next key a vector gets in its collection. */
   nextVectorKey: number;
+  /** Ids of every record (superseded ones included) by session id, for `sessionNeighbors`. */
+  sessions: Map<string, Set<string>>;
 }
 
 /** The memory driver's record store, which its session store closes along with itself. */
@@ -57,6 +59,7 @@ const emptyTenant = (): Tenant => ({
   text: new Bm25Index(),
   spaces: new Map(),
   nextVectorKey: 0,
+  sessions: new Map(),
 });
 
 function currentWithHash(tenant: Tenant, hash: string): Entry | undefined {
@@ -68,6 +71,13 @@ function forgetCurrentHash(tenant: Tenant, record: MemoryRecord): void {
   const ids = tenant.currentByHash.get(record.memoryHash);
   ids?.delete(record.id);
   if (ids?.size === 0) tenant.currentByHash.delete(record.memoryHash);
+}
+
+function forgetSession(tenant: Tenant, record: MemoryRecord): void {
+  if (record.sessionId === null) return;
+  const ids = tenant.sessions.get(record.sessionId);
+  ids?.delete(record.id);
+  if (ids?.size === 0) tenant.sessions.delete(record.sessionId);
 }
 
 /**
@@ -104,6 +114,18 @@ function plan(
   return { entry: { id: record.id, record, vector: null }, embedding: input.embedding };
 }
 
+/** The index of the first of `records` (sorted oldest first) that does not sort before `anchor`. */
+function positionOf(records: readonly MemoryRecord[], anchor: MemoryRecord): number {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareOldestFirst(records[middle] as MemoryRecord, anchor) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** Gives `entry` the vector of `model` (a copy), replacing any vector it had. */
 function attachVector(tenant: Tenant, entry: Entry, model: string, vector: Float32Array): void {
   entry.vector?.collection.delete(entry.vector.key);
@@ -125,6 +147,10 @@ function store(tenant: Tenant, { entry, embedding }: Planned): void {
   const ids = tenant.currentByHash.get(record.memoryHash) ?? new Set<string>();
   tenant.currentByHash.set(record.memoryHash, ids.add(record.id));
   tenant.text.add(record.id, record.text);
+  if (record.sessionId !== null) {
+    const session = tenant.sessions.get(record.sessionId) ?? new Set<string>();
+    tenant.sessions.set(record.sessionId, session.add(record.id));
+  }
   if (embedding) attachVector(tenant, entry, embedding.model, embedding.vector);
 }
 
@@ -224,6 +250,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         tenant.entries.delete(id);
         if (entry.record.validTo === null) forgetCurrentHash(tenant, entry.record);
         tenant.text.remove(id);
+        forgetSession(tenant, entry.record);
         entry.vector?.collection.delete(entry.vector.key);
         deleted += 1;
       }
@@ -267,6 +294,43 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       if (!collection) return [];
       assertDimensions(model, collection.dimensions, vector, ['vector']);
       return collection.nearest(vector, limit, compileMemoryFilter(filter));
+    },
+
+    async sessionNeighbors(tenantId, ids, filter, window) {
+      ensureOpen();
+      const tenant = tenants.get(tenantId);
+      if (!tenant) return [];
+      const accept = compileMemoryFilter(filter);
+      // Each session's accepted records, sorted once however many of `ids` it holds.
+      const ordered = new Map<string, MemoryRecord[]>();
+      const sessionOf = (sessionId: string): MemoryRecord[] => {
+        let records = ordered.get(sessionId);
+        if (!records) {
+          records = [...(tenant.sessions.get(sessionId) ?? [])]
+            .flatMap((id) => tenant.entries.get(id)?.record ?? [])
+            .filter(accept)
+            .sort(compareOldestFirst);
+          ordered.set(sessionId, records);
+        }
+        return records;
+      };
+      return uniqueIds(ids).flatMap((id) => {
+        const anchor = tenant.entries.get(id)?.record;
+        if (!anchor || anchor.sessionId === null) return [];
+        const records = sessionOf(anchor.sessionId);
+        const at = positionOf(records, anchor);
+        const before = records.slice(Math.max(0, at - Math.max(0, window)), at);
+        const start = records[at]?.id === anchor.id ? at + 1 : at;
+        const after = records.slice(start, start + Math.max(0, window));
+        return [
+          {
+            id,
+            sessionId: anchor.sessionId,
+            before: before.reverse().map((record) => record.id),
+            after: after.map((record) => record.id),
+          },
+        ];
+      });
     },
 
     async recordAccess(tenantId, ids, at) {

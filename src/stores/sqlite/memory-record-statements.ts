@@ -100,6 +100,18 @@ export const searchVectorSql = (filter: FilterSql, distanceFunction: string): st
   WHERE e.model = @model AND ${filter.where}
   ORDER BY distance, m.id LIMIT @limit`;
 
+/**
+ * The ids of up to `@window` filtered records before (`side` = 'before', nearest first) or after a
+ * place in a session (`@session_id`, `@created_at`, `@id`), walking `memories_by_session`.
+ */
+export const sessionNeighborsSql = (filter: FilterSql, side: 'before' | 'after'): string =>
+  `SELECT m.id AS id FROM memories m INDEXED BY memories_by_session
+  WHERE m.session_id = @session_id
+    AND (m.created_at, m.id) ${side === 'before' ? '<' : '>'} (@created_at, @id)
+    AND ${filter.where}
+  ORDER BY m.created_at ${side === 'before' ? 'DESC' : 'ASC'}, m.id ${side === 'before' ? 'DESC' : 'ASC'}
+  LIMIT @window`;
+
 /** Prepared statements for dynamic SQL, by text: a filter's shape, not its values, decides the text. */
 export class StatementCache {
   private readonly statements = new Map<string, Statement<[SqlParameters], unknown>>();

@@ -239,6 +239,15 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX jobs_by_status ON jobs (tenant_id, status, id);
     `,
   },
+  {
+    version: 8,
+    name: 'memories in session order',
+    sql: `
+      -- sessionNeighbors: the turns before and after a memory in its session.
+      CREATE INDEX memories_by_session ON memories (tenant_id, session_id, created_at, id)
+        WHERE session_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**

@@ -2,7 +2,13 @@ import type { Database } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
 import { compileStableMemoryFilter } from '../memory-filter.js';
-import type { InsertResult, MemoryPage, MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
+import type {
+  InsertResult,
+  MemoryPage,
+  MemoryRecordStore,
+  NewMemoryRecord,
+  SessionNeighbors,
+} from '../memory-record-store.js';
 import {
   alreadySupersededError,
   assertDimensions,
@@ -22,6 +28,7 @@ import {
   StatementCache,
   searchTextSql,
   searchVectorSql,
+  sessionNeighborsSql,
 } from './memory-record-statements.js';
 import { isSqliteError, toStoreFailure } from './open-database.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
@@ -153,6 +160,33 @@ export async function createSqliteMemoryRecordStore(
     return { memories: rows.map(rowToMemory), total };
   });
 
+  // One read transaction: every anchor and its neighbours come from the same snapshot.
+  const neighbors = database.transaction(
+    (tenantId: string, ids: string[], filter: MemoryFilter, window: number): SessionNeighbors[] => {
+      const where = memoryFilterSql(tenantId, filter);
+      const side = (name: 'before' | 'after', anchor: MemoryRow): string[] =>
+        window <= 0
+          ? []
+          : cache
+              .get<{ id: string }>(sessionNeighborsSql(where, name))
+              .all({
+                ...where.parameters,
+                session_id: anchor.session_id as string,
+                created_at: anchor.created_at,
+                id: anchor.id,
+                window,
+              })
+              .map((row) => row.id);
+      return uniqueIds(ids).flatMap((id) => {
+        const anchor = statements.selectById.get(tenantId, id);
+        if (!anchor || anchor.session_id === null) return [];
+        return [
+          { id, sessionId: anchor.session_id, before: side('before', anchor), after: side('after', anchor) },
+        ];
+      });
+    },
+  );
+
   /** Runs `work` unless the database is closed, mapping SQLite failures to StoreError. Always async. */
   const guarded = async <T>(work: () => T): Promise<T> => {
     if (!database.open) throw new StoreError('The sqlite store is closed');
@@ -221,6 +255,9 @@ export async function createSqliteMemoryRecordStore(
           .all({ ...where.parameters, query: vectorBlob(vector), model, limit })
           .map((hit) => ({ id: hit.id, distance: Math.min(2, Math.max(0, hit.distance)) }));
       }),
+
+    sessionNeighbors: (tenantId, ids, filter, window) =>
+      guarded(() => neighbors(tenantId, ids, filter, window)),
 
     recordAccess: (tenantId, ids, at) =>
       guarded(() => {
