@@ -18,6 +18,7 @@ import {
   type TokenCounter,
 } from './core/tokens/token-counter.js';
 import { type AgentRegistry, createAgentRegistry } from './engine/agent-registry.js';
+import { type ChatTurn, type ChatTurnRequest, createChatService } from './engine/chat-turn.js';
 import type { EpisodeLog } from './engine/episode-log.js';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/job-runner.js';
 import type { KnowledgeBase } from './engine/knowledge-base.js';
@@ -117,7 +118,13 @@ export interface Engram {
   readonly jobs: JobRunner;
   /** Assembles one turn's context under the agent's budget. */
   assemble(request: AssembleRequest): Promise<AssembleResult>;
-  /** Stops the sweeper and the job runner, then closes the store. */
+  /**
+   * One conversation turn (docs/chat.md): assembles the context, streams the agent's model, then
+   * appends the user message and the answer in one append. Resolves once the answer has started;
+   * iterate the turn for `delta` events and `done`, or await `turn.result`.
+   */
+  chat(request: ChatTurnRequest): Promise<ChatTurn>;
+  /** Aborts chat turns in flight, stops the sweeper and the job runner, then closes the store. */
   close(): Promise<void>;
 }
 
@@ -257,6 +264,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     return { messages: formatted, context: assembled.messages, trace: assembled.trace };
   }
 
+  const chat = createChatService({ llm: options.llm ?? null, agents, sessions, assemble, clock });
+
   return {
     store,
     sessions,
@@ -269,8 +278,10 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     llm: options.llm ?? null,
     jobs,
     assemble,
+    chat: chat.chat,
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await chat.close();
       await jobs.close();
       await store.close();
     },
