@@ -21,11 +21,11 @@ const clip = (text: string, max: number) =>
 
 /**
  * Makes text safe to put between `<tag>` … `</tag>` delimiters of a prompt: any tag-like
- * `<transcript>`, `</previous_summary>`, … inside it loses its angle brackets, so data can never
+ * `<transcript>`, `</previous_summary>`, `<system role="x">`, … inside it loses its angle brackets, so data can never
  * close the block it is quoted in and pose as instructions.
  */
 export function quoteData(text: string): string {
-  return text.replace(/<(\/?)([a-z_][\w-]*)\s*>/gi, '‹$1$2›');
+  return text.replace(/<(\/?)([a-z_][\w-]*)([^<>]{0,200})>/gi, '‹$1$2$3›');
 }
 
 /** `text` between `<tag>` delimiters, quoted with {@link quoteData}. */
