@@ -30,6 +30,8 @@ import type { SessionRef } from './engine/session-ref.js';
 import { toSessionKey } from './engine/session-ref.js';
 import { createTraceLog, type TraceLog } from './engine/trace-log.js';
 import { createWritePath, type WritePath } from './engine/write-path/create-write-path.js';
+import { createLlmSummaryWriter } from './engine/write-path/llm/llm-summary-writer.js';
+import { createLlmMemoryExtractor } from './engine/write-path/llm-memory-extractor.js';
 import type { MemoryExtractor } from './engine/write-path/session-memory-extraction.js';
 import { withWriteTriggers } from './engine/write-path/with-write-triggers.js';
 import type { WritePathSettingsInput } from './engine/write-path/write-path-settings.js';
@@ -160,6 +162,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       : undefined;
   const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
   const { onNotice, extractor, ...writePathSettings } = options.writePath ?? {};
+  const { llm } = options;
+  const memoryExtractor = extractor ?? (llm ? createLlmMemoryExtractor(llm, longTerm.memories) : undefined);
   const writePath = createWritePath({
     store,
     sessions: plainSessions,
@@ -168,7 +172,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     clock,
     contextWindow: writeModel.contextWindow,
     settings: writePathSettings,
-    ...(extractor ? { extractor } : {}),
+    ...(memoryExtractor ? { extractor: memoryExtractor } : {}),
+    ...(llm ? { summaryWriter: createLlmSummaryWriter(llm) } : {}),
     onError: reportError,
     ...(onNotice ? { onNotice } : {}),
   });
@@ -292,7 +297,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     procedures: longTerm.procedures,
     agents,
     traces,
-    llm: options.llm ?? null,
+    llm: llm ?? null,
     jobs,
     writePath,
     assemble,
