@@ -30,6 +30,12 @@ import { createSessionOperations, type SessionOperations } from './engine/sessio
 import type { SessionRef } from './engine/session-ref.js';
 import { toSessionKey } from './engine/session-ref.js';
 import { createTraceLog, type TraceLog } from './engine/trace-log.js';
+import { createWritePath, type WritePath } from './engine/write-path/create-write-path.js';
+import { createLlmSummaryWriter } from './engine/write-path/llm/llm-summary-writer.js';
+import { createLlmMemoryExtractor } from './engine/write-path/llm-memory-extractor.js';
+import type { MemoryExtractor } from './engine/write-path/session-memory-extraction.js';
+import { withWriteTriggers } from './engine/write-path/with-write-triggers.js';
+import type { WritePathSettingsInput } from './engine/write-path/write-path-settings.js';
 import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
 import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
@@ -61,6 +67,12 @@ export interface EngramOptions {
   llm?: LlmProvider;
   /** Settings of the background job runner (`engram.jobs`); it polls only once a handler is registered. */
   jobs?: Omit<JobRunnerOptions, 'store' | 'clock' | 'onError'>;
+  /** Background write path settings (docs/write-path.md); `onNotice` hears once what is off. */
+  writePath?: WritePathSettingsInput & {
+    onNotice?: (message: string) => void;
+    /** Replaces the LLM extraction (default: none without an LLM). */
+    extractor?: MemoryExtractor;
+  };
   clock?: () => Date;
 }
 
@@ -116,6 +128,8 @@ export interface Engram {
   readonly llm: LlmProvider | null;
   /** Durable background jobs (`store.jobs`): register handlers, enqueue, read status. */
   readonly jobs: JobRunner;
+  /** What every session write enqueues (summary, promotion, extraction); add triggers here. */
+  readonly writePath: WritePath;
   /** Assembles one turn's context under the agent's budget. */
   assemble(request: AssembleRequest): Promise<AssembleResult>;
   /**
@@ -140,7 +154,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   const embedder = withEmbeddingCache(options.embedder ?? (await createStaticEmbeddingProvider()));
   const longTerm = createLongTermServices(store.memories, embedder, writeCounter, clock);
   const sources = [...(options.defaultSources === false ? [] : longTerm.sources), ...(options.sources ?? [])];
-  const sessions = createSessionOperations(store, writeCounter, clock);
+  const plainSessions = createSessionOperations(store, writeCounter, clock);
   const agents = createAgentRegistry(store.documents);
   const traces = createTraceLog(store.documents, clock, options.traceRetention);
 
@@ -154,6 +168,23 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
         }, sweepIntervalMs).unref()
       : undefined;
   const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
+  const { onNotice, extractor, ...writePathSettings } = options.writePath ?? {};
+  const { llm } = options;
+  const memoryExtractor = extractor ?? (llm ? createLlmMemoryExtractor(llm, longTerm.memories) : undefined);
+  const writePath = createWritePath({
+    store,
+    sessions: plainSessions,
+    memories: longTerm.memories,
+    jobs,
+    clock,
+    contextWindow: writeModel.contextWindow,
+    settings: writePathSettings,
+    ...(memoryExtractor ? { extractor: memoryExtractor } : {}),
+    ...(llm ? { summaryWriter: createLlmSummaryWriter(llm) } : {}),
+    onError: reportError,
+    ...(onNotice ? { onNotice } : {}),
+  });
+  const sessions = withWriteTriggers(plainSessions, writePath);
   jobs.start();
 
   // One memoizing counter per encoding: system prompts are counted once, not every turn.
@@ -275,13 +306,15 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     procedures: longTerm.procedures,
     agents,
     traces,
-    llm: options.llm ?? null,
+    llm: llm ?? null,
     jobs,
+    writePath,
     assemble,
     chat: chat.chat,
     async close() {
       if (sweeper) clearInterval(sweeper);
       await chat.close();
+      writePath.close();
       await jobs.close();
       await store.close();
     },
