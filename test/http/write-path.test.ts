@@ -21,7 +21,7 @@ beforeAll(async () => {
   // The settings as `engram serve` resolves them: flags for the model, the key and debounce from the environment.
   const config = resolveServerConfig(
     { 'llm-base-url': llm.baseUrl, 'llm-model': 'scripted-model', port: '0' },
-    { ENGRAM_LLM_API_KEY: 'sk-test', ENGRAM_EXTRACTION_DEBOUNCE_MS: '300', ENGRAM_LOG_LEVEL: 'silent' },
+    { ENGRAM_LLM_API_KEY: 'sk-test', ENGRAM_EXTRACTION_DEBOUNCE_MS: '1500', ENGRAM_LOG_LEVEL: 'silent' },
   );
   const store = await createSqliteStore({ path: join(temporaryDirectory(), 'engram.db') });
   engram = await createEngram({
@@ -80,6 +80,9 @@ describe('the background write path through the server', () => {
   });
 
   it('a PUT returns before any LLM call; promotion and extraction then run as tasks', async () => {
+    // Scripted before the write: under load the debounced extraction may run before the promotion
+    // finishes. The debounce (1.5 s) keeps it after the PUT's answer.
+    llm.script({ content: extraction });
     const put = await call('/v1/working-memory/trip?user_id=ana', 'PUT', {
       session_id: 'trip',
       user_id: 'ana',
@@ -100,7 +103,6 @@ describe('the background write path through the server', () => {
     });
     expect((await call('/v1/long-term-memory/diet')).body).toMatchObject({ text: 'Ana is vegetarian.' });
 
-    llm.script({ content: extraction });
     const extract = await jobFor(WRITE_PATH_JOBS.extract, 'trip');
     expect(await finishedTask(extract.id)).toMatchObject({ status: 'success' });
     expect(llm.requests).toHaveLength(1);
