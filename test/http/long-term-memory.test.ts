@@ -115,7 +115,9 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     const old = await engram.memories.get('default', 'up-1');
     expect(old).toMatchObject({ text: 'first text', supersededBy: read.body.id });
     expect(old.validTo).not.toBeNull();
-    expect(await engram.memories.get('default', read.body.id as string)).toMatchObject({ supersedes: 'up-1' });
+    expect(await engram.memories.get('default', read.body.id as string)).toMatchObject({
+      supersedes: 'up-1',
+    });
 
     // Creating it again with the same content changes nothing, by the old id or the new one.
     const same = { id: 'up-1', text: 'third text', namespace: 'upsert', memory_type: 'episodic' };
