@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { registerCurrentDatetimeTool } from './current-datetime-tool.js';
 import type { McpContext } from './define-tool.js';
 import { registerLongTermMemoryTools } from './long-term-memory-tools.js';
+import { registerMemoryPromptTool } from './memory-prompt-tool.js';
 import { registerMemoryQueryTool } from './memory-query-tool.js';
 import { registerWorkingMemoryTools } from './working-memory-tools.js';
 
@@ -18,6 +19,7 @@ export function createMcpServer(context: McpContext, version = '0.1.0'): McpServ
   const server = new McpServer({ name: 'engram', version }, { instructions: INSTRUCTIONS });
   registerMemoryQueryTool(server, context);
   registerLongTermMemoryTools(server, context);
+  registerMemoryPromptTool(server, context);
   registerWorkingMemoryTools(server, context);
   registerCurrentDatetimeTool(server, context);
   return server;

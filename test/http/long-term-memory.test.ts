@@ -96,16 +96,55 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(hit?.score).toBeCloseTo(Math.max(0, 1 - (hit?.dist as number)));
   });
 
-  it('upserts by id, and ignores a repeat of an id within a batch but the last', async () => {
-    await create([{ id: 'up-1', text: 'first text', namespace: 'upsert' }]);
+  it('upserts by id as a new version (nothing deleted); of two records with one id the last wins', async () => {
+    await create([{ id: 'up-1', text: 'first text', namespace: 'upsert', topics: ['a'] }]);
+    const first = await call('/v1/long-term-memory/up-1');
     await create([
       { id: 'up-1', text: 'second text', namespace: 'upsert' },
       { id: 'up-1', text: 'third text', namespace: 'upsert', memory_type: 'episodic' },
     ]);
     const read = await call('/v1/long-term-memory/up-1');
-    expect(read.body).toMatchObject({ text: 'third text', memory_type: 'episodic' });
+    expect(read.body).toMatchObject({ text: 'third text', memory_type: 'episodic', topics: [] });
+    expect(read.body.id).not.toBe('up-1');
+    expect(read.body.created_at).toBe(first.body.created_at);
     const listed = await search({ text: '', namespace: { eq: 'upsert' } });
-    expect(ids(listed)).toEqual(['up-1']);
+    expect(ids(listed)).toEqual([read.body.id]);
+    // The old version is kept, closed and pointing at its successor.
+    const engram = testServer().engram;
+    const old = await engram.memories.get('default', 'up-1');
+    expect(old).toMatchObject({ text: 'first text', supersededBy: read.body.id });
+    expect(old.validTo).not.toBeNull();
+    expect(await engram.memories.get('default', read.body.id as string)).toMatchObject({
+      supersedes: 'up-1',
+    });
+
+    // Creating it again with the same content changes nothing, by the old id or the new one.
+    const same = { id: 'up-1', text: 'third text', namespace: 'upsert', memory_type: 'episodic' };
+    await create([same]);
+    await create([{ ...same, id: read.body.id }]);
+    expect((await call('/v1/long-term-memory/up-1')).body.id).toBe(read.body.id);
+    // A change through the new id versions again; PATCH and GET by the first id follow.
+    await create([{ ...same, id: read.body.id, text: 'fourth text' }]);
+    const fourth = await call('/v1/long-term-memory/up-1');
+    expect(fourth.body).toMatchObject({ text: 'fourth text' });
+    expect(fourth.body.id).not.toBe(read.body.id);
+    expect((await engram.memories.get('default', read.body.id as string)).supersededBy).toBe(fourth.body.id);
+    // DELETE by the first id removes every version.
+    expect((await call('/v1/long-term-memory?memory_ids=up-1', 'DELETE')).body.status).toBe(
+      'ok, deleted 1 memories',
+    );
+    expect((await call(`/v1/long-term-memory/${fourth.body.id}`)).status).toBe(404);
+  });
+
+  it('versions concurrent creates of one id without losing or failing any', async () => {
+    await create([{ id: 'race-1', text: 'version 0', namespace: 'race' }]);
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => create([{ id: 'race-1', text: `version ${n}`, namespace: 'race' }])),
+    );
+    expect(results.map((result) => result.status)).toEqual([200, 200, 200]);
+    const listed = await search({ text: '', namespace: { eq: 'race' } });
+    expect(listed.body.total).toBe(1);
+    expect((await call('/v1/long-term-memory/race-1')).body.id).toBe(ids(listed)[0]);
   });
 
   it('drops a new record whose content equals a current one (AMS hash dedup, documented)', async () => {

@@ -6,6 +6,7 @@ import { callFailing, callOk, callRejected } from './mcp-test-client.js';
 /** Every tool the server lists, by exact name. */
 export const toolNames = [
   'memory.query',
+  'memory_prompt',
   'search_long_term_memory',
   'create_long_term_memories',
   'get_long_term_memory',
@@ -202,6 +203,108 @@ export function describeMemoryTools(client: () => Client): void {
       ).toMatch(/ISO 8601/);
       expect(await callRejected(client(), 'delete_long_term_memories', { memory_ids: [] })).toMatch(/-32602/);
       expect(await callRejected(client(), 'no_such_tool', {})).toMatch(/not found/);
+    });
+  });
+
+  describe('memory_prompt tool', () => {
+    interface PromptAnswer {
+      messages: { role: string; content: { type: string; text: string; annotations: null; _meta: null } }[];
+      long_term_memories: (AmsRecord & { score_type: string })[] | null;
+    }
+    const texts = (answer: PromptAnswer) =>
+      answer.messages.map((message) => [message.role, message.content.text]);
+
+    it('builds the AMS prompt: session history, related long-term memories, then the query', async () => {
+      const session = { session_id: 'prompt-1', user_id: 'margaret' };
+      await callOk(client(), 'append_working_memory', {
+        ...session,
+        messages: [
+          { role: 'user', content: 'I am planning the Apollo guidance review.' },
+          { role: 'assistant', content: 'Happy to help with the review.' },
+        ],
+      });
+      const { memory_ids } = await callOk<{ memory_ids: string[] }>(client(), 'create_long_term_memories', {
+        memories: [
+          { text: 'Margaret prefers reviews on Monday mornings', user_id: 'margaret' },
+          { text: 'Hedy prefers reviews on Friday', user_id: 'hedy' },
+        ],
+      });
+      const answer = await callOk<PromptAnswer>(client(), 'memory_prompt', {
+        query: 'When should we schedule the review?',
+        session_id: { eq: 'prompt-1' },
+        user_id: { eq: 'margaret' },
+        search_mode: 'keyword',
+        limit: 5,
+      });
+      expect(answer.messages.every((message) => message.content.type === 'text')).toBe(true);
+      expect(answer.messages[0]?.content).toEqual({
+        type: 'text',
+        text: 'I am planning the Apollo guidance review.',
+        annotations: null,
+        _meta: null,
+      });
+      expect(texts(answer)).toEqual([
+        ['user', 'I am planning the Apollo guidance review.'],
+        ['assistant', 'Happy to help with the review.'],
+        [
+          'system',
+          `## Long term memories related to the user's query\n - Margaret prefers reviews on Monday mornings (ID: ${memory_ids[0]})`,
+        ],
+        ['user', 'When should we schedule the review?'],
+      ]);
+      expect(answer.long_term_memories?.map((memory) => [memory.id, memory.score_type])).toEqual([
+        [memory_ids[0], 'keyword'],
+      ]);
+
+      // Session only: no long-term block; a bare session id works too.
+      const sessionOnly = await callOk<PromptAnswer>(client(), 'memory_prompt', {
+        query: 'Anything else?',
+        session_id: 'prompt-1',
+        include_long_term_search: false,
+      });
+      expect(texts(sessionOnly).map(([role]) => role)).toEqual(['user', 'assistant', 'user']);
+      expect(sessionOnly.long_term_memories).toBeNull();
+
+      // Long-term only, nothing found: AMS's sentence.
+      const nothing = await callOk<PromptAnswer>(client(), 'memory_prompt', {
+        query: 'reviews',
+        user_id: { eq: 'nobody' },
+      });
+      expect(texts(nothing)).toEqual([
+        [
+          'system',
+          "## Long term memories related to the user's query\n No relevant long-term memories found.",
+        ],
+        ['user', 'reviews'],
+      ]);
+    });
+
+    it('fits a small context window and rejects impossible arguments', async () => {
+      const long = Array.from({ length: 40 }, (_, index) => ({
+        role: 'user',
+        content: `Message ${index}: ${'the quick brown fox jumps over the lazy dog '.repeat(5)}`,
+      }));
+      await callOk(client(), 'append_working_memory', { session_id: 'prompt-2', messages: long });
+      const fitted = await callOk<PromptAnswer>(client(), 'memory_prompt', {
+        query: 'What was the last message?',
+        session_id: { eq: 'prompt-2' },
+        model_name: 'gpt-4o-mini',
+        context_window_max: 400,
+        include_long_term_search: false,
+      });
+      expect(fitted.messages.length).toBeGreaterThan(1);
+      expect(fitted.messages.length).toBeLessThan(long.length + 1);
+      expect(fitted.messages.at(-2)?.content.text).toBe(long.at(-1)?.content);
+
+      const neither = await callFailing(client(), 'memory_prompt', {
+        query: 'x',
+        include_long_term_search: false,
+      });
+      expect(neither.code).toBe('validation_failed');
+      expect(await callRejected(client(), 'memory_prompt', { query: 'x', model_name: 'gpt-0' })).toMatch(
+        /-32602/,
+      );
+      expect(await callRejected(client(), 'memory_prompt', { query: '' })).toMatch(/-32602/);
     });
   });
 

@@ -30,6 +30,7 @@ import {
 } from './long-term-memory-schemas.js';
 import { planSearch, touchHits } from './long-term-memory-search.js';
 import { deleteWithVersions, resolveCurrent } from './memory-versions.js';
+import { upsertMemories } from './upsert-memories.js';
 
 const PAGE = 1_000;
 const tags = ['long-term-memory'];
@@ -89,20 +90,15 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     const byId = new Map(body.memories.map((record) => [record.id, record]));
     const inputs = [...byId.values()].map(toMemoryInput);
     if (inputs.length === 0) return { status: 'ok' };
-    // Validate everything before an upsert replaces anything.
+    // Validate everything before anything is written.
     inputs.forEach((input, index) => {
       parseWith(memoryRecordInputSchema, input, `memory at index ${index}`);
     });
-    await deleteWithVersions(
-      engram,
-      tenantId,
-      inputs.map((input) => input.id as string),
-    );
-    await engram.memories.create(tenantId, inputs);
+    await upsertMemories(engram, tenantId, inputs);
     return { status: 'ok' };
   };
   const createDocs = {
-    summary: 'Create long-term memories (upsert by id; indexed before the answer)',
+    summary: 'Create long-term memories (an existing id gets a new version; indexed before the answer)',
     tags,
     body: createMemoriesBodySchema,
     response: ackSchema,
