@@ -42,6 +42,8 @@ export function registerMemoryPromptRoutes(app: FastifyInstance, engram: Engram)
     '/v1/memory/prompt',
     {
       config: {
+        // Builds a prompt from stored memory and writes nothing the caller asked for: a read.
+        permission: 'read',
         docs: {
           summary: 'Build a prompt: session summary and history, related long-term memories, the query',
           tags: ['memory-prompt'],
