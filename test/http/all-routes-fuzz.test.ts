@@ -203,7 +203,9 @@ describe('every documented route under random and mutated requests (auth on, no 
           const described = `${request.method} ${request.url} ${request.body?.slice(0, 300)} → ${response.status} ${text.slice(0, 300)}`;
           const key = `${request.method} ${operation.path} ${response.status}`;
           statuses.set(key, (statuses.get(key) ?? 0) + 1);
-          expect(response.status, described).toBeLessThan(500);
+          // The one deliberate 5xx: a chat turn on a server without an LLM (503 llm_not_configured).
+          const llmOff = response.status === 503 && text.includes('"llm_not_configured"');
+          if (!llmOff) expect(response.status, described).toBeLessThan(500);
         }),
         { numRuns: RUNS_PER_ROUTE },
       );
