@@ -57,6 +57,18 @@ describe('memory promoter', () => {
     expect(await promoter.promote(ref)).toEqual({ created: [], versioned: [], unchanged: ['home'] });
   });
 
+  it("a memory without its own scope inherits the session's namespace, user and session", async () => {
+    const { engram, promoter } = await setup();
+    const scoped = { sessionId: 'chat-7', namespace: 'travel', userId: 'ada' };
+    await engram.sessions.put(scoped, { memories: [{ id: 'bare', text: 'Ada prefers aisle seats.' }] });
+    await promoter.promote(scoped);
+    expect(await engram.memories.get('default', 'bare')).toMatchObject({
+      namespace: 'travel',
+      userId: 'ada',
+      sessionId: 'chat-7',
+    });
+  });
+
   it('does not store an identical copy of a memory the user already has', async () => {
     const { engram, promoter } = await setup();
     await engram.memories.create('default', [{ id: 'old', text: 'Ada likes green tea.', userId: 'ada' }]);

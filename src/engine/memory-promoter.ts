@@ -116,7 +116,16 @@ export function createMemoryPromoter(options: MemoryPromoterOptions) {
     const state = await store.getSession(key);
     const pending = state?.memories.filter((memory) => memory.persistedAt === null) ?? [];
     if (pending.length === 0) return result;
-    for (const memory of pending) await promoteOne(key.tenantId, memory, result);
+    // A memory without its own scope inherits the session's (AMS promotes them unscoped: §8.12).
+    for (const memory of pending) {
+      const scoped = {
+        ...memory,
+        namespace: memory.namespace ?? key.namespace,
+        userId: memory.userId ?? key.userId,
+        sessionId: memory.sessionId ?? key.sessionId,
+      };
+      await promoteOne(key.tenantId, scoped, result);
+    }
 
     // Mark them persisted without overwriting changes made meanwhile: only entries whose text is
     // still the promoted one are marked.
