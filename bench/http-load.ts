@@ -39,7 +39,21 @@ export async function serveHello(framework: Framework): Promise<AddressInfo> {
 /** A child process running `script args` that sends its port over IPC once it listens. */
 export interface ServerProcess {
   port: number;
+  /**
+   * CPU microseconds (user + system) the server process has used so far; needs a child that
+   * answers the IPC message `'cpu'` (see `answerCpuRequests`).
+   */
+  cpu(): Promise<number>;
   stop(): Promise<void>;
+}
+
+/** In a server child: answers `'cpu'` IPC messages with the process's CPU time in microseconds. */
+export function answerCpuRequests(): void {
+  process.on('message', (message) => {
+    if (message !== 'cpu') return;
+    const usage = process.cpuUsage();
+    process.send?.({ cpu: usage.user + usage.system });
+  });
 }
 
 /** Forks `script` (with this process's `--import tsx`); its stdout is discarded, stderr shown. */
@@ -51,6 +65,17 @@ export async function forkServer(script: string, args: string[]): Promise<Server
   });
   return {
     port,
+    cpu() {
+      return new Promise((resolve) => {
+        const answer = (message: unknown) => {
+          if (typeof message !== 'object' || message === null || !('cpu' in message)) return;
+          child.off('message', answer);
+          resolve(Number(message.cpu));
+        };
+        child.on('message', answer);
+        child.send('cpu');
+      });
+    },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill();

@@ -18,10 +18,19 @@ export function createServerMetrics(): ServerMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // One labelled child per (method, route, status), kept: prom-client otherwise hashes the labels
+  // on every observation.
+  const children = new Map<string, { observe(value: number): void }>();
   return {
     registry,
     observe({ method, route, status }, seconds) {
-      latency.observe({ method, route, status: String(status) }, seconds);
+      const key = `${method} ${status} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        child = latency.labels({ method, route, status: String(status) });
+        children.set(key, child);
+      }
+      child.observe(seconds);
     },
   };
 }

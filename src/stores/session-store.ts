@@ -44,6 +44,14 @@ export interface SessionStore {
   readMessages(key: SessionKey, query: MessageQuery): Promise<StoredMessage[]>;
 
   /**
+   * An opaque token naming the session's current state, or null if absent or expired: it changes
+   * with every write, also one by another process sharing the backend, and a deleted and re-created
+   * session never gets a token it had before (its `version` restarts at 1). Cheap (one key lookup),
+   * so a cache of anything derived from the session can be validated on each use.
+   */
+  sessionRevision(key: SessionKey): Promise<string | null>;
+
+  /**
    * Replaces the whole session (messages included), creating it if absent. The new messages get
    * seqs above the highest seq the session ever had, so a reader's seq cursor never sees reuse.
    * The summary mark moves to the previous `lastSeq` with zero counts: the written `context`

@@ -4,6 +4,7 @@ import { describeExpiryConformance } from './expiry-conformance.js';
 import { type ConformanceContext, createFakeClock } from './fixtures.js';
 import { describeModelConformance } from './model-conformance.js';
 import { describeReadConformance } from './read-conformance.js';
+import { describeRevisionConformance } from './revision-conformance.js';
 import { describeSummaryConformance } from './summary-conformance.js';
 import { describeWriteConformance } from './write-conformance.js';
 
@@ -30,6 +31,7 @@ export function describeSessionStoreConformance(
 
     describe('writes', () => describeWriteConformance(context));
     describe('reads', () => describeReadConformance(context));
+    describe('revisions', () => describeRevisionConformance(context));
     describe('expiry', () => describeExpiryConformance(context));
     describe('summary mark', () => describeSummaryConformance(context));
     describe('model', () => describeModelConformance(context));

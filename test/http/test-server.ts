@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { createEngram, type Engram } from '../../src/engram.js';
 import { createServer, type EngramServer } from '../../src/server/create-server.js';
@@ -21,9 +22,13 @@ export interface TestServer {
 
 /**
  * Starts the server before the file's tests and closes it (and its engram) after them. `config`
- * may be a function, called when the server starts (after earlier `beforeAll`s, e.g. a JWKS server).
+ * may be a function, called when the server starts (after earlier `beforeAll`s, e.g. a JWKS server);
+ * `logger`, when given, receives the server's log (its own level applies).
  */
-export function useTestServer(config: ServerConfigInput | (() => ServerConfigInput) = {}): () => TestServer {
+export function useTestServer(
+  config: ServerConfigInput | (() => ServerConfigInput) = {},
+  logger?: Logger,
+): () => TestServer {
   const temporaryDirectory = useTemporaryDirectories('engram-http-');
   let started: TestServer | undefined;
   beforeAll(async () => {
@@ -37,7 +42,11 @@ export function useTestServer(config: ServerConfigInput | (() => ServerConfigInp
     const store = await createSqliteStore({ path: join(temporaryDirectory(), 'engram.db'), clock });
     const engram = await createEngram({ store, clock, sweepIntervalMs: 0, defaultSources: false });
     const settings = typeof config === 'function' ? config() : config;
-    const server = createServer({ engram, config: { port: 0, logLevel: 'silent', ...settings } });
+    const server = createServer({
+      engram,
+      config: { port: 0, logLevel: 'silent', ...settings },
+      ...(logger ? { logger } : {}),
+    });
     const { url } = await server.listen();
     started = {
       url,

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toSessionKey } from '../../engine/session-ref.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
@@ -8,6 +9,7 @@ import { findUniqueSession } from './find-unique-session.js';
 import { contextWindowOf, fitContextWindow } from './fit-context-window.js';
 import { sessionRefFromRequest } from './session-ref-from-request.js';
 import { toSessionInput, toWorkingMemoryResponse } from './working-memory-mapper.js';
+import { createResponseCache } from './working-memory-response-cache.js';
 import {
   sessionListResponseSchema,
   statusOkResponseSchema,
@@ -63,6 +65,12 @@ const docs = {
   },
 } satisfies Record<string, RouteDocs>;
 
+/** Sends serialized JSON as Fastify would send the object (same content type), with its ETag. */
+function sendJson(reply: FastifyReply, etag: string, body: Buffer): Buffer {
+  reply.header('etag', etag).type('application/json; charset=utf-8');
+  return body;
+}
+
 /** AMS working memory (spec §4.2–4.6): list, get, put (full replace), delete. */
 export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram): void {
   const listSessions = async (request: FastifyRequest) => {
@@ -79,12 +87,27 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
   app.get('/v1/working-memory/', { config: { docs: docs.list } }, listSessions);
   app.get('/v1/working-memory', { config: { docs: docs.list } }, listSessions);
 
+  const cache = createResponseCache();
   app.get('/v1/working-memory/:session_id', { config: { docs: docs.get } }, async (request, reply) => {
+    // Fast path: the same URL answered before, and the session unchanged since (one key lookup).
+    const cacheKey = cache.keyOf(tenantOf(request), request.url);
+    const cached = cache.get(cacheKey);
+    if (cached) {
+      if ((await engram.store.sessionRevision(cached.key)) === cached.revision) {
+        return sendJson(reply, cached.etag, cached.body);
+      }
+      cache.delete(cacheKey);
+    }
     const ref = sessionRefFromRequest(request);
     const query = readQuery(request, getWorkingMemoryQuerySchema);
     const recent = query.recent_messages_limit;
     const options = recent !== undefined && recent > 0 ? { recentMessagesLimit: recent } : {};
-    let session = await engram.sessions.get(ref, options);
+    const key = toSessionKey(ref);
+    // Read before the session: a write in between leaves an entry that is stale at once, never one
+    // that passes for newer than its body.
+    const revision = await engram.store.sessionRevision(key);
+    let session = await engram.sessions.get(key, options);
+    const exact = session !== null;
     if (!session) {
       const unique = await findUniqueSession(engram, ref);
       session = unique ? await engram.sessions.get(unique, options) : null;
@@ -96,11 +119,15 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     }
     const window = contextWindowOf(query);
     const fitted = window === null ? null : await fitContextWindow(messages, window, { truncate: true });
-    reply.header('etag', entityTag(session.version));
-    return toWorkingMemoryResponse(session, fitted?.messages ?? messages, fitted?.usage ?? null, {
+    const response = toWorkingMemoryResponse(session, fitted?.messages ?? messages, fitted?.usage ?? null, {
       wholeSeconds: true,
       nullDataAsEmpty: true,
     });
+    const etag = entityTag(session.version);
+    const body = Buffer.from(JSON.stringify(response));
+    // The AMS fallback depends on which other sessions exist: only exact-key answers are cached.
+    if (exact && revision !== null) cache.set(cacheKey, { key, revision, etag, body });
+    return sendJson(reply, etag, body);
   });
 
   app.put('/v1/working-memory/:session_id', { config: { docs: docs.put } }, async (request, reply) => {

@@ -32,6 +32,8 @@ interface SessionRecord {
   /** Ids of `messages`, so the duplicate check costs O(appended), not O(session). */
   messageIds: Set<string>;
   expiresAtMs: number | null;
+  /** Set by every write from a store-wide counter, so a re-created session never repeats one. */
+  revision: number;
 }
 
 /** Index of the first message whose seq is >= `seq` (binary search: messages are seq-ordered). */
@@ -68,6 +70,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
   const sessions = new Map<string, SessionRecord>();
   const memories = createMemoryRecordStore(options);
   let closed = false;
+  let revisions = 0;
   const documents = createMemoryDocumentStore(clock, () => closed);
   const jobs = createMemoryJobStore(clock, () => closed);
 
@@ -95,6 +98,8 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
 
   /** Stores `state`, stamping version, update time and expiry as every write does. */
   const commit = (id: string, record: SessionRecord, now: Date): SessionState => {
+    revisions += 1;
+    record.revision = revisions;
     record.state.updatedAt = now.toISOString();
     record.expiresAtMs = expiryTime(now.getTime(), record.state.ttlSeconds);
     record.state.expiresAt = record.expiresAtMs === null ? null : new Date(record.expiresAtMs).toISOString();
@@ -113,6 +118,12 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
       ensureOpen();
       const record = liveRecord(sessionKeyId(key), clock().getTime());
       return record ? structuredClone(record.state) : null;
+    },
+
+    async sessionRevision(key) {
+      ensureOpen();
+      const record = liveRecord(sessionKeyId(key), clock().getTime());
+      return record ? String(record.revision) : null;
     },
 
     async readMessages(key, query) {
@@ -151,7 +162,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
         summarized: unsummarized(previousSeq),
       };
       const messageIds = new Set(messages.map((message) => message.id));
-      return commit(id, { state, messages, messageIds, expiresAtMs: null }, now);
+      return commit(id, { state, messages, messageIds, expiresAtMs: null, revision: 0 }, now);
     },
 
     async appendMessages(key, newMessages, appendOptions = {}) {
@@ -179,6 +190,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
         messages: [],
         messageIds: new Set<string>(),
         expiresAtMs: null,
+        revision: 0,
       };
       const firstSeq = record.state.lastSeq + 1;
       const stored = newMessages.map((message, index) => toStoredMessage(message, firstSeq + index));

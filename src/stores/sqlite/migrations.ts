@@ -248,6 +248,17 @@ export const migrations: readonly Migration[] = [
         WHERE session_id IS NOT NULL;
     `,
   },
+  {
+    version: 9,
+    name: 'session incarnations',
+    sql: `
+      -- A random number drawn when a session row is inserted. With version it names one state of a
+      -- session even across a delete and re-creation (which restarts version at 1 and may reuse
+      -- pk): the working-memory response cache validates its entries with it. Rows from before
+      -- this migration share 0, and a re-created row draws a fresh number.
+      ALTER TABLE sessions ADD COLUMN incarnation INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

@@ -35,6 +35,8 @@ export interface SessionRow {
   summarized_through_seq: number;
   summarized_messages: number;
   summarized_tokens: number;
+  /** Random, drawn when the row is inserted: tells a re-created session from the one before it. */
+  incarnation: number;
 }
 
 /** A listing row: the key columns plus what a summary shows. */

@@ -79,6 +79,26 @@ describe('sqlite store', () => {
     await left.close();
   });
 
+  it("sees another connection's writes, deletes and re-creations in the session revision", async () => {
+    const path = freshPath();
+    const key = sessionKey();
+    const left = await createSqliteStore({ path });
+    const right = await createSqliteStore({ path });
+    await left.putSession(key, sessionWrite({ messages: [message('a')] }));
+    const first = await left.sessionRevision(key);
+    expect(await right.sessionRevision(key)).toBe(first);
+    await right.appendMessages(key, [message('b')]);
+    const second = await left.sessionRevision(key);
+    expect(second).not.toBe(first);
+    // Same key, same version 1 again, and the freed pk reused: the revision still differs.
+    await right.deleteSession(key);
+    expect(await left.sessionRevision(key)).toBeNull();
+    await right.putSession(key, sessionWrite({ messages: [message('a')] }));
+    expect(await left.sessionRevision(key)).not.toBe(first);
+    await right.close();
+    await left.close();
+  });
+
   it('applies migrations once, whatever the number of opens', async () => {
     const path = freshPath();
     await (await createSqliteStore({ path })).close();

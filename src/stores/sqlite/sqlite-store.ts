@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { NewMessage, StoredMessage } from '../../core/schemas/message.js';
 import type { SessionKey, SessionState } from '../../core/schemas/session.js';
@@ -46,6 +47,9 @@ export interface SqliteStoreOptions extends StoreOptions {
   /** Compute vector distances with sqlite-vec when it loads (default); false forces the JavaScript fallback. */
   vectorExtension?: boolean;
 }
+
+/** A new session row's incarnation: 48 random bits, so a re-created session never looks like the old one. */
+const newIncarnation = (): number => randomInt(2 ** 48 - 1) + 1;
 
 /** A statement with RETURNING always yields its row; a missing one means the database misbehaved. */
 function required(row: SessionRow | undefined): SessionRow {
@@ -138,7 +142,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
       const row = required(
         existing
           ? statements.replaceSession.get({ ...parameters, pk: existing.pk })
-          : statements.insertSession.get(parameters),
+          : statements.insertSession.get({ ...parameters, incarnation: newIncarnation() }),
       );
       insertMessages(row.pk, previousSeq + 1, write.messages);
       return rowToSessionState(row);
@@ -173,6 +177,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
             summarized_through_seq: 0,
             summarized_messages: 0,
             summarized_tokens: 0,
+            incarnation: newIncarnation(),
           }),
         );
       const firstSeq = session.last_seq + 1;
@@ -301,6 +306,12 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
         return row ? rowToSessionState(row) : null;
       }),
     readMessages: (key, query) => guarded(() => read(key, query)),
+    sessionRevision: (key) =>
+      guarded(() => {
+        const row = statements.selectRevision.get(sessionKeyId(key));
+        if (!row || isExpired(row[2], clock().getTime())) return null;
+        return `${row[0]}.${row[1]}`;
+      }),
     putSession: (key, write, writeOptions) =>
       guarded(() => put.immediate(key, write, writeOptions?.expectedVersion)),
     appendMessages: (key, messages, appendOptions) =>

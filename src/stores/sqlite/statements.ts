@@ -23,7 +23,7 @@ export interface MessageRange {
 
 const SESSION_COLUMNS = `session_key, tenant_id, namespace, user_id, session_id, data, context, memories,
   strategy, ttl_seconds, version, created_at, updated_at, expires_at, message_count, token_count, last_seq,
-  working_set, summarized_through_seq, summarized_messages, summarized_tokens`;
+  working_set, summarized_through_seq, summarized_messages, summarized_tokens, incarnation`;
 
 const LIVE_FILTER = `tenant_id = @tenant_id
   AND (expires_at IS NULL OR expires_at > @now)
@@ -31,11 +31,17 @@ const LIVE_FILTER = `tenant_id = @tenant_id
   AND (@any_user = 1 OR user_id IS @user_id)
   AND (@any_session = 1 OR session_id = @session_id)`;
 
+/** A raw revision row: incarnation, version, expires_at. */
+export type RevisionTuple = [number, number, number | null];
+
 /** Column order of MessageTuple. */
 const MESSAGE_COLUMNS =
   'seq, id, role, content, name, tool_calls, tool_call_id, created_at, token_count, token_encoding';
 
 const MESSAGE_RANGE = 'session_pk = @session_pk AND seq > @after_seq AND seq < @before_seq';
+
+/** A replace keeps the row, so it keeps its incarnation. */
+type SessionReplacement = Omit<SessionParameters, 'incarnation'> & { pk: number };
 
 type SessionUpdate = Pick<
   SessionRow,
@@ -62,8 +68,9 @@ type SessionAdvance = {
 /** The prepared statements of one open database (named so declaration output can spell the type). */
 export interface Statements {
   selectSession: Statement<[string], SessionRow>;
+  selectRevision: Statement<[string], RevisionTuple>;
   insertSession: Statement<[SessionParameters], SessionRow>;
-  replaceSession: Statement<[SessionParameters & { pk: number }], SessionRow>;
+  replaceSession: Statement<[SessionReplacement], SessionRow>;
   advanceSession: Statement<[SessionAdvance], SessionRow>;
   patchSession: Statement<[SessionUpdate], SessionRow>;
   sumMessages: Statement<[number, number, number], { messages: number; tokens: number }>;
@@ -82,10 +89,16 @@ export interface Statements {
 export function prepareStatements(database: Database): Statements {
   return {
     selectSession: database.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_key = ?'),
+    /** What `sessionRevision` needs, from the session_key index alone: no row decoding. */
+    selectRevision: database
+      .prepare<[string], RevisionTuple>(
+        'SELECT incarnation, version, expires_at FROM sessions WHERE session_key = ?',
+      )
+      .raw(true),
     insertSession: database.prepare<SessionParameters, SessionRow>(
       `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${SESSION_COLUMNS.replace(/(\w+)/g, '@$1')}) RETURNING *`,
     ),
-    replaceSession: database.prepare<SessionParameters & { pk: number }, SessionRow>(
+    replaceSession: database.prepare<SessionReplacement, SessionRow>(
       `UPDATE sessions SET data = @data, context = @context, memories = @memories, strategy = @strategy,
         ttl_seconds = @ttl_seconds, version = @version, created_at = @created_at, updated_at = @updated_at,
         expires_at = @expires_at, message_count = @message_count, token_count = @token_count,

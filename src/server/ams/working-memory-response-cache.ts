@@ -1,0 +1,71 @@
+import type { SessionKey } from '../../core/schemas/session.js';
+
+/** One cached GET working-memory answer: valid while the session's store revision is unchanged. */
+export interface CachedResponse {
+  /** The session the answer was read from (validated; the exact key, never the AMS fallback). */
+  key: SessionKey;
+  /** `store.sessionRevision(key)` read before the session was: a later write makes it stale. */
+  revision: string;
+  etag: string;
+  /** The serialized JSON body, sent as is. */
+  body: Buffer;
+}
+
+/** Bounds of the cache: entries and bytes of body; bigger bodies are never cached. */
+export interface ResponseCacheLimits {
+  maxEntries: number;
+  maxBytes: number;
+  maxEntryBytes: number;
+}
+
+export const defaultResponseCacheLimits: ResponseCacheLimits = {
+  maxEntries: 1_000,
+  maxBytes: 32 * 1024 * 1024,
+  maxEntryBytes: 1024 * 1024,
+};
+
+/**
+ * A bounded LRU of serialized GET working-memory answers, keyed by tenant and raw request URL (the
+ * path and query determine the answer, so a hit needs no parsing or validation). The caller checks
+ * an entry's revision against the store before using it, so the cache is never a source of truth:
+ * another process's writes change the revision too.
+ */
+export function createResponseCache(limits: ResponseCacheLimits = defaultResponseCacheLimits) {
+  // A Map iterates in insertion order: re-inserting on a hit keeps the least recent first.
+  const entries = new Map<string, CachedResponse>();
+  let bytes = 0;
+  const remove = (cacheKey: string) => {
+    const entry = entries.get(cacheKey);
+    if (!entry) return;
+    entries.delete(cacheKey);
+    bytes -= entry.body.length;
+  };
+  return {
+    /** The injective cache key of a request: a tenant id may contain any character. */
+    keyOf: (tenantId: string, url: string): string => `${tenantId.length}:${tenantId}${url}`,
+    get(cacheKey: string): CachedResponse | undefined {
+      const entry = entries.get(cacheKey);
+      if (entry) {
+        entries.delete(cacheKey);
+        entries.set(cacheKey, entry);
+      }
+      return entry;
+    },
+    set(cacheKey: string, entry: CachedResponse): void {
+      remove(cacheKey);
+      if (entry.body.length > limits.maxEntryBytes) return;
+      entries.set(cacheKey, entry);
+      bytes += entry.body.length;
+      for (const oldest of entries.keys()) {
+        if (entries.size <= limits.maxEntries && bytes <= limits.maxBytes) break;
+        remove(oldest);
+      }
+    },
+    delete: remove,
+    get size() {
+      return { entries: entries.size, bytes };
+    },
+  };
+}
+
+export type ResponseCache = ReturnType<typeof createResponseCache>;
