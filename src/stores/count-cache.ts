@@ -12,9 +12,9 @@ export class CountCache {
   private readonly counts = new Map<string, number>();
   private readonly accessCounts = new Map<string, number>();
 
-  /** The cached count of `filter`, else `count()` (then remembered). */
-  get(filter: MemoryFilter, count: () => number): number {
-    const key = JSON.stringify(filter);
+  /** The cached count of `filter` in the tenant, else `count()` (then remembered). */
+  get(tenantId: string, filter: MemoryFilter, count: () => number): number {
+    const key = JSON.stringify([tenantId, filter]);
     const map = filter.lastAccessed === undefined ? this.counts : this.accessCounts;
     const cached = map.get(key);
     if (cached !== undefined) return cached;

@@ -241,7 +241,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       ensureOpen();
       const tenant = tenants.get(tenantId);
       if (!tenant) return 0;
-      return tenant.counts.get(filter, () => {
+      return tenant.counts.get(tenantId, filter, () => {
         const accept = compileMemoryFilter(filter);
         let count = 0;
         for (const { record } of tenant.entries.values()) if (accept(record)) count++;

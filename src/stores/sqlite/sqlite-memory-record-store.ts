@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
+import { CountCache } from '../count-cache.js';
 import { compileStableMemoryFilter } from '../memory-filter.js';
 import type { InsertResult, MemoryPage, MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
 import {
@@ -138,11 +139,24 @@ export async function createSqliteMemoryRecordStore(
     return deleted;
   });
 
-  // One read transaction: the page and the count see the same snapshot.
+  // Counts (hybrid search's total) are remembered until a write: this connection's (cleared in
+  // `written`) or another's (PRAGMA data_version moves).
+  const counts = new CountCache();
+  const dataVersion = database.prepare<[], number>('PRAGMA data_version').pluck();
+  let countedVersion = dataVersion.get();
   const count = (tenantId: string, filter: MemoryFilter): number => {
-    const where = memoryFilterSql(tenantId, filter);
-    return cache.get<{ total: number }>(countSql(where)).get(where.parameters)?.total ?? 0;
+    const version = dataVersion.get();
+    if (version !== countedVersion) {
+      counts.clear();
+      countedVersion = version;
+    }
+    return counts.get(tenantId, filter, () => {
+      const where = memoryFilterSql(tenantId, filter);
+      return cache.get<{ total: number }>(countSql(where)).get(where.parameters)?.total ?? 0;
+    });
   };
+
+  // One read transaction: the page and the count see the same snapshot.
 
   const list = database.transaction((tenantId: string, filter: MemoryFilter, page: MemoryPage) => {
     const { limit, offset, order } = pageBounds(page);
@@ -166,6 +180,7 @@ export async function createSqliteMemoryRecordStore(
   /** Commits `write`, then brings the in-process vector indexes up to date with it. */
   const written = <T>(write: () => T): Promise<T> =>
     guarded(() => {
+      counts.clear();
       const result = write();
       vectors.afterWrite();
       return result;
@@ -224,6 +239,7 @@ export async function createSqliteMemoryRecordStore(
 
     recordAccess: (tenantId, ids, at) =>
       guarded(() => {
+        counts.clearAccessDependent();
         statements.recordAccess.run(Date.parse(isoTimestamp(at)), tenantId, JSON.stringify(uniqueIds(ids)));
       }),
 
