@@ -25,8 +25,15 @@ import {
   searchVectorSql,
 } from './memory-record-statements.js';
 import { isSqliteError, toStoreFailure } from './open-database.js';
+import { SqliteTextCache } from './sqlite-text-cache.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
 import { installVectorDistance } from './vector-distance.js';
+
+/** The contract, plus what benchmarks and tests use to wait for background index builds. */
+export type SqliteMemoryRecordStore = MemoryRecordStore & {
+  /** Resolves once no in-process index is being built (searches never wait for one). */
+  settled(): Promise<void>;
+};
 
 export interface SqliteMemoryRecordStoreOptions {
   /** Load sqlite-vec for distances (default); false forces the JavaScript fallback. */
@@ -45,11 +52,12 @@ export interface SqliteMemoryRecordStoreOptions {
 export async function createSqliteMemoryRecordStore(
   database: Database,
   options: SqliteMemoryRecordStoreOptions = {},
-): Promise<MemoryRecordStore> {
+): Promise<SqliteMemoryRecordStore> {
   const distance = await installVectorDistance(database, options.vectorExtension ?? true);
   const statements = prepareMemoryStatements(database);
   const cache = new StatementCache(database);
   const vectors = new SqliteVectorCache(database);
+  const texts = new SqliteTextCache(database);
 
   const dimensionsOf = (tenantId: string, model: string): number | undefined =>
     statements.selectDimensions.get(tenantId, model)?.dimensions;
@@ -183,11 +191,14 @@ export async function createSqliteMemoryRecordStore(
       counts.clear();
       const result = write();
       vectors.afterWrite();
+      texts.afterWrite();
       return result;
     });
 
   return {
     capabilities: { vectorSearch: 'index', vectorDistance: distance.engine },
+
+    settled: () => texts.settled(),
 
     insertMemories: (tenantId, records) => written(() => insert.immediate(tenantId, records)),
 
@@ -211,8 +222,15 @@ export async function createSqliteMemoryRecordStore(
 
     searchText: (tenantId, query, filter, limit) =>
       guarded(() => {
+        if (limit <= 0) return [];
+        // A large tenant is searched in its in-process index once built, unless the filter reads access times.
+        const index = filter.lastAccessed === undefined ? texts.index(tenantId) : undefined;
+        if (index) {
+          const accept = compileStableMemoryFilter(filter);
+          return index.search(query, limit, (_id, fields) => accept(fields));
+        }
         const match = ftsMatchExpression(query);
-        if (match === null || limit <= 0) return [];
+        if (match === null) return [];
         const where = memoryFilterSql(tenantId, filter);
         return cache
           .get<{ id: string; score: number }>(searchTextSql(where))
