@@ -15,7 +15,13 @@ import {
   uniqueIds,
 } from '../memory-rules.js';
 import { ftsMatchExpression, memoryFilterSql } from './memory-filter-sql.js';
-import { type MemoryRow, memoryParameters, rowToMemory, vectorBlob } from './memory-record-rows.js';
+import {
+  type MemoryRow,
+  memoryParameters,
+  rawRowReader,
+  rowToMemory,
+  vectorBlob,
+} from './memory-record-rows.js';
 import {
   countSql,
   listSql,
@@ -55,6 +61,7 @@ export async function createSqliteMemoryRecordStore(
 ): Promise<SqliteMemoryRecordStore> {
   const distance = await installVectorDistance(database, options.vectorExtension ?? true);
   const statements = prepareMemoryStatements(database);
+  const readRow = rawRowReader(statements.selectByIds.columns().map((column) => column.name));
   const cache = new StatementCache(database);
   const vectors = new SqliteVectorCache(database);
   const texts = new SqliteTextCache(database);
@@ -206,9 +213,10 @@ export async function createSqliteMemoryRecordStore(
       guarded(() => {
         const wanted = uniqueIds(ids);
         const found = new Map(
-          statements.selectByIds
-            .all(tenantId, JSON.stringify(wanted))
-            .map((row) => [row.id, rowToMemory(row)]),
+          statements.selectByIds.all(tenantId, JSON.stringify(wanted)).map((values) => {
+            const memory = readRow(values);
+            return [memory.id, memory];
+          }),
         );
         return wanted.flatMap((id) => found.get(id) ?? []);
       }),
