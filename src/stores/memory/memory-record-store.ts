@@ -52,7 +52,11 @@ interface Tenant {
 }
 
 /** The memory driver's record store, which its session store closes along with itself. */
-export type ClosableMemoryRecordStore = MemoryRecordStore & { close(): Promise<void> };
+export type ClosableMemoryRecordStore = MemoryRecordStore & {
+  close(): Promise<void>;
+  /** Resolves once no vector index trains in the background (for tests and benchmarks). */
+  settled(): Promise<void>;
+};
 
 const emptyTenant = (): Tenant => ({
   entries: new Map(),
@@ -331,6 +335,12 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         }
       });
       for (const [entry, vector] of planned) attachVector(tenant, entry, model, vector);
+    },
+
+    async settled() {
+      for (const tenant of tenants.values()) {
+        for (const collection of tenant.spaces.values()) await collection.settled();
+      }
     },
 
     async close() {

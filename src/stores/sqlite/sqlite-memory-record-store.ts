@@ -37,7 +37,7 @@ import { installVectorDistance } from './vector-distance.js';
 
 /** The contract, plus what benchmarks and tests use to wait for background index builds. */
 export type SqliteMemoryRecordStore = MemoryRecordStore & {
-  /** Resolves once no in-process index is being built (searches never wait for one). */
+  /** Resolves once no in-process index (text, or a vector index's training) is being built; searches never wait for one. */
   settled(): Promise<void>;
 };
 
@@ -205,7 +205,10 @@ export async function createSqliteMemoryRecordStore(
   return {
     capabilities: { vectorSearch: 'index', vectorDistance: distance.engine },
 
-    settled: () => texts.settled(),
+    settled: async () => {
+      await texts.settled();
+      await vectors.settled();
+    },
 
     insertMemories: (tenantId, records) => written(() => insert.immediate(tenantId, records)),
 
