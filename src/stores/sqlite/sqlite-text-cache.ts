@@ -11,8 +11,12 @@ import { toStableFields } from './vector-cache-statements.js';
 
 /** Rows read per step of a background load; between steps, the event loop serves requests. */
 const LOAD_CHUNK = 2_000;
-/** Tenants whose text index is held at once; the least recently searched goes first. */
-const MAX_TENANTS = 16;
+/**
+ * Documents held across all tenants' indexes (about 700 bytes each with their filter fields and
+ * postings): past it, the least recently searched tenants' indexes are dropped (FTS5 serves them
+ * until they are searched, and so built, again).
+ */
+const MAX_DOCUMENTS = 500_000;
 
 /** One tenant's text, as the in-memory driver holds it: BM25 over every version, with filter fields. */
 interface TextMirror {
@@ -146,9 +150,13 @@ export class SqliteTextCache {
         // Log entries it needed were pruned meanwhile: the next search starts over.
         if (!current) return;
         this.mirrors.set(tenantId, mirror);
-        for (const key of this.mirrors.keys()) {
-          if (this.mirrors.size <= MAX_TENANTS) break;
+        let documents = 0;
+        for (const held of this.mirrors.values()) documents += held.index.size;
+        for (const [key, held] of this.mirrors) {
+          if (documents <= MAX_DOCUMENTS) break;
+          if (key === tenantId) continue;
           this.mirrors.delete(key);
+          documents -= held.index.size;
         }
       } catch {
         // FTS5 keeps answering; the next search of the tenant tries the build again.
