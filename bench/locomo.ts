@@ -175,7 +175,15 @@ if (scale > 0) {
     .flatMap((conversation) => conversation.questions)
     .slice(0, Number(values.queries));
   const samples: number[] = [];
+  // Background index builds (SQLite's text index) start with the first search and finish before
+  // timing; each search then runs in its own event-loop turn, as a server's requests do.
+  await engram.memories.search(tenant, { text: 'warm up', filter: { userId: { eq: userId } } });
+  await (engram.store.memories as { settled?: () => Promise<void> }).settled?.();
+  // CPU time too: on a shared machine, wall time also counts waiting for a core.
+  const cpu: number[] = [];
   for (const qa of questions) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const used = process.cpuUsage();
     const begin = performance.now();
     await engram.memories.search(tenant, {
       text: qa.question,
@@ -183,11 +191,22 @@ if (scale > 0) {
       filter: { userId: { eq: userId } },
     });
     samples.push(performance.now() - begin);
+    const spent = process.cpuUsage(used);
+    cpu.push((spent.user + spent.system) / 1_000);
   }
   console.log(`\nScale: ${stored} memories for one user (store ${values.store})\n`);
   printTable(
-    ['ingest memories/s', 'search p50 ms', 'search p99 ms', 'queries'],
-    [[Math.round(stored / ingestSeconds), percentile(samples, 50), percentile(samples, 99), samples.length]],
+    ['ingest memories/s', 'search p50 ms', 'search p99 ms', 'CPU p50 ms', 'CPU p99 ms', 'queries'],
+    [
+      [
+        Math.round(stored / ingestSeconds),
+        percentile(samples, 50),
+        percentile(samples, 99),
+        percentile(cpu, 50),
+        percentile(cpu, 99),
+        samples.length,
+      ],
+    ],
   );
   await engram.close();
 }

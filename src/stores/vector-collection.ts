@@ -1,4 +1,4 @@
-import { EXACT_SEARCH_THRESHOLD, IvfIndex } from '../core/vectors/ivf-index.js';
+import { EXACT_SEARCH_THRESHOLD, IvfIndex, type IvfSearchOptions } from '../core/vectors/ivf-index.js';
 import type { Neighbour } from '../core/vectors/nearest-heap.js';
 import { compareCodePoints } from './memory/list-order.js';
 
@@ -7,6 +7,8 @@ const OVERSAMPLING = 8;
 const MIN_CANDIDATES = 200;
 /** Rows sampled (evenly over the slots) to estimate the share of them a filter accepts. */
 const RATE_SAMPLE = 512;
+/** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
+const TRAINING_SLICE_MS = 4;
 
 /**
  * The vectors of one embedding model in one tenant, each with the row it belongs to (what a filter
@@ -31,6 +33,10 @@ export class VectorCollection<Row extends { readonly id: string }> {
   private readonly index: IvfIndex;
   /** The slots a filter accepts, while they are few enough for an exact scan (reused: no garbage). */
   private readonly accepted = new Int32Array(EXACT_SEARCH_THRESHOLD + 1);
+  /** The index training in the background, if it is. */
+  private training: Promise<void> | null = null;
+  /** A background training threw: searches then train in place, where the error reaches a caller. */
+  private trainingFailed = false;
 
   constructor(readonly dimensions: number) {
     this.index = new IvfIndex(dimensions);
@@ -83,7 +89,7 @@ export class VectorCollection<Row extends { readonly id: string }> {
     const neighbours: Neighbour[] =
       count <= EXACT_SEARCH_THRESHOLD
         ? index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak)
-        : index.search(query, limit, {
+        : this.searchIndex(query, limit, {
             accept: (slot) => accept(rowAt(slot)),
             tieBreak,
             minScanned: Math.ceil(
@@ -91,6 +97,49 @@ export class VectorCollection<Row extends { readonly id: string }> {
             ),
           });
     return neighbours.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
+  }
+
+  /** Resolves once no background training is under way. */
+  async settled(): Promise<void> {
+    await this.training;
+  }
+
+  /**
+   * Searches the index as it is, first starting its training in the background when it needs some
+   * (the first search past 5,000 vectors, and after it doubled): no search waits for the build
+   * (1–3 s at 100,000 vectors); until it ends, the old layout answers (every vector is scanned
+   * while there is none: exact, about 20 ms at 100,000 vectors of 100 dimensions).
+   */
+  private searchIndex(query: Float32Array, limit: number, options: IvfSearchOptions): Neighbour[] {
+    if (this.trainingFailed) return this.index.search(query, limit, options);
+    if (!this.training && this.index.needsTraining) this.training = this.trainInBackground();
+    return this.index.search(query, limit, { ...options, maintain: false });
+  }
+
+  /** Runs the index's training steps in slices of `TRAINING_SLICE_MS` per event-loop turn. */
+  private trainInBackground(): Promise<void> {
+    const steps = this.index.trainInSteps();
+    return new Promise<void>((resolve) => {
+      const slice = (): void => {
+        try {
+          const deadline = performance.now() + TRAINING_SLICE_MS;
+          while (performance.now() < deadline) {
+            if (steps.next().done) {
+              this.training = null;
+              resolve();
+              return;
+            }
+          }
+          setImmediate(slice);
+        } catch {
+          // Training is pure computation: a failure is a defect, so let the next search meet it.
+          this.trainingFailed = true;
+          this.training = null;
+          resolve();
+        }
+      };
+      setImmediate(slice);
+    });
   }
 
   /** The share of rows `accept` lets through, on an even sample (never 0: no hit means "few"). */

@@ -7,6 +7,7 @@ import type { MemoryRecordStore } from '../../src/stores/memory-record-store.js'
 import { cosineDistance, vectorNorm } from '../../src/stores/memory-rules.js';
 import {
   CURRENT,
+  day,
   EVERYTHING,
   everything,
   idsOf,
@@ -14,6 +15,7 @@ import {
   type MemoryConformanceContext,
   MODEL,
   newMemory,
+  T0,
   TENANT,
 } from './memory-record-fixtures.js';
 
@@ -52,7 +54,18 @@ async function seedLarge(memories: MemoryRecordStore): Promise<Map<string, numbe
     });
     await insertAll(memories, batch);
   }
+  // Drivers train vector indexes (and may build others) in the background, starting with the first
+  // search: let that finish, so that the tests check the trained index, not only the exact scan
+  // that answers meanwhile.
+  await memories.searchVector(TENANT, Float32Array.from(all[0] ?? []), MODEL, CURRENT, 1);
+  await memories.searchText(TENANT, 'memory', CURRENT, 1);
+  await backgroundWork();
   return byId;
+}
+
+/** Event-loop turns enough for background builds over the 9,000 records (which take about 0.1 s). */
+async function backgroundWork(): Promise<void> {
+  for (let turn = 0; turn < 200; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The exact nearest ids among `records` that `filter` accepts, by the contract's rules. */
@@ -206,6 +219,42 @@ export function describeMemoryIndexConformance(
       expect(idsOf(replaced)).not.toContain(ids[20]);
     } finally {
       await other.close();
+    }
+  });
+
+  it('keeps counts and text search exact through every write, from this connection or another', async () => {
+    const { memories } = context;
+    await seedLarge(memories);
+    const userOne: MemoryFilter = { ...CURRENT, userId: { eq: 'user-1' } };
+    const accessed: MemoryFilter = { ...CURRENT, lastAccessed: { gt: T0 } };
+    const counts = async () =>
+      Promise.all([userOne, EVERYTHING, accessed].map((filter) => memories.countMemories(TENANT, filter)));
+    const found = async (query: string, filter = CURRENT) =>
+      idsOf(await memories.searchText(TENANT, query, filter, 20));
+    expect(await counts()).toEqual([6_000, 9_000, 0]);
+    expect(await found('r00003')).toEqual(['r00003']);
+    const other = await connectAgain?.();
+    try {
+      // Each round writes through one connection; the store under test must see every change.
+      for (const [round, writer] of [context.store, ...(other ? [other] : [])].entries()) {
+        const [gone, old] = round === 0 ? ['r00000', 'r00001'] : ['r00003', 'r00004'];
+        // Counts before the round: user-1 current, everything, accessed since T0.
+        const [user, all, seen] = [6_000, 9_000 + round, round];
+        await insertAll(writer.memories, [newMemory(`added-${round}`, { text: `kayak trip ${round}` })]);
+        expect(await counts()).toEqual([user + 1, all + 1, seen]);
+        expect(await found('kayak')).toContain(`added-${round}`);
+        await writer.memories.deleteMemories(TENANT, [gone]);
+        expect(await counts()).toEqual([user, all, seen]);
+        expect(await found(gone)).toEqual([]);
+        await writer.memories.supersede(TENANT, old, newMemory(`replaced-${round}`, { text: 'kayak' }));
+        expect(await counts()).toEqual([user, all + 1, seen]);
+        expect(await found(old)).toEqual([]);
+        expect(await found(old, EVERYTHING)).toEqual([old]);
+        await writer.memories.recordAccess(TENANT, [`added-${round}`], day(1));
+        expect(await counts()).toEqual([user, all + 1, seen + 1]);
+      }
+    } finally {
+      await other?.close();
     }
   });
 }

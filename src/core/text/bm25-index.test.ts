@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from './bm25-index.js';
 
@@ -46,5 +47,54 @@ describe('Bm25Index', () => {
     // Once three ties are kept, a tie with a larger id cannot enter and is never asked about.
     expect(asked.length).toBeLessThan(10);
     expect(many.search('kayak', 0)).toEqual([]);
+  });
+});
+
+describe('Bm25Index pruning', () => {
+  // Skewed word frequencies, as in real text: common words have long lists and low weights, which
+  // is where pruning skips postings (a uniform vocabulary would rarely prune at all).
+  const vocabulary = ['kayak', 'lake', 'trip', 'sun', 'paint', 'group', 'support', 'art', 'dog', 'rare'];
+  const word = fc
+    .integer({ min: 0, max: 2 ** vocabulary.length - 1 })
+    .map((bits) => vocabulary[Math.max(0, Math.floor(Math.log2(bits + 1)))] as string);
+  const text = fc.array(word, { minLength: 0, maxLength: 12 }).map((words) => words.join(' '));
+  const corpus = fc.array(fc.tuple(fc.integer({ min: 0, max: 300 }), text), { maxLength: 400 });
+
+  it('returns exactly the exhaustive top-k, with and without a filter, after removals', () => {
+    fc.assert(
+      fc.property(
+        corpus,
+        fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 40 }),
+        fc.array(word, { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 5 }),
+        (documents, removed, queryWords, limit, modulus) => {
+          const index = new Bm25Index();
+          for (const [key, body] of documents) index.add(`d${key}`, body);
+          for (const key of removed) index.remove(`d${key}`);
+          const query = queryWords.join(' ');
+          const accept = (id: string) => Number(id.slice(1)) % modulus !== 0;
+          expect(index.search(query, limit)).toEqual(index.searchExhaustive(query, limit));
+          expect(index.search(query, limit, accept)).toEqual(index.searchExhaustive(query, limit, accept));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('agrees with a plain BM25 written out in full', () => {
+    const index = new Bm25Index();
+    const texts = ['kayak lake', 'kayak kayak trip', 'lake sun paint art', 'dog'];
+    for (const [key, body] of texts.entries()) index.add(`d${key}`, body);
+    const lengths = [2, 3, 4, 1];
+    const average = 10 / 4;
+    const part = (frequency: number, length: number, containing: number) =>
+      (Math.log(1 + (4 - containing + 0.5) / (containing + 0.5)) * frequency * 2.2) /
+      (frequency + 1.2 * (0.25 + (0.75 * length) / average));
+    expect(index.search('kayak lake', 10)).toEqual([
+      { id: 'd0', score: part(1, lengths[0] ?? 0, 2) + part(1, lengths[0] ?? 0, 2) },
+      { id: 'd1', score: part(2, lengths[1] ?? 0, 2) },
+      { id: 'd2', score: part(1, lengths[2] ?? 0, 2) },
+    ]);
   });
 });

@@ -1,4 +1,6 @@
 import { analyzeText } from './analyze-text.js';
+import { PostingList } from './posting-list.js';
+import { type ScoredId, TopHits } from './top-hits.js';
 
 /** Okapi BM25 parameters; the defaults are the usual ones (and SQLite FTS5's). */
 export interface Bm25Options {
@@ -6,25 +8,35 @@ export interface Bm25Options {
   b?: number;
 }
 
-export interface Bm25Hit {
-  id: string;
-  score: number;
-}
+export type Bm25Hit = ScoredId;
 
-interface Posting {
-  document: number;
-  frequency: number;
+/** Relative slack on score bounds, far above the rounding of a sum of a few positive terms. */
+const BOUND_SLACK = 1 + 1e-9;
+
+/** One query term's postings being walked, with its weight and score bound. */
+interface Cursor {
+  list: PostingList;
+  idf: number;
+  /** The most this term can add to any document's score. */
+  bound: number;
+  /** Its position in the query's term order, the order in which scores are summed. */
+  order: number;
+  position: number;
 }
 
 /**
  * An in-memory BM25 index with incremental add/remove. Search visits only the postings of the
- * query's terms, so its cost follows how common those terms are, not the collection size.
+ * query's terms and, with MaxScore pruning, skips most postings of common terms once the best
+ * `limit` hits are known to beat anything those terms alone could score (docs/stores/memory.md).
  */
-export class Bm25Index {
+export class Bm25Index<Item = undefined> {
   private readonly k1: number;
   private readonly b: number;
-  private readonly postings = new Map<string, Posting[]>();
-  private readonly documents: ({ id: string; length: number; terms: string[] } | undefined)[] = [];
+  private readonly postings = new Map<string, PostingList>();
+  /** Per slot: the document's id, what the caller attached to it and its distinct terms (undefined once removed). */
+  private readonly documents: ({ id: string; item: Item; terms: string[] } | undefined)[] = [];
+  /** Per slot: the document's length in terms. */
+  private lengths = new Int32Array(1_024);
   private readonly slotById = new Map<string, number>();
   private totalLength = 0;
   private liveCount = 0;
@@ -38,40 +50,48 @@ export class Bm25Index {
     return this.liveCount;
   }
 
-  /** Adds (or replaces) a document. */
-  add(id: string, text: string): void {
+  /**
+   * Adds (or replaces) a document, with an item that `search` hands to its filter (the caller's
+   * record, say, so that filtering needs no lookup by id).
+   */
+  add(id: string, text: string, ...[item]: Item extends undefined ? [item?: Item] : [item: Item]): void {
     this.remove(id);
     const terms = analyzeText(text);
     const slot = this.documents.length;
-    this.documents.push({ id, length: terms.length, terms });
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    this.documents.push({ id, item: item as Item, terms: [...counts.keys()] });
+    if (slot >= this.lengths.length) {
+      const lengths = new Int32Array(this.lengths.length * 2);
+      lengths.set(this.lengths);
+      this.lengths = lengths;
+    }
+    this.lengths[slot] = terms.length;
     this.slotById.set(id, slot);
     this.totalLength += terms.length;
     this.liveCount++;
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     for (const [term, frequency] of counts) {
       let list = this.postings.get(term);
       if (!list) {
-        list = [];
+        list = new PostingList();
         this.postings.set(term, list);
       }
-      list.push({ document: slot, frequency });
+      list.append(slot, frequency, terms.length);
     }
   }
 
-  /** Removes a document; a no-op when absent. Postings are pruned lazily by the live check. */
+  /** Removes a document; a no-op when absent. */
   remove(id: string): void {
     const slot = this.slotById.get(id);
     if (slot === undefined) return;
     const document = this.documents[slot];
     if (document) {
-      this.totalLength -= document.length;
-      for (const term of new Set(document.terms)) {
+      this.totalLength -= this.lengths[slot] ?? 0;
+      for (const term of document.terms) {
         const list = this.postings.get(term);
         if (!list) continue;
-        const kept = list.filter((posting) => posting.document !== slot);
-        if (kept.length > 0) this.postings.set(term, kept);
-        else this.postings.delete(term);
+        list.remove(slot, this.lengths);
+        if (list.size === 0) this.postings.delete(term);
       }
     }
     this.documents[slot] = undefined;
@@ -81,80 +101,142 @@ export class Bm25Index {
 
   /**
    * Scores documents matching any query term, best first (ties by id). `accept` filters by id
-   * before ranking (so filters never shrink a page after the fact). Scores accumulate in a dense
-   * array and only the best `limit` are kept while scanning, so a common term costs one pass over
-   * its postings, not a sort of all of them; `accept` is asked only about documents that would
-   * enter the kept set.
+   * before ranking (so filters never shrink a page after the fact) and is asked only about
+   * documents that would enter the best `limit` seen so far. The result is exactly that of scoring
+   * every matching document (`searchExhaustive`): MaxScore (Turtle & Flood) walks the postings
+   * document by document, and once the `limit`-th best score exceeds what the rarest-weighted
+   * terms could add together, documents found only in those terms' lists are never scored; their
+   * lists are merely probed for the documents the other terms bring.
    */
-  search(query: string, limit: number, accept: (id: string) => boolean = () => true): Bm25Hit[] {
-    if (this.liveCount === 0 || limit <= 0) return [];
-    const averageLength = this.totalLength / this.liveCount || 1;
-    const scores = new Float64Array(this.documents.length);
-    const matched: number[] = [];
-    for (const term of new Set(analyzeText(query))) {
+  search(query: string, limit: number, accept: (id: string, item: Item) => boolean = () => true): Bm25Hit[] {
+    const terms = this.queryTerms(query);
+    if (terms.length === 0 || limit <= 0) return [];
+    const averageLength = this.averageLength();
+    const cursors: Cursor[] = [];
+    terms.forEach((term, order) => {
       const list = this.postings.get(term);
-      if (!list) continue;
-      const idf = Math.log(1 + (this.liveCount - list.length + 0.5) / (list.length + 0.5));
-      for (const { document, frequency } of list) {
-        const length = this.documents[document]?.length ?? 0;
-        const normalized = frequency + this.k1 * (1 - this.b + (this.b * length) / averageLength);
-        if (scores[document] === 0) matched.push(document);
-        scores[document] = (scores[document] ?? 0) + (idf * frequency * (this.k1 + 1)) / normalized;
-      }
-    }
+      if (!list) return;
+      const idf = this.idf(list);
+      const bound = this.contribution(idf, list.maxFrequency, list.minLength, averageLength);
+      cursors.push({ list, idf, bound, order, position: 0 });
+    });
+    // Ascending bounds: a prefix of cursors whose bounds sum below the threshold is non-essential.
+    cursors.sort((a, b) => a.bound - b.bound);
+    const reach: number[] = [];
+    for (const cursor of cursors) reach.push(((reach.at(-1) ?? 0) + cursor.bound) * BOUND_SLACK);
+    const parts = new Float64Array(terms.length);
     const best = new TopHits(limit);
-    for (const slot of matched) {
-      const id = this.documents[slot]?.id;
-      const score = scores[slot] ?? 0;
-      if (id !== undefined && best.admits(score, id) && accept(id)) best.add({ id, score });
+    let threshold = Number.NEGATIVE_INFINITY;
+    let firstEssential = 0;
+    const count = cursors.length;
+    for (;;) {
+      let document = 0x7fffffff;
+      for (let index = firstEssential; index < count; index++) {
+        const { list, position } = cursors[index] as Cursor;
+        if (position < list.size) document = Math.min(document, list.documents[position] ?? document);
+      }
+      if (document === 0x7fffffff) break;
+      let partial = 0;
+      for (let index = firstEssential; index < count; index++) {
+        const cursor = cursors[index] as Cursor;
+        const { list } = cursor;
+        if (cursor.position < list.size && list.documents[cursor.position] === document) {
+          const part = this.contribution(
+            cursor.idf,
+            list.frequencies[cursor.position] ?? 0,
+            this.lengths[document] ?? 0,
+            averageLength,
+          );
+          parts[cursor.order] = part;
+          partial += part;
+          cursor.position++;
+        }
+      }
+      // Non-essential terms, largest bound first, while the document can still make the cut.
+      let hopeless = false;
+      for (let index = firstEssential - 1; index >= 0; index--) {
+        if ((partial + (reach[index] ?? 0)) * BOUND_SLACK < threshold) {
+          hopeless = true;
+          break;
+        }
+        const cursor = cursors[index] as Cursor;
+        const { list } = cursor;
+        cursor.position = list.seek(cursor.position, document);
+        if (cursor.position < list.size && list.documents[cursor.position] === document) {
+          const part = this.contribution(
+            cursor.idf,
+            list.frequencies[cursor.position] ?? 0,
+            this.lengths[document] ?? 0,
+            averageLength,
+          );
+          parts[cursor.order] = part;
+          partial += part;
+        }
+      }
+      if (!hopeless) {
+        // Summed in query-term order, exactly as exhaustive scoring sums it.
+        let score = 0;
+        for (let order = 0; order < parts.length; order++) score += parts[order] ?? 0;
+        const entry = this.documents[document];
+        if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
+          best.add({ id: entry.id, score });
+          threshold = best.worstScore;
+          while (firstEssential < count && (reach[firstEssential] ?? 0) < threshold) firstEssential++;
+        }
+      }
+      parts.fill(0);
     }
     return best.sorted();
   }
-}
 
-/** Better first: higher score, then smaller id. */
-const better = (a: Bm25Hit, b: Bm25Hit) => a.score > b.score || (a.score === b.score && a.id < b.id);
-
-/** The best `capacity` hits seen so far, in a binary heap whose root is the worst of them. */
-class TopHits {
-  private readonly heap: Bm25Hit[] = [];
-
-  constructor(private readonly capacity: number) {}
-
-  /** Whether a hit with this score and id would be kept. */
-  admits(score: number, id: string): boolean {
-    const worst = this.heap[0];
-    return this.heap.length < this.capacity || worst === undefined || better({ id, score }, worst);
-  }
-
-  add(hit: Bm25Hit): void {
-    const heap = this.heap;
-    if (heap.length < this.capacity) {
-      heap.push(hit);
-      let index = heap.length - 1;
-      while (index > 0) {
-        const parent = (index - 1) >> 1;
-        if (!better(heap[parent] as Bm25Hit, heap[index] as Bm25Hit)) break;
-        [heap[parent], heap[index]] = [heap[index] as Bm25Hit, heap[parent] as Bm25Hit];
-        index = parent;
+  /** The same result as `search`, by scoring every matching document: the reference for tests. */
+  searchExhaustive(
+    query: string,
+    limit: number,
+    accept: (id: string, item: Item) => boolean = () => true,
+  ): Bm25Hit[] {
+    const terms = this.queryTerms(query);
+    if (terms.length === 0 || limit <= 0) return [];
+    const averageLength = this.averageLength();
+    const scores = new Map<number, number>();
+    for (const term of terms) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const idf = this.idf(list);
+      for (let position = 0; position < list.size; position++) {
+        const document = list.documents[position] ?? 0;
+        const frequency = list.frequencies[position] ?? 0;
+        const part = this.contribution(idf, frequency, this.lengths[document] ?? 0, averageLength);
+        scores.set(document, (scores.get(document) ?? 0) + part);
       }
-      return;
     }
-    heap[0] = hit;
-    let index = 0;
-    for (;;) {
-      const left = 2 * index + 1;
-      const right = left + 1;
-      let worst = index;
-      if (left < heap.length && better(heap[worst] as Bm25Hit, heap[left] as Bm25Hit)) worst = left;
-      if (right < heap.length && better(heap[worst] as Bm25Hit, heap[right] as Bm25Hit)) worst = right;
-      if (worst === index) return;
-      [heap[worst], heap[index]] = [heap[index] as Bm25Hit, heap[worst] as Bm25Hit];
-      index = worst;
+    const best = new TopHits(limit);
+    for (const [document, score] of scores) {
+      const entry = this.documents[document];
+      if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
+        best.add({ id: entry.id, score });
+      }
     }
+    return best.sorted();
   }
 
-  sorted(): Bm25Hit[] {
-    return [...this.heap].sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+  private queryTerms(query: string): string[] {
+    return this.liveCount === 0 ? [] : [...new Set(analyzeText(query))];
+  }
+
+  private averageLength(): number {
+    return this.totalLength / this.liveCount || 1;
+  }
+
+  private idf(list: PostingList): number {
+    return Math.log(1 + (this.liveCount - list.size + 0.5) / (list.size + 0.5));
+  }
+
+  /** A term's share of a document's score; monotone (also in floating point) in frequency and length. */
+  private contribution(idf: number, frequency: number, length: number, averageLength: number): number {
+    return (
+      (idf * frequency * (this.k1 + 1)) /
+      (frequency + this.k1 * (1 - this.b + (this.b * length) / averageLength))
+    );
   }
 }

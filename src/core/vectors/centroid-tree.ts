@@ -51,6 +51,19 @@ export class CentroidTree {
 
   /** Trains about `cells` cells on unit `vectors` (at least one vector). */
   static train(vectors: PackedVectors, cells: number, random: () => number): CentroidTree {
+    const steps = CentroidTree.trainInSteps(vectors, cells, random);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /** `train` as steps (the coarse k-means, then each group's), for callers that interleave other work. */
+  static *trainInSteps(
+    vectors: PackedVectors,
+    cells: number,
+    random: () => number,
+  ): Generator<void, CentroidTree, void> {
     const { dimensions } = vectors;
     const sample = sampleVectors(vectors, Math.min(countOf(vectors), cells * SAMPLE_PER_CELL), random);
     const sampled = countOf(sample);
@@ -68,8 +81,9 @@ export class CentroidTree {
     const kept: number[] = [];
     const fine: Float32Array[] = [];
     const starts = [0];
-    members.forEach((group, index) => {
-      if (group.length === 0) return; // a coarse centroid no sample is nearest to owns no cell
+    for (const [index, group] of members.entries()) {
+      if (group.length === 0) continue; // a coarse centroid no sample is nearest to owns no cell
+      yield;
       const share = Math.max(1, Math.round((cells * group.length) / sampled));
       const centroids = sphericalKMeans(gather(sample, group), share, {
         iterations: FINE_ITERATIONS,
@@ -78,7 +92,7 @@ export class CentroidTree {
       kept.push(index);
       fine.push(centroids.data);
       starts.push((starts.at(-1) as number) + countOf(centroids));
-    });
+    }
     const centroids = new Float32Array((starts.at(-1) as number) * dimensions);
     fine.forEach((data, index) => {
       centroids.set(data, (starts[index] as number) * dimensions);
@@ -114,6 +128,25 @@ export class CentroidTree {
     if (second < 0 || second === first) return best.cell;
     const runnerUp = this.bestInGroup(second, vector, offset);
     return runnerUp.dot > best.dot ? runnerUp.cell : best.cell;
+  }
+
+  /**
+   * The cell whose centroid is nearest of all (ties: the lower cell), which `rankCells` ranks first
+   * for the same vector: O(cells), for vectors added one by one after training, so that a search
+   * for a vector always probes its cell first, even when it lies far from the data trained on.
+   */
+  nearestCellExact(vector: Float32Array, offset = 0): number {
+    const { data, dimensions } = this.centroids;
+    let best = 0;
+    let bestDot = Number.NEGATIVE_INFINITY;
+    for (let cell = 0, count = this.cells; cell < count; cell += 1) {
+      const dot = dotProduct(data, cell * dimensions, vector, offset, dimensions);
+      if (dot > bestDot) {
+        bestDot = dot;
+        best = cell;
+      }
+    }
+    return best;
   }
 
   /** The fine centroid of coarse group `group` nearest to the vector at `offset` of `vector`. */

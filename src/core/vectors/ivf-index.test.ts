@@ -164,4 +164,44 @@ describe('IvfIndex', () => {
       { numRuns: 200 },
     );
   });
+
+  it('trains in steps while vectors are added, replaced and removed, losing none of them', () => {
+    const vectors = clusteredVectors(6_000, 16, 30, 11);
+    const index = new IvfIndex(16, { exactThreshold: 1_000 });
+    const live = new Map<number, Float32Array>();
+    vectors.slice(0, 4_000).forEach((vector, key) => {
+      index.add(key, vector);
+      live.set(key, vector);
+    });
+    expect(index.needsTraining).toBe(true);
+    const steps = index.trainInSteps();
+    let step = 0;
+    // Between steps: new keys, replaced vectors and removals, which the swap must reconcile.
+    while (!steps.next().done) {
+      step += 1;
+      const added = 4_000 + step;
+      index.add(added, vectors[added] as Float32Array);
+      live.set(added, vectors[added] as Float32Array);
+      index.add(step, vectors[5_000 + step] as Float32Array);
+      live.set(step, vectors[5_000 + step] as Float32Array);
+      index.remove(2_000 + step);
+      live.delete(2_000 + step);
+      expect(() => index.trainInSteps().next()).toThrow(/already training/);
+    }
+    expect(step).toBeGreaterThan(5);
+    expect(index.layout.trainedSize).toBe(live.size);
+    expect(index.size).toBe(live.size);
+    for (const [key, vector] of live) {
+      const [found] = index.search(vector, 1, { maintain: false, accept: (candidate) => candidate === key });
+      expect(found?.distance).toBeCloseTo(0, 5);
+    }
+    // A scan of every cell holds exactly the live vectors: no stale copy of a changed key.
+    const query = vectors[3] as Float32Array;
+    expect(index.search(query, 6_000, { exact: true, maintain: false })).toEqual(
+      exactNearest(live, query, 6_000).map((hit) => ({
+        key: hit.key,
+        distance: expect.closeTo(hit.distance, 6),
+      })),
+    );
+  });
 });

@@ -37,7 +37,15 @@ export interface IvfSearchOptions {
   tieBreak?: TieBreak;
   /** Scan every vector. */
   exact?: boolean;
+  /**
+   * Train first when the index needs it (default). False leaves training to `trainInSteps`: the
+   * search then uses the layout as it is (every vector scanned while untrained).
+   */
+  maintain?: boolean;
 }
+
+/** Vectors placed into the new cells per step of `trainInSteps`. */
+const PLACE_STEP = 512;
 
 /**
  * An IVF-flat approximate nearest-neighbour index over cosine distance. Vectors are stored as unit
@@ -69,6 +77,8 @@ export class IvfIndex {
   private trainings = 0;
   private unbalanced = false;
   private scannedByLastSearch = 0;
+  /** While `trainInSteps` runs: keys added, replaced or removed since its snapshot. */
+  private changedDuringTraining: Set<number> | null = null;
 
   constructor(
     readonly dimensions: number,
@@ -101,9 +111,10 @@ export class IvfIndex {
   add(key: number, vector: Float32Array): void {
     if (!Number.isInteger(key) || key < 0 || key > 0x7fffffff) throw new RangeError(`Invalid slot ${key}`);
     this.remove(key);
+    this.changedDuringTraining?.add(key);
     if (key >= this.cellOf.length) this.grow(key + 1);
     const unit = unitVector(vector);
-    this.place(key, unit, 0, this.tree ? this.tree.nearestCell(unit) : 0);
+    this.place(key, unit, 0, this.tree ? this.tree.nearestCellExact(unit) : 0);
     this.count += 1;
   }
 
@@ -111,6 +122,7 @@ export class IvfIndex {
   remove(key: number): boolean {
     const cell = this.cellOf[key] ?? -1;
     if (cell < 0) return false;
+    this.changedDuringTraining?.add(key);
     const position = this.positionOf[key] as number;
     this.cellOf[key] = -1;
     this.count -= 1;
@@ -123,7 +135,7 @@ export class IvfIndex {
   search(query: Float32Array, limit: number, options: IvfSearchOptions = {}): Neighbour[] {
     this.scannedByLastSearch = 0;
     if (limit <= 0 || this.size === 0) return [];
-    this.maintain();
+    if (options.maintain !== false) this.maintain();
     const unit = unitVector(query);
     const heap = new NearestHeap(limit, options.tieBreak);
     const { accept } = options;
@@ -205,17 +217,36 @@ export class IvfIndex {
     this.positionOf = positionOf;
   }
 
-  /** Trains when the index is big enough to need cells and has none, or has outgrown them. */
-  private maintain(): void {
+  /** Whether the index is big enough to need cells and has none, or has outgrown them. */
+  get needsTraining(): boolean {
     const size = this.size;
-    if (size < this.exactThreshold) return;
+    if (size < this.exactThreshold) return false;
     const outgrown =
       size > GROWTH_BEFORE_RETRAIN * this.trainedSize || size < SHRINK_BEFORE_RETRAIN * this.trainedSize;
-    if (!this.tree || outgrown || this.unbalanced) this.train();
+    return !this.tree || outgrown || this.unbalanced;
   }
 
-  /** Rebuilds the cells from k-means over all stored vectors (k ≈ √n). */
+  private maintain(): void {
+    if (this.needsTraining) this.train();
+  }
+
+  /** Rebuilds the cells from k-means over all stored vectors (k ≈ √n), in one go. */
   private train(): void {
+    const steps = this.trainInSteps();
+    while (!steps.next().done) {
+      // every step at once
+    }
+  }
+
+  /**
+   * Rebuilds the cells as `train` does, in steps of bounded work (each fine k-means, then
+   * `PLACE_STEP` vectors placed), so that a caller can serve searches between them: until the last
+   * step, the index keeps its current layout and takes adds and removes as usual. The new layout
+   * is built from a snapshot of the vectors; the keys changed meanwhile are placed from their
+   * current vectors when it is swapped in, at the last step. At most one run at a time.
+   */
+  *trainInSteps(): Generator<void, void, void> {
+    if (this.changedDuringTraining) throw new Error('The index is already training');
     const { dimensions } = this;
     const size = this.size;
     const data = new Float32Array(size * dimensions);
@@ -226,18 +257,69 @@ export class IvfIndex {
       keys.set(cell.keys.subarray(0, cell.count), next);
       next += cell.count;
     }
-    const random = seededRandom(this.seed + this.trainings);
-    this.trainings += 1;
-    const tree = CentroidTree.train({ data, dimensions }, Math.round(Math.sqrt(size)), random);
-    const expected = Math.ceil((1.5 * size) / tree.cells);
-    this.cells = Array.from({ length: tree.cells }, () => new IvfCell(dimensions, expected));
-    this.tree = tree;
-    this.trainedLargest = Number.POSITIVE_INFINITY; // no imbalance is flagged while refilling
-    for (let index = 0; index < size; index += 1) {
-      this.place(keys[index] as number, data, index * dimensions, tree.nearestCell(data, index * dimensions));
+    const changed = new Set<number>();
+    this.changedDuringTraining = changed;
+    try {
+      const random = seededRandom(this.seed + this.trainings);
+      this.trainings += 1;
+      const tree = yield* CentroidTree.trainInSteps(
+        { data, dimensions },
+        Math.round(Math.sqrt(size)),
+        random,
+      );
+      const expected = Math.ceil((1.5 * size) / tree.cells);
+      const cells = Array.from({ length: tree.cells }, () => new IvfCell(dimensions, expected));
+      // Where each snapshot key goes in the new layout (keys are below the capacity at the snapshot).
+      const cellOf = new Int32Array(this.cellOf.length).fill(-1);
+      const positionOf = new Int32Array(this.cellOf.length);
+      for (let index = 0; index < size; index += 1) {
+        if (index % PLACE_STEP === PLACE_STEP - 1) yield;
+        const key = keys[index] as number;
+        if (changed.has(key)) continue;
+        const cell = tree.nearestCell(data, index * dimensions);
+        cellOf[key] = cell;
+        positionOf[key] = (cells[cell] as IvfCell).push(key, data, index * dimensions);
+      }
+      this.swapIn(tree, cells, cellOf, positionOf, changed);
+    } finally {
+      this.changedDuringTraining = null;
     }
-    this.trainedSize = size;
-    this.trainedLargest = Math.max(...this.cells.map((cell) => cell.count));
+  }
+
+  /** Makes the new layout current, placing the keys changed since its snapshot from their vectors now. */
+  private swapIn(
+    tree: CentroidTree,
+    cells: IvfCell[],
+    snapshotCellOf: Int32Array,
+    snapshotPositionOf: Int32Array,
+    changed: ReadonlySet<number>,
+  ): void {
+    const { dimensions } = this;
+    const cellOf = new Int32Array(this.cellOf.length).fill(-1);
+    cellOf.set(snapshotCellOf);
+    const positionOf = new Int32Array(this.cellOf.length);
+    positionOf.set(snapshotPositionOf);
+    for (const key of changed) {
+      // Placed from the snapshot before it changed: that copy is stale.
+      const stale = cellOf[key] ?? -1;
+      if (stale >= 0) {
+        const moved = (cells[stale] as IvfCell).removeAt(positionOf[key] as number);
+        if (moved !== undefined) positionOf[moved] = positionOf[key] as number;
+        cellOf[key] = -1;
+      }
+      const current = this.cells[this.cellOf[key] ?? -1];
+      if (!current) continue; // removed since
+      const offset = (this.positionOf[key] as number) * dimensions;
+      const cell = tree.nearestCellExact(current.vectors, offset);
+      cellOf[key] = cell;
+      positionOf[key] = (cells[cell] as IvfCell).push(key, current.vectors, offset);
+    }
+    this.cells = cells;
+    this.cellOf = cellOf;
+    this.positionOf = positionOf;
+    this.tree = tree;
+    this.trainedSize = this.size;
+    this.trainedLargest = Math.max(...cells.map((cell) => cell.count));
     this.unbalanced = false;
   }
 }

@@ -1,6 +1,7 @@
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import { Bm25Index } from '../../core/text/bm25-index.js';
+import { CountCache } from '../count-cache.js';
 import { compileMemoryFilter } from '../memory-filter.js';
 import type { MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
 import {
@@ -38,7 +39,9 @@ interface Tenant {
   /** Ids of current records by memory hash, for deduplication (oldest first). */
   currentByHash: Map<string, Set<string>>;
   /** BM25 over every record's text, superseded ones included (filters decide visibility). */
-  text: Bm25Index;
+  text: Bm25Index<MemoryRecord>;
+  /** Counts by filter, valid until the next write (`changed`): hybrid search asks for its total often. */
+  counts: CountCache;
   /**
    * Vectors per embedding model, each with its entry's record (the same object for the entry's
    * life, so filters see every change); a collection's dimensions are fixed by its first vector.
@@ -51,16 +54,35 @@ interface Tenant {
 }
 
 /** The memory driver's record store, which its session store closes along with itself. */
-export type ClosableMemoryRecordStore = MemoryRecordStore & { close(): Promise<void> };
+export type ClosableMemoryRecordStore = MemoryRecordStore & {
+  close(): Promise<void>;
+  /** Resolves once no vector index trains in the background (for tests and benchmarks). */
+  settled(): Promise<void>;
+};
 
 const emptyTenant = (): Tenant => ({
   entries: new Map(),
   currentByHash: new Map(),
-  text: new Bm25Index(),
+  text: new Bm25Index<MemoryRecord>(),
+  counts: new CountCache(),
   spaces: new Map(),
   nextVectorKey: 0,
   sessions: new Map(),
 });
+
+/**
+ * A copy of a held record for a caller, who may change it freely: every field is a primitive but
+ * the two string lists and the metadata. Much cheaper than structuredClone (hybrid search fetches
+ * its whole candidate pool), which only non-empty metadata still needs.
+ */
+function copyRecord(record: MemoryRecord): MemoryRecord {
+  return {
+    ...record,
+    topics: [...record.topics],
+    entities: [...record.entities],
+    metadata: Object.keys(record.metadata).length === 0 ? {} : structuredClone(record.metadata),
+  };
+}
 
 function currentWithHash(tenant: Tenant, hash: string): Entry | undefined {
   for (const id of tenant.currentByHash.get(hash) ?? []) return tenant.entries.get(id);
@@ -146,7 +168,7 @@ function store(tenant: Tenant, { entry, embedding }: Planned): void {
   tenant.entries.set(record.id, entry);
   const ids = tenant.currentByHash.get(record.memoryHash) ?? new Set<string>();
   tenant.currentByHash.set(record.memoryHash, ids.add(record.id));
-  tenant.text.add(record.id, record.text);
+  tenant.text.add(record.id, record.text, record);
   if (record.sessionId !== null) {
     const session = tenant.sessions.get(record.sessionId) ?? new Set<string>();
     tenant.sessions.set(record.sessionId, session.add(record.id));
@@ -204,12 +226,13 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       });
       // Everything is validated: now the write cannot fail halfway.
       tenants.set(tenantId, tenant);
+      if (planned.length > 0) tenant.counts.clear();
       for (const next of planned) store(tenant, next);
       return {
-        inserted: planned.map(({ entry }) => structuredClone(entry.record)),
+        inserted: planned.map(({ entry }) => copyRecord(entry.record)),
         duplicates: duplicates.map(({ requestedId, existing }) => ({
           requestedId,
-          existing: structuredClone(existing.record),
+          existing: copyRecord(existing.record),
         })),
       };
     },
@@ -219,7 +242,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const entries = tenants.get(tenantId)?.entries;
       return uniqueIds(ids).flatMap((id) => {
         const entry = entries?.get(id);
-        return entry ? [structuredClone(entry.record)] : [];
+        return entry ? [copyRecord(entry.record)] : [];
       });
     },
 
@@ -232,11 +255,12 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       if (tenant.entries.has(replacement.id))
         throw duplicateMemoryIdError(replacement.id, ['replacement', 'id']);
       const next = plan(tenant, tenantId, { ...replacement, supersedes: id }, new Map(), ['replacement']);
+      tenant.counts.clear();
       forgetCurrentHash(tenant, old.record);
       old.record.supersededBy = next.entry.id;
       old.record.validTo = next.entry.record.validFrom;
       store(tenant, next);
-      return structuredClone(next.entry.record);
+      return copyRecord(next.entry.record);
     },
 
     async deleteMemories(tenantId, ids) {
@@ -247,6 +271,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       for (const id of uniqueIds(ids)) {
         const entry = tenant.entries.get(id);
         if (!entry) continue;
+        tenant.counts.clear();
         tenant.entries.delete(id);
         if (entry.record.validTo === null) forgetCurrentHash(tenant, entry.record);
         tenant.text.remove(id);
@@ -259,10 +284,14 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
 
     async countMemories(tenantId, filter) {
       ensureOpen();
-      const accept = compileMemoryFilter(filter);
-      let count = 0;
-      for (const { record } of tenants.get(tenantId)?.entries.values() ?? []) if (accept(record)) count++;
-      return count;
+      const tenant = tenants.get(tenantId);
+      if (!tenant) return 0;
+      return tenant.counts.get(tenantId, filter, () => {
+        const accept = compileMemoryFilter(filter);
+        let count = 0;
+        for (const { record } of tenant.entries.values()) if (accept(record)) count++;
+        return count;
+      });
     },
 
     async listMemories(tenantId, filter, page) {
@@ -270,7 +299,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const { limit, offset, order } = pageBounds(page);
       const records = matching(tenantId, filter).sort(compareMemoryOrder(order));
       return {
-        memories: records.slice(offset, offset + limit).map((record) => structuredClone(record)),
+        memories: records.slice(offset, offset + limit).map(copyRecord),
         total: records.length,
       };
     },
@@ -281,10 +310,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       if (!tenant || limit <= 0) return [];
       const accept = compileMemoryFilter(filter);
       // The filter runs inside the index's scoring loop, before the limit: never a truncated list.
-      return tenant.text.search(query, limit, (id) => {
-        const entry = tenant.entries.get(id);
-        return entry !== undefined && accept(entry.record);
-      });
+      return tenant.text.search(query, limit, (_id, record) => accept(record));
     },
 
     async searchVector(tenantId, vector, model, filter, limit) {
@@ -336,9 +362,10 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
     async recordAccess(tenantId, ids, at) {
       ensureOpen();
       const lastAccessed = isoTimestamp(at);
-      const entries = tenants.get(tenantId)?.entries;
+      const tenant = tenants.get(tenantId);
+      tenant?.counts.clearAccessDependent();
       for (const id of uniqueIds(ids)) {
-        const record = entries?.get(id)?.record;
+        const record = tenant?.entries.get(id)?.record;
         if (!record) continue;
         record.accessCount += 1;
         record.lastAccessed = lastAccessed;
@@ -372,6 +399,12 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         }
       });
       for (const [entry, vector] of planned) attachVector(tenant, entry, model, vector);
+    },
+
+    async settled() {
+      for (const tenant of tenants.values()) {
+        for (const collection of tenant.spaces.values()) await collection.settled();
+      }
     },
 
     async close() {

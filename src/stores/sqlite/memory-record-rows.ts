@@ -77,6 +77,9 @@ export function memoryParameters(record: MemoryRecord): MemoryParameters {
   };
 }
 
+/** Most records have no topics or entities: skip the parser for an empty list. */
+const parseList = (json: string): string[] => (json === '[]' ? [] : (JSON.parse(json) as string[]));
+
 export function rowToMemory(row: MemoryRow): MemoryRecord {
   return {
     id: row.id,
@@ -89,8 +92,8 @@ export function rowToMemory(row: MemoryRow): MemoryRecord {
     source: row.source,
     text: row.text,
     memoryType: row.memory_type as MemoryType,
-    topics: JSON.parse(row.topics) as string[],
-    entities: JSON.parse(row.entities) as string[],
+    topics: parseList(row.topics),
+    entities: parseList(row.entities),
     eventDate: row.event_date === null ? null : iso(row.event_date),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
@@ -105,9 +108,89 @@ export function rowToMemory(row: MemoryRow): MemoryRecord {
     validTo: row.valid_to === null ? null : iso(row.valid_to),
     memoryHash: row.memory_hash,
     persistedAt: iso(row.persisted_at),
-    metadata: JSON.parse(row.metadata) as Record<string, JsonValue>,
+    metadata: row.metadata === '{}' ? {} : (JSON.parse(row.metadata) as Record<string, JsonValue>),
     embeddingModel: row.embedding_model,
   };
+}
+
+/** The names of a `MemoryRow`'s columns. */
+const ROW_COLUMNS: readonly (keyof MemoryRow)[] = [
+  'pk',
+  'tenant_id',
+  'id',
+  'namespace',
+  'user_id',
+  'session_id',
+  'agent_id',
+  'document_id',
+  'source',
+  'text',
+  'memory_type',
+  'topics',
+  'entities',
+  'event_date',
+  'created_at',
+  'updated_at',
+  'last_accessed',
+  'access_count',
+  'salience',
+  'confidence',
+  'pinned',
+  'supersedes',
+  'superseded_by',
+  'valid_from',
+  'valid_to',
+  'memory_hash',
+  'persisted_at',
+  'metadata',
+  'embedding_model',
+];
+
+/**
+ * Reads rows that a statement in raw mode returns (arrays, in the order of `columns`, which must
+ * hold every `MemoryRow` column) as records. better-sqlite3 builds an array of a row several times
+ * faster than an object with its 29 named columns, which matters where a search fetches hundreds.
+ */
+export function rawRowReader(columns: readonly string[]): (values: unknown[]) => MemoryRecord {
+  const at = Object.fromEntries(
+    ROW_COLUMNS.map((name) => {
+      const position = columns.indexOf(name);
+      if (position < 0) throw new Error(`The statement returns no column "${name}"`);
+      return [name, position];
+    }),
+  ) as Record<keyof MemoryRow, number>;
+  return (values) =>
+    rowToMemory({
+      pk: values[at.pk] as MemoryRow['pk'],
+      tenant_id: values[at.tenant_id] as MemoryRow['tenant_id'],
+      id: values[at.id] as MemoryRow['id'],
+      namespace: values[at.namespace] as MemoryRow['namespace'],
+      user_id: values[at.user_id] as MemoryRow['user_id'],
+      session_id: values[at.session_id] as MemoryRow['session_id'],
+      agent_id: values[at.agent_id] as MemoryRow['agent_id'],
+      document_id: values[at.document_id] as MemoryRow['document_id'],
+      source: values[at.source] as MemoryRow['source'],
+      text: values[at.text] as MemoryRow['text'],
+      memory_type: values[at.memory_type] as MemoryRow['memory_type'],
+      topics: values[at.topics] as MemoryRow['topics'],
+      entities: values[at.entities] as MemoryRow['entities'],
+      event_date: values[at.event_date] as MemoryRow['event_date'],
+      created_at: values[at.created_at] as MemoryRow['created_at'],
+      updated_at: values[at.updated_at] as MemoryRow['updated_at'],
+      last_accessed: values[at.last_accessed] as MemoryRow['last_accessed'],
+      access_count: values[at.access_count] as MemoryRow['access_count'],
+      salience: values[at.salience] as MemoryRow['salience'],
+      confidence: values[at.confidence] as MemoryRow['confidence'],
+      pinned: values[at.pinned] as MemoryRow['pinned'],
+      supersedes: values[at.supersedes] as MemoryRow['supersedes'],
+      superseded_by: values[at.superseded_by] as MemoryRow['superseded_by'],
+      valid_from: values[at.valid_from] as MemoryRow['valid_from'],
+      valid_to: values[at.valid_to] as MemoryRow['valid_to'],
+      memory_hash: values[at.memory_hash] as MemoryRow['memory_hash'],
+      persisted_at: values[at.persisted_at] as MemoryRow['persisted_at'],
+      metadata: values[at.metadata] as MemoryRow['metadata'],
+      embedding_model: values[at.embedding_model] as MemoryRow['embedding_model'],
+    });
 }
 
 /** A vector as the little-endian float32 BLOB that sqlite-vec reads (a view, not a copy). */

@@ -12,7 +12,8 @@ const IDS = '(SELECT value FROM json_each(?))';
 
 /** The statements whose SQL never changes, prepared once when the store opens. */
 export interface MemoryStatements {
-  selectByIds: Statement<[string, string], MemoryRow>;
+  /** Raw mode (arrays, see `rawRowReader`): it fetches hybrid search's whole candidate pool. */
+  selectByIds: Statement<[string, string], unknown[]>;
   selectById: Statement<[string, string], MemoryRow>;
   selectCurrentByHash: Statement<[string, string], MemoryRow>;
   insertMemory: Statement<[MemoryParameters], { pk: number }>;
@@ -28,7 +29,9 @@ export interface MemoryStatements {
 
 export function prepareMemoryStatements(database: Database): MemoryStatements {
   return {
-    selectByIds: database.prepare(`${MEMORY_SELECT} WHERE m.tenant_id = ? AND m.id IN ${IDS}`),
+    selectByIds: database
+      .prepare<[string, string], unknown[]>(`${MEMORY_SELECT} WHERE m.tenant_id = ? AND m.id IN ${IDS}`)
+      .raw(true),
     selectById: database.prepare(`${MEMORY_SELECT} WHERE m.tenant_id = ? AND m.id = ?`),
     // Uses the partial index on current hashes; the oldest current record is "the" duplicate.
     selectCurrentByHash: database.prepare(

@@ -259,6 +259,28 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN incarnation INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 10,
+    name: 'change log of every memory row',
+    sql: `
+      -- The in-process text index (sqlite-text-cache.ts) follows every memory, with or without a
+      -- vector: log inserts, deletes and changes of the text too (the vector cache re-reads a
+      -- logged row without a vector as "nothing to hold", so the extra entries cost it nothing).
+      CREATE TRIGGER memories_logged_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memory_vector_changes (memory_pk) VALUES (new.pk);
+      END;
+      CREATE TRIGGER memories_logged_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memory_vector_changes (memory_pk) VALUES (old.pk);
+      END;
+      DROP TRIGGER memories_logged_update;
+      CREATE TRIGGER memories_logged_update AFTER UPDATE OF tenant_id, id, text, namespace, user_id,
+        session_id, agent_id, document_id, memory_type, topics, entities, event_date, created_at, pinned,
+        valid_to
+      ON memories BEGIN
+        INSERT INTO memory_vector_changes (memory_pk) VALUES (new.pk);
+      END;
+    `,
+  },
 ];
 
 /**

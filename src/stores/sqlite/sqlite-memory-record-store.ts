@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
+import { CountCache } from '../count-cache.js';
 import { compileStableMemoryFilter } from '../memory-filter.js';
 import type {
   InsertResult,
@@ -20,7 +21,13 @@ import {
   uniqueIds,
 } from '../memory-rules.js';
 import { ftsMatchExpression, memoryFilterSql } from './memory-filter-sql.js';
-import { type MemoryRow, memoryParameters, rowToMemory, vectorBlob } from './memory-record-rows.js';
+import {
+  type MemoryRow,
+  memoryParameters,
+  rawRowReader,
+  rowToMemory,
+  vectorBlob,
+} from './memory-record-rows.js';
 import {
   countSql,
   listSql,
@@ -31,8 +38,15 @@ import {
   sessionNeighborsSql,
 } from './memory-record-statements.js';
 import { isSqliteError, toStoreFailure } from './open-database.js';
+import { SqliteTextCache } from './sqlite-text-cache.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
 import { installVectorDistance } from './vector-distance.js';
+
+/** The contract, plus what benchmarks and tests use to wait for background index builds. */
+export type SqliteMemoryRecordStore = MemoryRecordStore & {
+  /** Resolves once no in-process index (text, or a vector index's training) is being built; searches never wait for one. */
+  settled(): Promise<void>;
+};
 
 export interface SqliteMemoryRecordStoreOptions {
   /** Load sqlite-vec for distances (default); false forces the JavaScript fallback. */
@@ -51,11 +65,13 @@ export interface SqliteMemoryRecordStoreOptions {
 export async function createSqliteMemoryRecordStore(
   database: Database,
   options: SqliteMemoryRecordStoreOptions = {},
-): Promise<MemoryRecordStore> {
+): Promise<SqliteMemoryRecordStore> {
   const distance = await installVectorDistance(database, options.vectorExtension ?? true);
   const statements = prepareMemoryStatements(database);
+  const readRow = rawRowReader(statements.selectByIds.columns().map((column) => column.name));
   const cache = new StatementCache(database);
   const vectors = new SqliteVectorCache(database);
+  const texts = new SqliteTextCache(database);
 
   const dimensionsOf = (tenantId: string, model: string): number | undefined =>
     statements.selectDimensions.get(tenantId, model)?.dimensions;
@@ -145,11 +161,24 @@ export async function createSqliteMemoryRecordStore(
     return deleted;
   });
 
-  // One read transaction: the page and the count see the same snapshot.
+  // Counts (hybrid search's total) are remembered until a write: this connection's (cleared in
+  // `written`) or another's (PRAGMA data_version moves).
+  const counts = new CountCache();
+  const dataVersion = database.prepare<[], number>('PRAGMA data_version').pluck();
+  let countedVersion = dataVersion.get();
   const count = (tenantId: string, filter: MemoryFilter): number => {
-    const where = memoryFilterSql(tenantId, filter);
-    return cache.get<{ total: number }>(countSql(where)).get(where.parameters)?.total ?? 0;
+    const version = dataVersion.get();
+    if (version !== countedVersion) {
+      counts.clear();
+      countedVersion = version;
+    }
+    return counts.get(tenantId, filter, () => {
+      const where = memoryFilterSql(tenantId, filter);
+      return cache.get<{ total: number }>(countSql(where)).get(where.parameters)?.total ?? 0;
+    });
   };
+
+  // One read transaction: the page and the count see the same snapshot.
 
   const list = database.transaction((tenantId: string, filter: MemoryFilter, page: MemoryPage) => {
     const { limit, offset, order } = pageBounds(page);
@@ -200,13 +229,20 @@ export async function createSqliteMemoryRecordStore(
   /** Commits `write`, then brings the in-process vector indexes up to date with it. */
   const written = <T>(write: () => T): Promise<T> =>
     guarded(() => {
+      counts.clear();
       const result = write();
       vectors.afterWrite();
+      texts.afterWrite();
       return result;
     });
 
   return {
     capabilities: { vectorSearch: 'index', vectorDistance: distance.engine },
+
+    settled: async () => {
+      await texts.settled();
+      await vectors.settled();
+    },
 
     insertMemories: (tenantId, records) => written(() => insert.immediate(tenantId, records)),
 
@@ -214,9 +250,10 @@ export async function createSqliteMemoryRecordStore(
       guarded(() => {
         const wanted = uniqueIds(ids);
         const found = new Map(
-          statements.selectByIds
-            .all(tenantId, JSON.stringify(wanted))
-            .map((row) => [row.id, rowToMemory(row)]),
+          statements.selectByIds.all(tenantId, JSON.stringify(wanted)).map((values) => {
+            const memory = readRow(values);
+            return [memory.id, memory];
+          }),
         );
         return wanted.flatMap((id) => found.get(id) ?? []);
       }),
@@ -230,8 +267,15 @@ export async function createSqliteMemoryRecordStore(
 
     searchText: (tenantId, query, filter, limit) =>
       guarded(() => {
+        if (limit <= 0) return [];
+        // A large tenant is searched in its in-process index once built, unless the filter reads access times.
+        const index = filter.lastAccessed === undefined ? texts.index(tenantId) : undefined;
+        if (index) {
+          const accept = compileStableMemoryFilter(filter);
+          return index.search(query, limit, (_id, fields) => accept(fields));
+        }
         const match = ftsMatchExpression(query);
-        if (match === null || limit <= 0) return [];
+        if (match === null) return [];
         const where = memoryFilterSql(tenantId, filter);
         return cache
           .get<{ id: string; score: number }>(searchTextSql(where))
@@ -261,6 +305,7 @@ export async function createSqliteMemoryRecordStore(
 
     recordAccess: (tenantId, ids, at) =>
       guarded(() => {
+        counts.clearAccessDependent();
         statements.recordAccess.run(Date.parse(isoTimestamp(at)), tenantId, JSON.stringify(uniqueIds(ids)));
       }),
 

@@ -66,6 +66,11 @@ export class SqliteVectorCache {
     return memories > EXACT_SEARCH_THRESHOLD ? this.load(key, tenantId, model, dimensions) : undefined;
   }
 
+  /** Resolves once no collection's index trains in the background. */
+  async settled(): Promise<void> {
+    for (const collection of this.collections.values()) await collection.settled();
+  }
+
   /** Inside each write transaction: keeps the change log to its newest entries. */
   pruneChanges(): void {
     this.statements.pruneChanges.run(RETAINED_CHANGES);

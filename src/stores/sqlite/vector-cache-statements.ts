@@ -2,12 +2,10 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { MemoryType } from '../../core/schemas/memory-record.js';
 import type { StableMemoryFields } from '../memory-filter.js';
 
-/** A memory's vector with the columns a filter reads (but `last_accessed`), as the cache loads it. */
-export interface VectorRow {
+/** The columns a filter reads (but `last_accessed`), as the in-process caches load them. */
+export interface FilterRow {
   pk: number;
   tenant_id: string;
-  model: string;
-  vector: Buffer;
   id: string;
   valid_to: number | null;
   namespace: string | null;
@@ -21,6 +19,12 @@ export interface VectorRow {
   event_date: number | null;
   created_at: number;
   pinned: number;
+}
+
+/** A memory's vector with the columns a filter reads, as the vector cache loads it. */
+export interface VectorRow extends FilterRow {
+  model: string;
+  vector: Buffer;
 }
 
 const VECTOR_ROW_SELECT = `SELECT m.pk, m.tenant_id, e.model, e.vector, m.id, m.valid_to, m.namespace, m.user_id,
@@ -73,7 +77,7 @@ const list = (json: string): string[] => (json === '[]' ? NONE : (JSON.parse(jso
 const iso = (epoch: number): string => new Date(epoch).toISOString();
 
 /** The fields of a row a filter reads, in the record form the reference predicate takes. */
-export function toStableFields(row: VectorRow): StableMemoryFields {
+export function toStableFields(row: FilterRow): StableMemoryFields {
   return {
     id: row.id,
     validTo: row.valid_to === null ? null : iso(row.valid_to),

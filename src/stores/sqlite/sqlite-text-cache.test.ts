@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CURRENT, EVERYTHING, newMemory, TENANT } from '../../../test/conformance/memory-record-fixtures.js';
+import { useTemporaryDirectories } from '../../../test/support/temporary-directories.js';
+import type { MemoryFilter } from '../../core/schemas/memory-record.js';
+import { Bm25Index } from '../../core/text/bm25-index.js';
+import { seededRandom } from '../../core/vectors/seeded-random.js';
+import { compileStableMemoryFilter } from '../memory-filter.js';
+import { openDatabase } from './open-database.js';
+import { createSqliteStore } from './sqlite-store.js';
+import { SqliteTextCache } from './sqlite-text-cache.js';
+
+const temporaryDirectory = useTemporaryDirectories('engram-sqlite-text-cache-');
+const WORDS = ['kayak', 'lake', 'trip', 'sun', 'paint', 'group', 'support', 'art', 'dog', 'rare', 'tea'];
+const QUERIES = ['kayak trip', 'rare dog', 'sun', 'support group art', 'tea lake paint'];
+
+describe('SqliteTextCache', () => {
+  it('builds in the background, then answers as a BM25 index of the rows does, following writes', async () => {
+    const path = join(temporaryDirectory(), 'engram.db');
+    const writer = await createSqliteStore({ path });
+    const random = seededRandom(3);
+    // Each text ends in its id, so no two are duplicates (which the store would not insert).
+    const text = (id: string) =>
+      [...Array.from({ length: 6 }, () => WORDS[Math.floor(random() ** 2 * WORDS.length)]), id].join(' ');
+    // The reference: every version's text with its fields, as the mirror should hold them.
+    const reference = new Bm25Index<{ validTo: string | null; userId: string | null }>();
+    const write = async (id: string, userId: string) => {
+      const record = newMemory(id, { text: text(id), userId });
+      await writer.memories.insertMemories(TENANT, [record]);
+      reference.add(id, record.text, { validTo: null, userId });
+    };
+    const batch = Array.from({ length: 5_200 }, (_, index) =>
+      newMemory(`m${index}`, { text: text(`m${index}`), userId: index % 2 === 0 ? 'user-1' : 'user-2' }),
+    );
+    for (const record of batch)
+      reference.add(record.id, record.text, { validTo: null, userId: record.userId });
+    for (let start = 0; start < batch.length; start += 1_000) {
+      await writer.memories.insertMemories(TENANT, batch.slice(start, start + 1_000));
+    }
+
+    const database = await openDatabase(path);
+    try {
+      const cache = new SqliteTextCache(database);
+      expect(cache.index(TENANT)).toBeUndefined(); // the build starts; FTS5 answers meanwhile
+      expect(cache.index('small-tenant')).toBeUndefined();
+      // Writes during the build are picked up from the change log when it ends.
+      await write('during', 'user-1');
+      await writer.memories.deleteMemories(TENANT, ['m0']);
+      reference.remove('m0');
+      await cache.settled();
+      const agrees = () => {
+        const index = cache.index(TENANT);
+        expect(index).toBeDefined();
+        const filters: MemoryFilter[] = [CURRENT, EVERYTHING, { ...CURRENT, userId: { eq: 'user-2' } }];
+        for (const filter of filters) {
+          const accept = compileStableMemoryFilter(filter);
+          const expected = (query: string) =>
+            reference.search(query, 30, (_id, fields) => accept(fields as never));
+          for (const query of QUERIES) {
+            expect(index?.search(query, 30, (_id, fields) => accept(fields))).toEqual(expected(query));
+          }
+        }
+      };
+      agrees();
+      // Another connection's writes (this cache's connection wrote nothing) show after data_version moves.
+      await write('after', 'user-2');
+      await writer.memories.deleteMemories(TENANT, ['m1', 'm2']);
+      reference.remove('m1');
+      reference.remove('m2');
+      const replacement = newMemory('m3-new', { text: 'kayak kayak rare', userId: 'user-2' });
+      const [old] = await writer.memories.getMemories(TENANT, ['m3']);
+      const next = await writer.memories.supersede(TENANT, 'm3', replacement);
+      reference.add('m3', old?.text ?? '', { validTo: next.validFrom, userId: old?.userId ?? null });
+      reference.add('m3-new', replacement.text, { validTo: null, userId: 'user-2' });
+      agrees();
+    } finally {
+      database.close();
+      await writer.close();
+    }
+  });
+});

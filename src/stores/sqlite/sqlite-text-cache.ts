@@ -1,0 +1,174 @@
+import type { Database } from 'better-sqlite3';
+import { Bm25Index } from '../../core/text/bm25-index.js';
+import { EXACT_SEARCH_THRESHOLD } from '../../core/vectors/ivf-index.js';
+import type { StableMemoryFields } from '../memory-filter.js';
+import {
+  prepareTextCacheStatements,
+  type TextCacheStatements,
+  type TextRow,
+} from './text-cache-statements.js';
+import { toStableFields } from './vector-cache-statements.js';
+
+/** Rows read per step of a background load; between steps, the event loop serves requests. */
+const LOAD_CHUNK = 2_000;
+/**
+ * Documents held across all tenants' indexes (about 700 bytes each with their filter fields and
+ * postings): past it, the least recently searched tenants' indexes are dropped (FTS5 serves them
+ * until they are searched, and so built, again).
+ */
+const MAX_DOCUMENTS = 500_000;
+
+/** One tenant's text, as the in-memory driver holds it: BM25 over every version, with filter fields. */
+interface TextMirror {
+  index: Bm25Index<StableMemoryFields>;
+  /** The memory id of each row held, to remove a row that is gone. */
+  idByPk: Map<number, string>;
+  /** Every change-log entry up to this seq is reflected in the mirror. */
+  appliedSeq: number;
+}
+
+/**
+ * In-process BM25 indexes over a SQLite file, one per large tenant (more than
+ * `EXACT_SEARCH_THRESHOLD` memories), so that text search of a large tenant costs what it costs in
+ * the memory driver rather than an FTS5 scan of every row holding a common term. Smaller tenants,
+ * and filters on `lastAccessed`, stay with FTS5 (docs/stores/sqlite.md, "Text search").
+ *
+ * A mirror is built in the background, `LOAD_CHUNK` rows per event-loop turn, while FTS5 answers;
+ * no search waits for it. It then follows the file through the change log that the vector cache
+ * reads too (`memory_vector_changes`, which logs every memory insert, delete and update): each
+ * search checks `PRAGMA data_version` (another connection committed) and re-reads the rows logged
+ * since the mirror's last entry; this connection's writes are applied right after they commit.
+ * Rows read by a load that were changed meanwhile are re-read from the log when it ends. When
+ * writers pruned entries a mirror had not applied, it is dropped and built again.
+ */
+export class SqliteTextCache {
+  private readonly statements: TextCacheStatements;
+  /** Ready mirrors by tenant, least recently searched first. */
+  private readonly mirrors = new Map<string, TextMirror>();
+  private readonly loading = new Set<string>();
+  private dataVersion: number;
+
+  constructor(private readonly database: Database) {
+    this.statements = prepareTextCacheStatements(database);
+    this.dataVersion = this.statements.dataVersion.get() as number;
+  }
+
+  /**
+   * The tenant's text index, current with every commit; undefined while it is being built and for
+   * tenants of at most `EXACT_SEARCH_THRESHOLD` memories (FTS5 answers those).
+   */
+  index(tenantId: string): Bm25Index<StableMemoryFields> | undefined {
+    const version = this.statements.dataVersion.get() as number;
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.catchUp();
+    }
+    const held = this.mirrors.get(tenantId);
+    if (held) {
+      this.mirrors.delete(tenantId);
+      this.mirrors.set(tenantId, held);
+      return held.index;
+    }
+    if (!this.loading.has(tenantId)) {
+      const memories = this.statements.countTenant.get(tenantId, EXACT_SEARCH_THRESHOLD + 1) as number;
+      if (memories > EXACT_SEARCH_THRESHOLD) this.startLoad(tenantId);
+    }
+    return undefined;
+  }
+
+  /** Resolves once no load is under way (for tests and benchmarks that want the mirror used). */
+  async settled(): Promise<void> {
+    while (this.loading.size > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** After this connection committed a write: applies it to the mirrors held. */
+  afterWrite(): void {
+    try {
+      this.catchUp();
+    } catch {
+      // The write is committed either way; a mirror that could not follow it is built again.
+      this.mirrors.clear();
+    }
+  }
+
+  private catchUp(): void {
+    if (this.mirrors.size === 0) return;
+    this.database.transaction(() => {
+      for (const [tenantId, mirror] of this.mirrors) {
+        if (!this.applyChanges(tenantId, mirror)) this.mirrors.delete(tenantId);
+      }
+    })();
+  }
+
+  /** Re-reads the rows logged since the mirror's last entry; false when entries it needed are pruned. */
+  private applyChanges(tenantId: string, mirror: TextMirror): boolean {
+    const { oldest, latest } = this.statements.changeBounds.get() ?? { oldest: null, latest: null };
+    if (latest === null || latest <= mirror.appliedSeq) return true;
+    if (oldest !== null && oldest > mirror.appliedSeq + 1) return false;
+    const pks = this.statements.changedSince.all(mirror.appliedSeq);
+    for (let start = 0; start < pks.length; start += LOAD_CHUNK) {
+      const chunk = pks.slice(start, start + LOAD_CHUNK);
+      const rows = new Map(
+        this.statements.selectByPks.all(tenantId, JSON.stringify(chunk)).map((row) => [row.pk, row]),
+      );
+      for (const pk of chunk) {
+        const row = rows.get(pk);
+        const id = mirror.idByPk.get(pk);
+        if (id !== undefined && id !== row?.id) {
+          mirror.index.remove(id);
+          mirror.idByPk.delete(pk);
+        }
+        if (row) add(mirror, row);
+      }
+    }
+    mirror.appliedSeq = latest;
+    return true;
+  }
+
+  /** Builds the tenant's mirror over event-loop turns, then catches it up and publishes it. */
+  private startLoad(tenantId: string): void {
+    this.loading.add(tenantId);
+    const mirror: TextMirror = { index: new Bm25Index(), idByPk: new Map(), appliedSeq: 0 };
+    // Entries after this seq are re-read at the end: they cover whatever changes during the load.
+    mirror.appliedSeq = this.statements.changeBounds.get()?.latest ?? 0;
+    let after = '';
+    const step = (): void => {
+      try {
+        if (!this.database.open) {
+          this.loading.delete(tenantId);
+          return;
+        }
+        const rows = this.statements.selectChunk.all(tenantId, after, LOAD_CHUNK);
+        for (const row of rows) add(mirror, row);
+        after = rows.at(-1)?.id ?? after;
+        if (rows.length === LOAD_CHUNK) {
+          setImmediate(step);
+          return;
+        }
+        const current = this.database.transaction(() => this.applyChanges(tenantId, mirror))();
+        this.loading.delete(tenantId);
+        // Log entries it needed were pruned meanwhile: the next search starts over.
+        if (!current) return;
+        this.mirrors.set(tenantId, mirror);
+        let documents = 0;
+        for (const held of this.mirrors.values()) documents += held.index.size;
+        for (const [key, held] of this.mirrors) {
+          if (documents <= MAX_DOCUMENTS) break;
+          if (key === tenantId) continue;
+          this.mirrors.delete(key);
+          documents -= held.index.size;
+        }
+      } catch {
+        // FTS5 keeps answering; the next search of the tenant tries the build again.
+        this.loading.delete(tenantId);
+      }
+    };
+    setImmediate(step);
+  }
+}
+
+/** Adds (or replaces) a row in the mirror. */
+function add(mirror: TextMirror, row: TextRow): void {
+  mirror.index.add(row.id, row.text, toStableFields(row));
+  mirror.idByPk.set(row.pk, row.id);
+}
