@@ -38,16 +38,30 @@ export function unsafeTriggerReason(pattern: string): string | null {
   const stack: { risky: boolean }[] = [];
   let inClass = false;
   let repetitions = 0;
+  // Letters in a row outside any group since the last repetition: the literal that separates two.
+  let literalRun = 0;
+  let separated = false;
+  let seenLiteral = false;
   for (let index = 0; index < pattern.length; index += 1) {
-    const char = pattern[index];
+    const char = pattern[index] ?? '';
     if (char === '\\') {
       index += 1;
+      literalRun = 0;
       continue;
     }
     if (inClass) {
       if (char === ']') inClass = false;
       continue;
     }
+    if (stack.length === 0 && /\p{L}/u.test(char)) {
+      literalRun += 1;
+      if (literalRun >= MIN_LITERAL_WORD) {
+        separated = true;
+        seenLiteral = true;
+      }
+      continue;
+    }
+    literalRun = 0;
     if (char === '[') inClass = true;
     else if (char === '(') stack.push({ risky: false });
     else if (char === '|') {
@@ -61,6 +75,12 @@ export function unsafeTriggerReason(pattern: string): string | null {
       if (outer && (group?.risky || repeats(rest))) outer.risky = true;
     } else if (repeats(pattern.slice(index))) {
       repetitions += 1;
+      // Two repetitions with nothing required between them split the same text every possible
+      // way on a near-miss (`\w+\s*.*x`): the cost grows with a power of the message length.
+      // A leading repetition adds nothing to an unanchored search but scans the rest from every position.
+      if (!seenLiteral) return 'starts with a repetition before any literal word';
+      if (!separated) return 'has two repetitions without a literal word between them';
+      separated = false;
       const top = stack.at(-1);
       if (top) top.risky = true;
     }
