@@ -165,6 +165,8 @@ export interface IdleSessionQuery {
 
 /** A row of an idle-session listing: enough to end the session without reading it. */
 export interface IdleSession extends SessionKey {
+  /** Tells a session from an earlier one of the same key that was deleted. */
+  createdAt: string;
   updatedAt: string;
   lastSeq: number;
 }

@@ -27,9 +27,10 @@ export function describeIdleConformance(context: ConformanceContext): void {
     });
     expect(cursor).toBeNull();
     expect(sessions).toEqual([
-      { ...sessionKey('a'), updatedAt: start, lastSeq: 1 },
+      { ...sessionKey('a'), createdAt: start, updatedAt: start, lastSeq: 1 },
       {
         ...sessionKey('b', { tenantId: 'tenant-b', namespace: null, userId: null }),
+        createdAt: new Date(Date.parse(start) + MINUTE).toISOString(),
         updatedAt: new Date(Date.parse(start) + MINUTE).toISOString(),
         lastSeq: 2,
       },

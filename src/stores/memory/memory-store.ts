@@ -282,7 +282,12 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
         if (after && compareIdlePositions(position, after) <= 0) continue;
         matches.push({
           position,
-          session: { ...copyKey(state), updatedAt: state.updatedAt, lastSeq: state.lastSeq },
+          session: {
+            ...copyKey(state),
+            createdAt: state.createdAt,
+            updatedAt: state.updatedAt,
+            lastSeq: state.lastSeq,
+          },
         });
       }
       matches.sort((left, right) => compareIdlePositions(left.position, right.position));

@@ -309,6 +309,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
         namespace: row.namespace,
         userId: row.user_id,
         sessionId: row.session_id,
+        createdAt: new Date(row.created_at).toISOString(),
         updatedAt: new Date(row.updated_at).toISOString(),
         lastSeq: row.last_seq,
       })),

@@ -91,7 +91,7 @@ export interface IdleRange {
 
 export type IdleRow = Pick<
   SessionRow,
-  'pk' | 'tenant_id' | 'namespace' | 'user_id' | 'session_id' | 'updated_at' | 'last_seq'
+  'pk' | 'tenant_id' | 'namespace' | 'user_id' | 'session_id' | 'created_at' | 'updated_at' | 'last_seq'
 >;
 
 /** Every statement the driver runs, prepared once when the store opens. */
@@ -160,7 +160,7 @@ export function prepareStatements(database: Database): Statements {
       `SELECT COUNT(*) AS total FROM sessions WHERE ${LIVE_FILTER}`,
     ),
     listIdle: database.prepare<IdleRange, IdleRow>(
-      `SELECT pk, tenant_id, namespace, user_id, session_id, updated_at, last_seq FROM sessions
+      `SELECT pk, tenant_id, namespace, user_id, session_id, created_at, updated_at, last_seq FROM sessions
       WHERE updated_at >= @from AND updated_at < @before
         AND (updated_at > @after_updated OR (updated_at = @after_updated AND pk > @after_pk))
         AND (expires_at IS NULL OR expires_at > @now)
