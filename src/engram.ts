@@ -29,6 +29,12 @@ import { createSessionOperations, type SessionOperations } from './engine/sessio
 import type { SessionRef } from './engine/session-ref.js';
 import { toSessionKey } from './engine/session-ref.js';
 import { createTraceLog, type TraceLog } from './engine/trace-log.js';
+import {
+  createSessionEnding,
+  registerSessionEndHandlers,
+  type SessionEnding,
+} from './engine/write-path/session-end.js';
+import { createInactivitySweeper } from './engine/write-path/session-end-sweeper.js';
 import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
 import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
@@ -58,6 +64,12 @@ export interface EngramOptions {
   onBackgroundError?: (error: unknown) => void;
   /** A chat model for LLM-based features. Without one they are off and say so; the rest works. */
   llm?: LlmProvider;
+  /**
+   * Ending sessions (episodes, procedure capture): a session with no write for `idleMs` (default
+   * 30 min; 0: never by inactivity) is ended by a sweep every `sweepIntervalMs` (default: the TTL
+   * sweeper's interval). See docs/episodes.md.
+   */
+  sessionEnd?: { idleMs?: number; sweepIntervalMs?: number; lookbackMs?: number };
   /** Settings of the background job runner (`engram.jobs`); it polls only once a handler is registered. */
   jobs?: Omit<JobRunnerOptions, 'store' | 'clock' | 'onError'>;
   clock?: () => Date;
@@ -98,7 +110,8 @@ export interface AssembleResult {
 /** An engram instance: session working memory plus per-turn context assembly. */
 export interface Engram {
   readonly store: EngramStore;
-  readonly sessions: SessionOperations;
+  /** Session working memory, and `end` (episode and procedure capture, as a background job). */
+  readonly sessions: SessionOperations & SessionEnding;
   /** Long-term memories: create, edit (versions), search (hybrid), working set. */
   readonly memories: LongTermMemory;
   /** Knowledge documents per agent. */
@@ -148,6 +161,24 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       : undefined;
   const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
   jobs.start();
+  registerSessionEndHandlers(jobs, {
+    store,
+    ...longTerm,
+    traces,
+    llm: options.llm ?? null,
+    clock,
+  });
+  const idleMs = options.sessionEnd?.idleMs ?? 30 * 60_000;
+  const inactivity = createInactivitySweeper({
+    store,
+    jobs,
+    clock,
+    idleMs,
+    intervalMs: idleMs > 0 ? (options.sessionEnd?.sweepIntervalMs ?? sweepIntervalMs) : 0,
+    ...(options.sessionEnd?.lookbackMs === undefined ? {} : { lookbackMs: options.sessionEnd.lookbackMs }),
+    onError: reportError,
+  });
+  inactivity.start();
 
   // One memoizing counter per encoding: system prompts are counted once, not every turn.
   const countersByEncoding = new Map<string, TokenCounter>();
@@ -259,7 +290,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
 
   return {
     store,
-    sessions,
+    sessions: { ...sessions, ...createSessionEnding(store, jobs) },
     memories: longTerm.memories,
     knowledge: longTerm.knowledge,
     episodes: longTerm.episodes,
@@ -271,6 +302,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     assemble,
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await inactivity.stop();
       await jobs.close();
       await store.close();
     },

@@ -16,6 +16,7 @@ import { createAuthenticator } from './auth/authenticator.js';
 import { authorize, type Principal, permissionOf } from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
 import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
+import { registerSessionEndRoutes } from './extensions/session-end-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
@@ -139,6 +140,7 @@ export function createServer(options: ServerOptions): EngramServer {
   registerExtensionRoutes(app, engram);
   registerMcpRoutes(app, engram);
   registerTaskRoutes(app, engram);
+  registerSessionEndRoutes(app, engram);
 
   return {
     config,
