@@ -18,6 +18,7 @@ import {
   type TokenCounter,
 } from './core/tokens/token-counter.js';
 import { type AgentRegistry, createAgentRegistry } from './engine/agent-registry.js';
+import { type ChatTurn, type ChatTurnRequest, createChatService } from './engine/chat-turn.js';
 import type { EpisodeLog } from './engine/episode-log.js';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/job-runner.js';
 import type { KnowledgeBase } from './engine/knowledge-base.js';
@@ -29,12 +30,18 @@ import { createSessionOperations, type SessionOperations } from './engine/sessio
 import type { SessionRef } from './engine/session-ref.js';
 import { toSessionKey } from './engine/session-ref.js';
 import { createTraceLog, type TraceLog } from './engine/trace-log.js';
+import { createWritePath, type WritePath } from './engine/write-path/create-write-path.js';
+import { createLlmSummaryWriter } from './engine/write-path/llm/llm-summary-writer.js';
+import { createLlmMemoryExtractor } from './engine/write-path/llm-memory-extractor.js';
 import {
   createSessionEnding,
   registerSessionEndHandlers,
   type SessionEnding,
 } from './engine/write-path/session-end.js';
 import { createInactivitySweeper } from './engine/write-path/session-end-sweeper.js';
+import type { MemoryExtractor } from './engine/write-path/session-memory-extraction.js';
+import { withWriteTriggers } from './engine/write-path/with-write-triggers.js';
+import type { WritePathSettingsInput } from './engine/write-path/write-path-settings.js';
 import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
 import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
@@ -72,6 +79,12 @@ export interface EngramOptions {
   sessionEnd?: { idleMs?: number; sweepIntervalMs?: number; lookbackMs?: number };
   /** Settings of the background job runner (`engram.jobs`); it polls only once a handler is registered. */
   jobs?: Omit<JobRunnerOptions, 'store' | 'clock' | 'onError'>;
+  /** Background write path settings (docs/write-path.md); `onNotice` hears once what is off. */
+  writePath?: WritePathSettingsInput & {
+    onNotice?: (message: string) => void;
+    /** Replaces the LLM extraction (default: none without an LLM). */
+    extractor?: MemoryExtractor;
+  };
   clock?: () => Date;
 }
 
@@ -128,9 +141,17 @@ export interface Engram {
   readonly llm: LlmProvider | null;
   /** Durable background jobs (`store.jobs`): register handlers, enqueue, read status. */
   readonly jobs: JobRunner;
+  /** What every session write enqueues (summary, promotion, extraction); add triggers here. */
+  readonly writePath: WritePath;
   /** Assembles one turn's context under the agent's budget. */
   assemble(request: AssembleRequest): Promise<AssembleResult>;
-  /** Stops the sweeper and the job runner, then closes the store. */
+  /**
+   * One conversation turn (docs/chat.md): assembles the context, streams the agent's model, then
+   * appends the user message and the answer in one append. Resolves once the answer has started;
+   * iterate the turn for `delta` events and `done`, or await `turn.result`.
+   */
+  chat(request: ChatTurnRequest): Promise<ChatTurn>;
+  /** Aborts chat turns in flight, stops the sweeper and the job runner, then closes the store. */
   close(): Promise<void>;
 }
 
@@ -146,7 +167,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   const embedder = withEmbeddingCache(options.embedder ?? (await createStaticEmbeddingProvider()));
   const longTerm = createLongTermServices(store.memories, embedder, writeCounter, clock);
   const sources = [...(options.defaultSources === false ? [] : longTerm.sources), ...(options.sources ?? [])];
-  const sessions = createSessionOperations(store, writeCounter, clock);
+  const plainSessions = createSessionOperations(store, writeCounter, clock);
   const agents = createAgentRegistry(store.documents);
   const traces = createTraceLog(store.documents, clock, options.traceRetention);
 
@@ -160,12 +181,29 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
         }, sweepIntervalMs).unref()
       : undefined;
   const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
+  const { onNotice, extractor, ...writePathSettings } = options.writePath ?? {};
+  const { llm } = options;
+  const memoryExtractor = extractor ?? (llm ? createLlmMemoryExtractor(llm, longTerm.memories) : undefined);
+  const writePath = createWritePath({
+    store,
+    sessions: plainSessions,
+    memories: longTerm.memories,
+    jobs,
+    clock,
+    contextWindow: writeModel.contextWindow,
+    settings: writePathSettings,
+    ...(memoryExtractor ? { extractor: memoryExtractor } : {}),
+    ...(llm ? { summaryWriter: createLlmSummaryWriter(llm) } : {}),
+    onError: reportError,
+    ...(onNotice ? { onNotice } : {}),
+  });
+  const sessions = withWriteTriggers(plainSessions, writePath);
   jobs.start();
   registerSessionEndHandlers(jobs, {
     store,
     ...longTerm,
     traces,
-    llm: options.llm ?? null,
+    llm: llm ?? null,
     clock,
   });
   const idleMs = options.sessionEnd?.idleMs ?? 30 * 60_000;
@@ -288,6 +326,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     return { messages: formatted, context: assembled.messages, trace: assembled.trace };
   }
 
+  const chat = createChatService({ llm: options.llm ?? null, agents, sessions, assemble, clock });
+
   return {
     store,
     sessions: { ...sessions, ...createSessionEnding(store, jobs) },
@@ -297,12 +337,16 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     procedures: longTerm.procedures,
     agents,
     traces,
-    llm: options.llm ?? null,
+    llm: llm ?? null,
     jobs,
+    writePath,
     assemble,
+    chat: chat.chat,
     async close() {
       if (sweeper) clearInterval(sweeper);
       await inactivity.stop();
+      await chat.close();
+      writePath.close();
       await jobs.close();
       await store.close();
     },

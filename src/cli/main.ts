@@ -14,9 +14,12 @@ Usage:
       Type a message: engram assembles the context for it under the budget, shows what went in
       and why, then stores the turn. Commands: /context (print the last context), /quit.
   engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE] [--auth enabled|disabled]
+               [--llm-base-url URL --llm-model NAME]
       HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. Settings come
       from flags, then ENGRAM_* environment variables, then the JSON config file (docs/server.md).
       With authentication disabled (the default) only loopback addresses are accepted (docs/auth.md).
+      An OpenAI-compatible model (flags, or ENGRAM_LLM_BASE_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_API_KEY)
+      turns on memory extraction and LLM summaries, run by the job runner inside serve (docs/write-path.md).
   engram mcp [--db ./data/engram.db] [--tenant default] [--config FILE]
       MCP server on stdio (memory tools; docs/mcp.md) for one tenant (or ENGRAM_TENANT), on the same
       database as serve (ENGRAM_DATABASE_PATH). Stdout carries only MCP messages; logs go to stderr.
@@ -58,6 +61,8 @@ async function main(argv: string[]): Promise<number> {
         db: { type: 'string' },
         config: { type: 'string' },
         auth: { type: 'string' },
+        'llm-base-url': { type: 'string' },
+        'llm-model': { type: 'string' },
       },
     });
     await startServer({ flags: values, environment: process.env, stderr: process.stderr });

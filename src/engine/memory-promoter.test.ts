@@ -8,6 +8,8 @@ const ref = { sessionId: 's1', userId: 'ada' };
 async function setup() {
   const store = createMemoryStore();
   const engram = await createEngram({ store, sweepIntervalMs: 0, defaultSources: false });
+  // The test drives the promoter itself: no background promotion job may race it.
+  await engram.jobs.close();
   const promoter = createMemoryPromoter({ store, memories: engram.memories, clock: () => new Date() });
   return { engram, promoter };
 }

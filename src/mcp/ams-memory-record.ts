@@ -1,8 +1,7 @@
 import type { MemoryRecord } from '../core/schemas/memory-record.js';
 import type { SearchHit } from '../retrieval/hybrid-search.js';
 import { formatAmsDateTime } from '../server/ams/ams-datetime.js';
-
-const time = (iso: string | null) => (iso === null ? null : formatAmsDateTime(iso));
+import { toAmsRecord } from '../server/ams/long-term-memory-mapper.js';
 
 /**
  * A long-term memory in AMS's MemoryRecord shape (all 21 fields, snake_case), plus engram's own
@@ -11,33 +10,13 @@ const time = (iso: string | null) => (iso === null ? null : formatAmsDateTime(is
  */
 export function toAmsMemoryRecord(memory: MemoryRecord) {
   return {
-    id: memory.id,
-    text: memory.text,
-    session_id: memory.sessionId,
-    user_id: memory.userId,
-    namespace: memory.namespace,
-    last_accessed: time(memory.lastAccessed),
-    created_at: time(memory.createdAt),
-    updated_at: time(memory.updatedAt),
-    pinned: memory.pinned,
-    access_count: memory.accessCount,
-    topics: memory.topics,
-    entities: memory.entities,
-    memory_hash: memory.memoryHash,
-    discrete_memory_extracted: 't',
-    memory_type: memory.memoryType,
-    persisted_at: time(memory.persistedAt),
-    extracted_from: [],
-    event_date: time(memory.eventDate),
-    extraction_strategy: 'discrete',
-    extraction_strategy_config: {},
-    metadata: memory.metadata,
+    ...toAmsRecord(memory),
     agent_id: memory.agentId,
     salience: memory.salience,
     confidence: memory.confidence,
     supersedes: memory.supersedes,
     superseded_by: memory.supersededBy,
-    valid_to: time(memory.validTo),
+    valid_to: memory.validTo === null ? null : formatAmsDateTime(memory.validTo),
   };
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseWith } from '../core/errors.js';
 import { createEngram } from '../engram.js';
 import { resolveServerConfig } from '../server/server-config.js';
+import { writePathOptionsOf } from '../server/write-path-options.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createMcpServer } from './create-mcp-server.js';
 
@@ -30,12 +31,17 @@ export async function runMcpStdio(options: {
   stderr: Writable;
 }): Promise<void> {
   const { flags, environment, stderr } = options;
-  const { databasePath } = resolveServerConfig({ db: flags.db, config: flags.config }, environment);
+  const config = resolveServerConfig({ db: flags.db, config: flags.config }, environment);
+  const { databasePath } = config;
   const tenantId = parseWith(tenantSchema, flags.tenant ?? environment.ENGRAM_TENANT ?? 'default', 'tenant');
   const report = (what: string) => (error: unknown) =>
     stderr.write(`engram mcp: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
   const store = await createSqliteStore({ path: databasePath });
-  const engram = await createEngram({ store, onBackgroundError: report('background work failed') });
+  const engram = await createEngram({
+    store,
+    ...writePathOptionsOf(config, (message) => stderr.write(`engram mcp: ${message}\n`)),
+    onBackgroundError: report('background work failed'),
+  });
   const server = createMcpServer({
     engram,
     tenantId,

@@ -2,7 +2,6 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { NotFoundError } from '../core/errors.js';
 import type { JsonObject } from '../core/schemas/json.js';
-import type { SessionState } from '../core/schemas/session.js';
 import { MAX_TTL_SECONDS } from '../core/schemas/session.js';
 import { type SessionRef, toSessionKey } from '../engine/session-ref.js';
 import { findUniqueSession } from '../server/ams/find-unique-session.js';
@@ -11,6 +10,7 @@ import {
   toMessageInput,
   toWorkingMemoryResponse,
 } from '../server/ams/working-memory-mapper.js';
+import { toSessionStateBody } from '../server/extensions/session-state-body.js';
 import { dateTimeArgument } from './ams-filter-arguments.js';
 import { defineTool, type McpContext } from './define-tool.js';
 
@@ -26,24 +26,6 @@ const messageArgument = z.object({
   id: z.string().min(1).max(128).optional().describe('Optional; a ULID is generated when absent'),
   created_at: dateTimeArgument().optional(),
 });
-
-/** A session without its messages: what writes answer with (`version` doubles as the REST ETag). */
-function toSessionSummary(state: SessionState) {
-  return {
-    session_id: state.sessionId,
-    namespace: state.namespace,
-    user_id: state.userId,
-    version: state.version,
-    data: state.data,
-    context: state.context,
-    ttl_seconds: state.ttlSeconds,
-    message_count: state.messageCount,
-    tokens: state.tokenCount,
-    created_at: state.createdAt,
-    updated_at: state.updatedAt,
-    expires_at: state.expiresAt,
-  };
-}
 
 /**
  * The session the arguments name: the exact (namespace, user, session) key when it exists, else
@@ -136,7 +118,7 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
         ),
         args.ttl_seconds === undefined ? {} : { ttlSeconds: args.ttl_seconds },
       );
-      return { session: toSessionSummary(session), messages: messages.map(toAmsMessage) };
+      return { session: toSessionStateBody(session), messages: messages.map(toAmsMessage) };
     },
   );
 
@@ -160,12 +142,12 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
       const patch = { data: args.data as JsonObject };
       if (!exists) await engram.sessions.append(ref, []);
       try {
-        return toSessionSummary(await engram.sessions.patch(ref, patch));
+        return toSessionStateBody(await engram.sessions.patch(ref, patch));
       } catch (error) {
         // Deleted (or expired) between the look-up and the patch: create it and patch once more.
         if (!(error instanceof NotFoundError)) throw error;
         await engram.sessions.append(ref, []);
-        return toSessionSummary(await engram.sessions.patch(ref, patch));
+        return toSessionStateBody(await engram.sessions.patch(ref, patch));
       }
     },
   );

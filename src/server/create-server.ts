@@ -15,6 +15,7 @@ import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { authorize, type Principal, permissionOf } from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
+import { registerChatRoutes } from './extensions/chat-routes.js';
 import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
 import { registerSessionEndRoutes } from './extensions/session-end-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
@@ -140,6 +141,7 @@ export function createServer(options: ServerOptions): EngramServer {
   registerExtensionRoutes(app, engram);
   registerMcpRoutes(app, engram);
   registerTaskRoutes(app, engram);
+  registerChatRoutes(app, engram);
   registerSessionEndRoutes(app, engram);
 
   return {

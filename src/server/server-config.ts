@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseWith, ValidationError } from '../core/errors.js';
+import { writePathSettingsSchema } from '../engine/write-path/write-path-settings.js';
 import { authSettingsSchema, mergeAuthLayers } from './auth/auth-settings.js';
 
 /** An integer given as a number or as decimal text (environment variables and flags are text). */
@@ -9,6 +10,25 @@ const integerSetting = (minimum: number, maximum: number) =>
     (value) => (typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
     z.number().int().min(minimum).max(maximum),
   );
+
+/** Numbers given as text (environment variables) become numbers; the schema checks the rest. */
+const numericText = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? Object.fromEntries(
+        Object.entries(value).map(([key, field]) => [
+          key,
+          typeof field === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(field) ? Number(field) : field,
+        ]),
+      )
+    : value;
+
+/** The chat model of the LLM features (an OpenAI-compatible server); absent = those features are off. */
+export const llmSettingsSchema = z.strictObject({
+  baseUrl: z.url(),
+  model: z.string().min(1).max(256),
+  apiKey: z.string().min(1).optional(),
+  timeoutMs: integerSetting(1, 600_000).optional(),
+});
 
 /** Log levels of pino; `silent` turns logging off. */
 export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -23,6 +43,9 @@ export const serverConfigSchema = z.strictObject({
   /** How long shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: integerSetting(0, 600_000).default(10_000),
   auth: authSettingsSchema.default({ mode: 'disabled', apiKeys: true }),
+  llm: llmSettingsSchema.optional(),
+  /** Background write path (docs/write-path.md); absent keys take the engine's defaults. */
+  writePath: z.preprocess(numericText, writePathSettingsSchema).optional(),
 });
 export type ServerConfig = z.output<typeof serverConfigSchema>;
 export type ServerConfigInput = z.input<typeof serverConfigSchema>;
@@ -37,6 +60,20 @@ export const environmentVariables = {
   ENGRAM_SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
 } as const satisfies Record<string, keyof ServerConfig>;
 
+/** Environment variables of `llm` and `writePath` (merged key by key over the config file's). */
+export const llmEnvironmentVariables = {
+  ENGRAM_LLM_BASE_URL: 'baseUrl',
+  ENGRAM_LLM_MODEL: 'model',
+  ENGRAM_LLM_API_KEY: 'apiKey',
+  ENGRAM_LLM_TIMEOUT_MS: 'timeoutMs',
+} as const;
+export const writePathEnvironmentVariables = {
+  ENGRAM_SUMMARY_THRESHOLD: 'summaryThreshold',
+  ENGRAM_SUMMARY_KEEP_RECENT: 'summaryKeepRecent',
+  ENGRAM_SUMMARY_CONTEXT_WINDOW: 'contextWindow',
+  ENGRAM_EXTRACTION_DEBOUNCE_MS: 'extractionDebounceMs',
+} as const;
+
 /** Command-line flags of `engram serve` (all optional). */
 export interface ServerFlags {
   host?: string | undefined;
@@ -45,6 +82,9 @@ export interface ServerFlags {
   config?: string | undefined;
   /** `enabled` or `disabled`: sets `auth.mode`. */
   auth?: string | undefined;
+  /** `llm.baseUrl` and `llm.model` (the API key only from the environment or the file). */
+  'llm-base-url'?: string | undefined;
+  'llm-model'?: string | undefined;
 }
 
 const defined = (entries: [string, unknown][]) =>
@@ -71,11 +111,35 @@ export function resolveServerConfig(
     ['databasePath', flags.db],
   ]);
   const auth = mergeAuthLayers(fromFile.auth, environment, flags.auth);
+  const llm = mergeLayers(fromFile.llm, [
+    ...variables(llmEnvironmentVariables, environment),
+    ['baseUrl', flags['llm-base-url']],
+    ['model', flags['llm-model']],
+  ]);
+  const writePath = mergeLayers(fromFile.writePath, variables(writePathEnvironmentVariables, environment));
   return parseWith(
     serverConfigSchema,
-    { ...fromFile, ...fromEnvironment, ...fromFlags, ...(auth === undefined ? {} : { auth }) },
+    {
+      ...fromFile,
+      ...fromEnvironment,
+      ...fromFlags,
+      ...(auth === undefined ? {} : { auth }),
+      ...(llm === undefined ? {} : { llm }),
+      ...(writePath === undefined ? {} : { writePath }),
+    },
     'server config',
   );
+}
+
+const variables = (names: Record<string, string>, environment: Record<string, string | undefined>) =>
+  Object.entries(names).map(([variable, key]): [string, unknown] => [key, environment[variable]]);
+
+/** A settings object from the file, with the given (defined) keys laid over it. */
+function mergeLayers(file: unknown, over: [string, unknown][]): unknown {
+  const overrides = defined(over);
+  if (Object.keys(overrides).length === 0) return file;
+  const base = typeof file === 'object' && file !== null && !Array.isArray(file) ? file : {};
+  return { ...base, ...overrides };
 }
 
 function readConfigFile(path: string, readFile: (path: string) => string): Record<string, unknown> {

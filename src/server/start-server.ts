@@ -5,6 +5,7 @@ import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createServer, type EngramServer } from './create-server.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
+import { writePathOptionsOf } from './write-path-options.js';
 
 /** What start prints about authentication: a loud warning when it is off. */
 function authNotice(config: ServerConfig): string {
@@ -35,11 +36,16 @@ export async function startServer(options: {
   const store = await createSqliteStore({ path: config.databasePath });
   const engram = await createEngram({
     store,
+    // The job runner runs here: summaries, promotion and extraction happen in this process.
+    ...writePathOptionsOf(config, (message) => logger.info(message)),
     onBackgroundError: (error) => logger.error({ err: error }, 'background work failed'),
   });
   const server = createServer({ engram, config, logger });
   const { url } = await server.listen();
-  options.stderr.write(`engram listening on ${url} (database ${config.databasePath})\n${authNotice(config)}`);
+  const model = config.llm ? `LLM ${config.llm.model} at ${config.llm.baseUrl}` : 'no LLM';
+  options.stderr.write(
+    `engram listening on ${url} (database ${config.databasePath}, ${model})\n${authNotice(config)}`,
+  );
   const shutdown = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     server.close().then(

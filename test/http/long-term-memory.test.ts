@@ -12,7 +12,6 @@ const create = (memories: unknown[], extra: Json = {}) =>
   call('/v1/long-term-memory/', 'POST', { memories, ...extra });
 const search = (body: Json) => call('/v1/long-term-memory/search', 'POST', body);
 const ids = (result: { body: Json }) => (result.body.memories as Json[]).map((memory) => memory.id);
-const sorted = (result: { body: Json }) => [...ids(result)].sort();
 
 const recordFields = [
   'id',

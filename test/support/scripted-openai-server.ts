@@ -16,11 +16,11 @@ export interface ScriptedRequest {
 
 /**
  * One scripted answer. `content` answers as a completion (or, when the request streams, as SSE
- * chunks of `chunks` or of the content split in words); `status` answers an error with `body` and
+ * chunks of `chunks` or of the content split in words, `chunkDelayMs` apart); `status` answers an error with `body` and
  * `headers`; `raw` sends a body as is; `hang` never answers; `delayMs` waits first.
  */
 export type ScriptedReply = { delayMs?: number } & (
-  | { content: string; chunks?: string[]; finishReason?: string; omitDone?: boolean }
+  | { content: string; chunks?: string[]; finishReason?: string; omitDone?: boolean; chunkDelayMs?: number }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { raw: string; contentType?: string }
   | { hang: true }
@@ -55,9 +55,15 @@ const chunk = (delta: Record<string, string>, finishReason: string | null) => ({
   choices: [{ index: 0, delta, finish_reason: finishReason }],
 });
 
-function sendStream(
+async function sendStream(
   response: ServerResponse,
-  reply: { content: string; chunks?: string[]; finishReason?: string; omitDone?: boolean },
+  reply: {
+    content: string;
+    chunks?: string[];
+    finishReason?: string;
+    omitDone?: boolean;
+    chunkDelayMs?: number;
+  },
 ) {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const pieces = reply.chunks ?? reply.content.split(/(?<= )/);
@@ -66,7 +72,13 @@ function sendStream(
     ...pieces.map((piece) => chunk({ content: piece }, null)),
     chunk({}, reply.finishReason ?? 'stop'),
   ];
-  for (const event of events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+  for (const event of events) {
+    // A client that hung up (an aborted request) gets no more chunks.
+    if (response.destroyed) return;
+    response.write(`data: ${JSON.stringify(event)}\n\n`);
+    if (reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
+  }
+  if (response.destroyed) return;
   if (!reply.omitDone) response.write('data: [DONE]\n\n');
   response.end();
 }
@@ -85,7 +97,7 @@ function answer(request: ScriptedRequest, reply: ScriptedReply | undefined, resp
     response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
     response.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? { error: {} }));
   } else if (request.body.stream) {
-    sendStream(response, reply);
+    void sendStream(response, reply);
   } else {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(completion(reply.content, reply.finishReason ?? 'stop')));

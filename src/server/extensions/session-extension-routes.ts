@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { JsonObject } from '../../core/schemas/json.js';
-import type { SessionState } from '../../core/schemas/session.js';
 import type { Engram } from '../../engram.js';
 import { sessionRefFromRequest } from '../ams/session-ref-from-request.js';
 import { toAmsMessage, toMessageInput } from '../ams/working-memory-mapper.js';
@@ -13,6 +12,7 @@ import {
   sessionStateResponseSchema,
 } from './session-extension-response-schemas.js';
 import { appendMessagesBodySchema, sessionPatchBodySchema } from './session-extension-schemas.js';
+import { toSessionStateBody } from './session-state-body.js';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
@@ -49,24 +49,6 @@ const docs = {
     extension: true,
   },
 } satisfies Record<string, RouteDocs>;
-
-/** engram's view of a session without its messages: the version is also the ETag. */
-function toSessionStateBody(state: SessionState) {
-  return {
-    session_id: state.sessionId,
-    namespace: state.namespace,
-    user_id: state.userId,
-    version: state.version,
-    data: state.data,
-    context: state.context,
-    ttl_seconds: state.ttlSeconds,
-    message_count: state.messageCount,
-    tokens: state.tokenCount,
-    created_at: state.createdAt,
-    updated_at: state.updatedAt,
-    expires_at: state.expiresAt,
-  };
-}
 
 /**
  * engram extensions of AMS working memory, answering errors as `{"error": {code, message, details}}`:

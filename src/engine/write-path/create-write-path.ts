@@ -1,0 +1,261 @@
+import { createHash } from 'node:crypto';
+import type { JsonObject } from '../../core/schemas/json.js';
+import type { SessionKey, SessionState } from '../../core/schemas/session.js';
+import type { EngramStore } from '../../stores/engram-store.js';
+import type { Job } from '../../stores/job-store.js';
+import type { JobRunner } from '../job-runner.js';
+import type { LongTermMemory } from '../long-term-memory.js';
+import { createMemoryPromoter, type MemoryPromoter } from '../memory-promoter.js';
+import type { SessionOperations } from '../session-operations.js';
+import { toSessionKey } from '../session-ref.js';
+import {
+  createSessionSummarizer,
+  type SessionSummarizer,
+  type SummaryWriter,
+} from '../session-summarizer.js';
+import { createExtractionCursors } from './extraction-cursor.js';
+import { sessionDigest, sessionJobPayload, sessionOfJob } from './session-job-payload.js';
+import {
+  createSessionMemoryExtraction,
+  type MemoryExtractor,
+  type SessionMemoryExtraction,
+} from './session-memory-extraction.js';
+import {
+  type WritePathSettings,
+  type WritePathSettingsInput,
+  writePathSettingsSchema,
+} from './write-path-settings.js';
+
+/** Job types of the write path. */
+export const WRITE_PATH_JOBS = {
+  summarize: 'summarize-session',
+  promote: 'promote-memories',
+  extract: 'extract-memories',
+} as const;
+
+export const LLM_OFF_NOTICE =
+  'LLM not configured: extraction, LLM summaries and procedure capture are off; summaries are extractive';
+
+/** What a write changed, as far as the triggers care. */
+export interface WriteChange {
+  /** The write added messages (a put with messages, an append). */
+  messagesAdded: boolean;
+}
+
+/** Enqueues `type` for the session once per `key` (see `createWritePath`). */
+export type EnqueueForSession = (
+  state: SessionState,
+  type: string,
+  key: string,
+  options?: { runAt?: Date; staleSuffix?: string },
+) => Promise<Job>;
+
+/** Runs after every session write; it only enqueues (never calls a model). */
+export type WriteTrigger = (
+  state: SessionState,
+  change: WriteChange,
+  enqueue: EnqueueForSession,
+) => Promise<void>;
+
+export interface WritePathOptions {
+  store: EngramStore;
+  /** The session operations without hooks (the summarizer records its summary through them). */
+  sessions: SessionOperations;
+  memories: LongTermMemory;
+  jobs: JobRunner;
+  clock: () => Date;
+  /** Window of the default model, used when the settings name none. */
+  contextWindow: number;
+  settings?: WritePathSettingsInput;
+  /** Writes LLM summaries; absent = extractive summaries. */
+  summaryWriter?: SummaryWriter;
+  /** Extracts memories with an LLM; absent = no extraction jobs at all. */
+  extractor?: MemoryExtractor;
+  onError: (error: unknown) => void;
+  /** Told once at start what is off (no LLM). */
+  onNotice?: (message: string) => void;
+}
+
+export interface WritePath {
+  readonly settings: WritePathSettings;
+  readonly summarizer: SessionSummarizer;
+  readonly promoter: MemoryPromoter;
+  /** Null when no extractor (no LLM) is configured. */
+  readonly extraction: SessionMemoryExtraction | null;
+  /** Enqueues the work a write calls for. Never throws: failures are reported and retried later. */
+  afterWrite(state: SessionState, change: WriteChange): Promise<void>;
+  /** Adds a trigger run after every write (e.g. session end), beside the built-in ones. */
+  addTrigger(trigger: WriteTrigger): void;
+  /** Enqueues again now for the writes whose enqueue failed; resolves how many are still waiting. */
+  catchUp(): Promise<number>;
+  close(): void;
+}
+
+/** Writes whose enqueue failed, kept (bounded) until the catch-up succeeds. */
+const MAX_WAITING_WRITES = 10_000;
+
+const pendingDigest = (state: SessionState): string | null => {
+  const pending = state.memories.filter((memory) => memory.persistedAt === null);
+  if (pending.length === 0) return null;
+  const parts = pending.map((memory) => [memory.id, memory.text]);
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
+};
+
+/**
+ * The background write path: after every session write it enqueues (never runs) the summary when
+ * the session passes its threshold, the promotion of pending memories, and a debounced LLM
+ * extraction; it registers the handlers of those jobs on `jobs`. Idempotency keys name one piece
+ * of work: repeated writes enqueue it once, and a key whose job already finished is followed by a
+ * fresh key (the work is due again).
+ */
+export function createWritePath(options: WritePathOptions): WritePath {
+  const { store, sessions, memories, jobs, clock, onError } = options;
+  const settings = writePathSettingsSchema.parse(options.settings ?? {});
+  const summarizationPolicy = {
+    contextWindow: settings.contextWindow ?? options.contextWindow,
+    threshold: settings.summaryThreshold,
+    keepRecent: settings.summaryKeepRecent,
+  };
+  const { extractor } = options;
+  const extraction = extractor
+    ? createSessionMemoryExtraction({
+        store,
+        memories,
+        cursors: createExtractionCursors(store.documents),
+        extractor,
+        clock,
+        batchMessages: settings.extractionBatchMessages,
+      })
+    : null;
+  const summarizer = createSessionSummarizer({
+    store,
+    sessions,
+    policy: summarizationPolicy,
+    ...(options.summaryWriter ? { writer: options.summaryWriter } : {}),
+    // Messages leaving working memory are extracted first, so the summary never hides unread facts.
+    ...(extraction
+      ? {
+          beforeSummarize: async (ref, leaving) => {
+            const last = leaving.at(-1);
+            if (last) await extraction(toSessionKey(ref), { throughSeq: last.seq });
+          },
+        }
+      : {}),
+  });
+  const promoter = createMemoryPromoter({ store, memories, clock });
+  if (!extraction) options.onNotice?.(LLM_OFF_NOTICE);
+
+  jobs.register(WRITE_PATH_JOBS.summarize, async (payload, { job }) => ({
+    ...(await summarizer.summarize(sessionOfJob(payload, job))),
+  }));
+  jobs.register(WRITE_PATH_JOBS.promote, async (payload, { job }) => {
+    const result = await promoter.promote(sessionOfJob(payload, job));
+    return { created: result.created, versioned: result.versioned, unchanged: result.unchanged };
+  });
+  if (extraction) {
+    jobs.register(WRITE_PATH_JOBS.extract, async (payload, { job, signal }) => {
+      const { createdAt, ...ref } = sessionOfJob(payload, job);
+      return { ...(await extraction(toSessionKey(ref), { createdAt, signal })) };
+    });
+  }
+
+  const enqueue: EnqueueForSession = async (state, type, key, enqueueOptions = {}) => {
+    const payload: JsonObject = sessionJobPayload(state);
+    const runAt = enqueueOptions.runAt ? { runAt: enqueueOptions.runAt.toISOString() } : {};
+    const job = await jobs.enqueue(state.tenantId, type, payload, { idempotencyKey: key, ...runAt });
+    if (job.status !== 'succeeded' && job.status !== 'failed') return job;
+    // The work this key named was done (or given up) earlier, and the write says it is due again.
+    const suffix = enqueueOptions.staleSuffix ?? `v${state.version}`;
+    return jobs.enqueue(state.tenantId, type, payload, { idempotencyKey: `${key}:${suffix}`, ...runAt });
+  };
+
+  const builtIn: WriteTrigger = async (state, change) => {
+    const session = sessionDigest(state);
+    if (summarizer.needsSummary(state)) {
+      await enqueue(state, WRITE_PATH_JOBS.summarize, `summarize:${session}:${state.summarized.throughSeq}`, {
+        staleSuffix: `s${state.lastSeq}`,
+      });
+    }
+    const pending = pendingDigest(state);
+    if (pending) await enqueue(state, WRITE_PATH_JOBS.promote, `promote:${session}:${pending}`);
+    if (extraction && change.messagesAdded) {
+      const now = clock().getTime();
+      const debounce = settings.extractionDebounceMs;
+      const window = debounce > 0 ? `w${Math.floor(now / debounce)}` : `s${state.lastSeq}`;
+      await enqueue(state, WRITE_PATH_JOBS.extract, `extract:${session}:${window}`, {
+        runAt: new Date(now + debounce),
+        staleSuffix: `s${state.lastSeq}`,
+      });
+    }
+  };
+  const triggers: WriteTrigger[] = [builtIn];
+  const waiting = new Map<string, { key: SessionKey; change: WriteChange }>();
+
+  async function runTriggers(state: SessionState, change: WriteChange): Promise<void> {
+    const failures: unknown[] = [];
+    for (const trigger of triggers) {
+      await trigger(state, change, enqueue).catch((error: unknown) => failures.push(error));
+    }
+    if (failures.length > 0) throw failures[0];
+  }
+
+  async function afterWrite(state: SessionState, change: WriteChange): Promise<void> {
+    try {
+      await runTriggers(state, change);
+    } catch (error) {
+      // The write itself succeeded; its jobs are enqueued again by the catch-up (or the next write).
+      onError(error);
+      const key = toKey(state);
+      const id = JSON.stringify([key.tenantId, key.namespace, key.userId, key.sessionId]);
+      const earlier = waiting.get(id);
+      if (waiting.size < MAX_WAITING_WRITES || earlier) {
+        waiting.set(id, {
+          key,
+          change: { messagesAdded: change.messagesAdded || !!earlier?.change.messagesAdded },
+        });
+      }
+    }
+  }
+
+  async function catchUp(): Promise<number> {
+    for (const [id, { key, change }] of [...waiting]) {
+      try {
+        const state = await store.getSession(key);
+        if (state) await runTriggers(state, change);
+        waiting.delete(id);
+      } catch (error) {
+        onError(error);
+      }
+    }
+    return waiting.size;
+  }
+
+  const timer =
+    settings.catchUpIntervalMs > 0
+      ? setInterval(() => {
+          if (waiting.size > 0) catchUp().catch(onError);
+        }, settings.catchUpIntervalMs).unref()
+      : undefined;
+
+  return {
+    settings,
+    summarizer,
+    promoter,
+    extraction,
+    afterWrite,
+    addTrigger: (trigger) => {
+      triggers.push(trigger);
+    },
+    catchUp,
+    close: () => {
+      if (timer) clearInterval(timer);
+    },
+  };
+}
+
+const toKey = (ref: Pick<SessionKey, keyof SessionKey>): SessionKey => ({
+  tenantId: ref.tenantId,
+  namespace: ref.namespace,
+  userId: ref.userId,
+  sessionId: ref.sessionId,
+});

@@ -1,0 +1,46 @@
+import type { SessionKey } from '../../core/schemas/session.js';
+import type { DocumentStore } from '../../stores/document-store.js';
+import { sessionDigest } from './session-job-payload.js';
+
+/** Collection of `store.documents` holding one extraction cursor per session. */
+export const EXTRACTION_CURSORS = 'extraction-cursors';
+
+/** Where extraction stands in a session: every message with seq <= `seq` was sent to the model. */
+export interface ExtractionCursor {
+  seq: number;
+  /** The document version to compare-and-set against; 0 when there is none yet. */
+  version: number;
+}
+
+type CursorSession = SessionKey & { createdAt: string };
+
+/**
+ * Per-session extraction cursors. A cursor belongs to one incarnation of a session: a session
+ * deleted and written again (a new `createdAt`) starts from the beginning of its new log.
+ */
+export function createExtractionCursors(documents: DocumentStore) {
+  return {
+    async read(session: CursorSession): Promise<ExtractionCursor> {
+      const stored = await documents.getDocument(
+        session.tenantId,
+        EXTRACTION_CURSORS,
+        sessionDigest(session),
+      );
+      if (!stored) return { seq: 0, version: 0 };
+      const seq = typeof stored.value.seq === 'number' ? stored.value.seq : 0;
+      return { seq, version: stored.version };
+    },
+    /** Moves the cursor to `seq`; VersionConflictError when another extraction moved it first. */
+    async move(session: CursorSession, seq: number, expectedVersion: number): Promise<void> {
+      await documents.putDocument(
+        session.tenantId,
+        EXTRACTION_CURSORS,
+        sessionDigest(session),
+        { seq, sessionId: session.sessionId, sessionCreatedAt: session.createdAt },
+        { expectedVersion },
+      );
+    },
+  };
+}
+
+export type ExtractionCursors = ReturnType<typeof createExtractionCursors>;

@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { unsafeTriggerReason } from './safe-trigger.js';
+
+describe('unsafeTriggerReason', () => {
+  it.each([
+    '\\bdeploy\\b.*\\bstaging\\b',
+    '^(please )?(reset|change) (my|the) password\\b',
+    '\\bexpense reports?\\b',
+    '\\bbook (a )?flight\\b',
+    '\\b(file|submit) an? expense\\b',
+  ])('accepts %j', (pattern) => {
+    expect(unsafeTriggerReason(pattern)).toBeNull();
+  });
+
+  it.each([
+    ['', /length/],
+    ['a'.repeat(301), /length/],
+    ['(unclosed', /not a valid regular expression/],
+    ['(a+)+$', /repeats a group/],
+    ['(\\w+\\s?)*deploy', /repeats a group/],
+    ['(deploy|deploy)+', /repeats a group/],
+    ['((ab)*c)+release', /repeats a group/],
+    ['(\\w)\\1 deploy', /backreference/],
+    ['deploy.*a.*b.*c.*d', /more than 3 repetitions/],
+    ['(deploy)?', /empty string/],
+    ['.*', /empty string/],
+    ['\\w+\\s\\w+', /literal word/],
+    ['[a-z]{3,}', /literal word/],
+  ])('refuses %j', (pattern, reason) => {
+    expect(unsafeTriggerReason(pattern)).toMatch(reason);
+  });
+
+  it('property: an accepted trigger compiles and answers a long near-miss input quickly enough to finish', () => {
+    const pieces = fc.constantFrom(
+      'deploy',
+      'staging',
+      '\\b',
+      '.*',
+      '\\s+',
+      '(a|b)',
+      '+',
+      '?',
+      '(x+)',
+      '*',
+      '[a-z]',
+    );
+    fc.assert(
+      fc.property(fc.array(pieces, { minLength: 1, maxLength: 8 }), (parts) => {
+        const pattern = parts.join('');
+        if (unsafeTriggerReason(pattern) !== null) return;
+        const compiled = new RegExp(pattern, 'iu');
+        // Completes (no catastrophic backtracking on the accepted shapes): the test would hang otherwise.
+        compiled.test(`${'a'.repeat(2_000)}!`);
+        expect(pattern.length).toBeLessThanOrEqual(300);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

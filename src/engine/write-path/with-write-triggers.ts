@@ -1,0 +1,27 @@
+import type { SessionOperations } from '../session-operations.js';
+import type { WritePath } from './create-write-path.js';
+
+/**
+ * Session operations that hand every successful put, append and patch to the write path, which
+ * enqueues the background work. The write is durable before that; enqueueing never fails it.
+ */
+export function withWriteTriggers(sessions: SessionOperations, writePath: WritePath): SessionOperations {
+  return {
+    ...sessions,
+    async put(ref, input, options) {
+      const session = await sessions.put(ref, input, options);
+      await writePath.afterWrite(session, { messagesAdded: session.messages.length > 0 });
+      return session;
+    },
+    async append(ref, messages, options) {
+      const result = await sessions.append(ref, messages, options);
+      await writePath.afterWrite(result.session, { messagesAdded: result.messages.length > 0 });
+      return result;
+    },
+    async patch(ref, patch, options) {
+      const state = await sessions.patch(ref, patch, options);
+      await writePath.afterWrite(state, { messagesAdded: false });
+      return state;
+    },
+  };
+}
