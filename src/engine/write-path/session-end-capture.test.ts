@@ -6,13 +6,16 @@ import type { LlmProvider } from '../../providers/llm/llm-provider.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
 import { createJobRunner, type JobRunner } from '../job-runner.js';
 import { toSessionKey } from '../session-ref.js';
+import { extractiveEpisode } from './llm/write-episode.js';
 import { enqueueSessionEnd, registerSessionEndHandlers, type SessionEndDependencies } from './session-end.js';
 import { SESSION_ENDS_COLLECTION } from './session-end-marks.js';
-import type { ProcedureCapturer } from './session-end-writers.js';
+import type { EpisodeWriter, ProcedureCapturer } from './session-end-writers.js';
 
 const tenantId = 'acme';
 const ref = { tenantId, sessionId: 'support-1', userId: 'dana' };
 const agent = { id: 'support-bot', systemPrompt: 'You help with orders.' };
+/** The episode without the model (the stub below would fail it). */
+const extractive: EpisodeWriter = async (_llm, input) => extractiveEpisode(input);
 /** Never called: the capture and episode writers are test doubles; only its presence matters. */
 const llm: LlmProvider = {
   model: 'test:none',
@@ -53,6 +56,7 @@ async function setUp(overrides: Partial<SessionEndDependencies> = {}) {
     traces: engram.traces,
     llm,
     captureProcedure: refundProcedure,
+    writeEpisode: extractive,
     clock,
     log: () => {},
     ...overrides,
@@ -129,6 +133,7 @@ describe('a failed session end', () => {
       traces: engram.traces,
       llm,
       captureProcedure: refundProcedure,
+      writeEpisode: extractive,
       clock,
       log: () => {},
     });

@@ -1,7 +1,11 @@
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { ProcedureInput } from '../../core/schemas/procedure.js';
-import { extractiveSummary } from '../../core/summarization/extractive-summary.js';
 import type { LlmProvider } from '../../providers/llm/llm-provider.js';
+
+/**
+ * The LLM functions the end-session job calls (`writeEpisode`, `captureProcedure` in ./llm/ by
+ * default), as types, so tests and embedders can substitute them.
+ */
 
 /** Writes an episode's text from the session's unsummarized messages and its running summary. */
 export type EpisodeWriter = (
@@ -17,23 +21,3 @@ export type ProcedureCapturer = (
   llm: LlmProvider,
   input: { messages: StoredMessage[]; agentId: string },
 ) => Promise<ProcedureProposal | null>;
-
-/**
- * The episode without a model: the running summary followed by the most informative sentences of
- * the messages (extractiveSummary), and as key facts the most informative sentences of the user.
- */
-export const extractiveEpisodeWriter: EpisodeWriter = async (_llm, { messages, summary }) => {
-  const text =
-    extractiveSummary(summary, messages, 2_000).trim() ||
-    `(${messages.length} messages without informative content)`;
-  const keyFacts = extractiveSummary(
-    null,
-    messages.filter((message) => message.role === 'user'),
-    800,
-  )
-    .split('\n')
-    .map((line) => line.replace(/^- user: /, '').trim())
-    .filter((line) => line.length > 0)
-    .slice(0, 10);
-  return { summary: text, keyFacts };
-};

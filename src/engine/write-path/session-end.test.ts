@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { startScriptedOpenAIServer } from '../../../test/support/scripted-openai-server.js';
 import { createEngram, type Engram } from '../../engram.js';
+import { createOpenAIChatProvider } from '../../providers/llm/openai-chat-provider.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
 import { SESSION_ENDS_COLLECTION } from './session-end-marks.js';
 import { createInactivitySweeper } from './session-end-sweeper.js';
@@ -183,5 +185,62 @@ describe('the inactivity sweep', () => {
     expect(await sweeper.sweep()).toBe(1);
     const after = await engram.jobs.list(tenantId, { type: 'end-session', limit: 10, offset: 0 });
     expect(after.jobs).toHaveLength(2);
+  });
+});
+
+describe('ending a session with a model', () => {
+  it('writes the model’s episode and stores its captured procedure as pending', async () => {
+    const server = await startScriptedOpenAIServer(
+      {
+        content: JSON.stringify({
+          summary: 'Alice planned a May trip to Lisbon with her sister Ana and chose a hotel in Alfama.',
+          key_facts: ['Alice travels to Lisbon in May with her sister Ana.'],
+        }),
+      },
+      {
+        content: JSON.stringify({
+          multi_step_task: true,
+          procedure: {
+            name: 'Book a city trip hotel',
+            triggers: ['\\bhotel\\b'],
+            examples: ['Find me a hotel in Lisbon'],
+            steps: ['Ask for the dates and budget', 'Propose hotels in the preferred area'],
+          },
+        }),
+      },
+    );
+    try {
+      const clock = fakeClock();
+      const llm = createOpenAIChatProvider({ baseUrl: server.baseUrl, model: 'scripted-model' });
+      engram = await createEngram({
+        store: createMemoryStore({ clock: clock.now }),
+        clock: clock.now,
+        llm,
+        sweepIntervalMs: 0,
+      });
+      await engram.sessions.append(alice, tripMessages);
+      const { job } = await engram.sessions.end(alice, { agentId: 'travel-bot' });
+      const done = await settled(engram, job?.id ?? '');
+      expect(done).toMatchObject({ status: 'succeeded' });
+      expect(server.requests).toHaveLength(2);
+      expect(JSON.stringify(server.requests[0]?.body.messages)).toContain('quiet hotel in Alfama');
+
+      const [hit] = await engram.episodes.search(tenantId, { userId: 'alice', query: 'Lisbon trip' });
+      expect(hit?.episode).toMatchObject({
+        agentId: 'travel-bot',
+        summary: 'Alice planned a May trip to Lisbon with her sister Ana and chose a hotel in Alfama.',
+        keyFacts: ['Alice travels to Lisbon in May with her sister Ana.'],
+      });
+      expect(await engram.procedures.list(tenantId, 'travel-bot')).toEqual([
+        expect.objectContaining({
+          name: 'Book a city trip hotel',
+          status: 'pending',
+          triggers: ['\\bhotel\\b'],
+        }),
+      ]);
+      expect(done.result).toMatchObject({ episodeId: hit?.episode.id, procedureId: expect.any(String) });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -12,13 +12,10 @@ import type { LongTermMemory } from '../long-term-memory.js';
 import type { ProcedureLibrary } from '../procedure-library.js';
 import { type SessionRef, toSessionKey } from '../session-ref.js';
 import type { TraceLog } from '../trace-log.js';
+import { captureProcedure } from './llm/capture-procedure.js';
+import { writeEpisode } from './llm/write-episode.js';
 import { endedThrough, readEndMark, writeEndMark } from './session-end-marks.js';
-import {
-  type EpisodeWriter,
-  extractiveEpisodeWriter,
-  type ProcedureCapturer,
-  type ProcedureProposal,
-} from './session-end-writers.js';
+import type { EpisodeWriter, ProcedureCapturer, ProcedureProposal } from './session-end-writers.js';
 
 /** Job type of ending a session: one episode (and maybe one pending procedure) per end. */
 export const END_SESSION_JOB = 'end-session';
@@ -65,9 +62,9 @@ export interface SessionEndDependencies {
   memories: LongTermMemory;
   traces: TraceLog;
   llm: LlmProvider | null;
-  /** Default: the extractive episode (no model). */
+  /** Default: `writeEpisode` (the model, or the extractive episode when `llm` is null). */
   writeEpisode?: EpisodeWriter;
-  /** Default: none, so capture is skipped (logged). */
+  /** Default: `captureProcedure` (runs only with an LLM). */
   captureProcedure?: ProcedureCapturer;
   clock: () => Date;
   /** Why a step was skipped (no user, no LLM, …). Default: console.info. */
@@ -104,9 +101,9 @@ export function createSessionEnding(store: EngramStore, jobs: JobRunner): Sessio
       const session = await store.getSession(key);
       if (!session) throw new NotFoundError('Session', key.sessionId);
       if (session.lastSeq === 0) return { job: null, throughSeq: 0 };
-      const stored = await readEndMark(store.documents, key, session.createdAt);
+      // Already ended through lastSeq: the same key returns that end's job.
       const job = await enqueueSessionEnd(jobs, key, session, agentId ?? null);
-      return { job, throughSeq: Math.max(session.lastSeq, endedThrough(stored)) };
+      return { job, throughSeq: session.lastSeq };
     },
   };
 }
@@ -162,7 +159,7 @@ async function endSession(
   const episodeText =
     key.userId === null
       ? null
-      : await (dependencies.writeEpisode ?? extractiveEpisodeWriter)(dependencies.llm, { messages, summary });
+      : await (dependencies.writeEpisode ?? writeEpisode)(dependencies.llm, { messages, summary });
   if (key.userId === null) log(`session ${key.sessionId} has no user: no episode (episodes are per user)`);
   const { proposal, skipped } = await proposeProcedure(dependencies, messages, agentId);
   if (skipped) log(`procedure capture skipped for session ${key.sessionId}: ${skipped}`);
@@ -228,13 +225,13 @@ async function proposeProcedure(
   messages: StoredMessage[],
   agentId: string | null,
 ): Promise<{ proposal: ProcedureProposal | null; skipped: string | null }> {
-  const { llm, captureProcedure } = dependencies;
+  const { llm } = dependencies;
+  const capture = dependencies.captureProcedure ?? captureProcedure;
   const skip = (reason: string) => ({ proposal: null, skipped: reason });
   if (!llm) return skip('no LLM is configured');
-  if (!captureProcedure) return skip('no procedure capture is configured');
   if (!agentId) return skip('no agent is known for the session');
   if (messages.length === 0) return skip('no unsummarized messages');
-  return { proposal: await captureProcedure(llm, { messages, agentId }), skipped: null };
+  return { proposal: await capture(llm, { messages, agentId }), skipped: null };
 }
 
 /** The agent of the session's latest assembled context, if one was traced. */
