@@ -142,6 +142,28 @@ describe('ending a session', () => {
   });
 });
 
+describe('ending a summarized session', () => {
+  it('writes the episode from the summary and dates it by the first and last message', async () => {
+    const { engram, clock } = await start();
+    const stamps = ['2026-02-01T10:00:00.000Z', '2026-02-01T10:05:00.000Z', '2026-02-01T10:09:00.000Z'];
+    await engram.sessions.append(
+      alice,
+      tripMessages.map((message, index) => ({ ...message, createdAt: stamps[index] })),
+    );
+    await engram.sessions.recordSummary(alice, {
+      context: 'Alice is planning a Lisbon trip in May and wants a quiet hotel in Alfama.',
+      throughSeq: 3,
+      expectedThroughSeq: 0,
+    });
+    clock.advance(MINUTE);
+    const { job } = await engram.sessions.end(alice);
+    await settled(engram, job?.id ?? '');
+    const [hit] = await engram.episodes.search(tenantId, { userId: 'alice', query: 'quiet hotel Alfama' });
+    expect(hit?.episode.summary).toContain('quiet hotel in Alfama');
+    expect(hit?.episode).toMatchObject({ startedAt: stamps[0], endedAt: stamps[2] });
+  });
+});
+
 describe('the inactivity sweep', () => {
   it('ends a session idle for idleMs once, and again only after new messages', async () => {
     const { engram, clock } = await start();

@@ -153,7 +153,16 @@ async function endSession(
     limit: 1,
   });
   if (!first) return { skipped: 'no messages to end', throughSeq: payload.throughSeq };
-  const last = messages.at(-1) ?? first;
+  // All of them summarized: the last one still dates the episode's end.
+  const [newest] =
+    messages.length > 0
+      ? []
+      : await store.readMessages(key, {
+          order: 'newest-first',
+          beforeSeq: payload.throughSeq + 1,
+          limit: 1,
+        });
+  const last = messages.at(-1) ?? newest ?? first;
 
   const agentId = payload.agentId ?? (await latestAgent(dependencies.traces, key));
   const episodeText =
