@@ -33,6 +33,12 @@ import { createTraceLog, type TraceLog } from './engine/trace-log.js';
 import { createWritePath, type WritePath } from './engine/write-path/create-write-path.js';
 import { createLlmSummaryWriter } from './engine/write-path/llm/llm-summary-writer.js';
 import { createLlmMemoryExtractor } from './engine/write-path/llm-memory-extractor.js';
+import {
+  createSessionEnding,
+  registerSessionEndHandlers,
+  type SessionEnding,
+} from './engine/write-path/session-end.js';
+import { createInactivitySweeper } from './engine/write-path/session-end-sweeper.js';
 import type { MemoryExtractor } from './engine/write-path/session-memory-extraction.js';
 import { withWriteTriggers } from './engine/write-path/with-write-triggers.js';
 import type { WritePathSettingsInput } from './engine/write-path/write-path-settings.js';
@@ -65,6 +71,12 @@ export interface EngramOptions {
   onBackgroundError?: (error: unknown) => void;
   /** A chat model for LLM-based features. Without one they are off and say so; the rest works. */
   llm?: LlmProvider;
+  /**
+   * Ending sessions (episodes, procedure capture): a session with no write for `idleMs` (default
+   * 30 min; 0: never by inactivity) is ended by a sweep every `sweepIntervalMs` (default: the TTL
+   * sweeper's interval). See docs/episodes.md.
+   */
+  sessionEnd?: { idleMs?: number; sweepIntervalMs?: number; lookbackMs?: number };
   /** Settings of the background job runner (`engram.jobs`); it polls only once a handler is registered. */
   jobs?: Omit<JobRunnerOptions, 'store' | 'clock' | 'onError'>;
   /** Background write path settings (docs/write-path.md); `onNotice` hears once what is off. */
@@ -111,7 +123,8 @@ export interface AssembleResult {
 /** An engram instance: session working memory plus per-turn context assembly. */
 export interface Engram {
   readonly store: EngramStore;
-  readonly sessions: SessionOperations;
+  /** Session working memory, and `end` (episode and procedure capture, as a background job). */
+  readonly sessions: SessionOperations & SessionEnding;
   /** Long-term memories: create, edit (versions), search (hybrid), working set. */
   readonly memories: LongTermMemory;
   /** Knowledge documents per agent. */
@@ -186,6 +199,24 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   });
   const sessions = withWriteTriggers(plainSessions, writePath);
   jobs.start();
+  registerSessionEndHandlers(jobs, {
+    store,
+    ...longTerm,
+    traces,
+    llm: llm ?? null,
+    clock,
+  });
+  const idleMs = options.sessionEnd?.idleMs ?? 30 * 60_000;
+  const inactivity = createInactivitySweeper({
+    store,
+    jobs,
+    clock,
+    idleMs,
+    intervalMs: idleMs > 0 ? (options.sessionEnd?.sweepIntervalMs ?? sweepIntervalMs) : 0,
+    ...(options.sessionEnd?.lookbackMs === undefined ? {} : { lookbackMs: options.sessionEnd.lookbackMs }),
+    onError: reportError,
+  });
+  inactivity.start();
 
   // One memoizing counter per encoding: system prompts are counted once, not every turn.
   const countersByEncoding = new Map<string, TokenCounter>();
@@ -299,7 +330,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
 
   return {
     store,
-    sessions,
+    sessions: { ...sessions, ...createSessionEnding(store, jobs) },
     memories: longTerm.memories,
     knowledge: longTerm.knowledge,
     episodes: longTerm.episodes,
@@ -313,6 +344,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     chat: chat.chat,
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await inactivity.stop();
       await chat.close();
       writePath.close();
       await jobs.close();

@@ -17,6 +17,7 @@ import { anonymousPrincipal, authorize, type Principal, permissionOf } from './a
 import { describeError, type ErrorShape } from './describe-error.js';
 import { registerChatRoutes } from './extensions/chat-routes.js';
 import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
+import { registerSessionEndRoutes } from './extensions/session-end-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
@@ -158,6 +159,7 @@ export function createServer(options: ServerOptions): EngramServer {
   registerMcpRoutes(app, engram);
   registerTaskRoutes(app, engram);
   registerChatRoutes(app, engram);
+  registerSessionEndRoutes(app, engram);
 
   return {
     config,

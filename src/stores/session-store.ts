@@ -81,6 +81,14 @@ export interface SessionStore {
    */
   listSessions(query: SessionListQuery): Promise<{ sessions: SessionSummary[]; total: number }>;
 
+  /**
+   * Live sessions of every tenant with `updatedFrom <= updatedAt < updatedBefore`, oldest
+   * `updatedAt` first, for background sweeps (ending inactive sessions). Pages by an opaque driver
+   * cursor: `cursor` is null on the last page, else passed back as `after` for the next one; a
+   * session written meanwhile moves out of the range rather than appearing twice.
+   */
+  listIdleSessions(query: IdleSessionQuery): Promise<{ sessions: IdleSession[]; cursor: string | null }>;
+
   /** Physically deletes expired sessions; resolves the number deleted. */
   deleteExpired(): Promise<number>;
 
@@ -151,6 +159,24 @@ export interface SessionListQuery {
   sessionId?: string;
   limit: number;
   offset: number;
+}
+
+export interface IdleSessionQuery {
+  /** ISO time; absent = no lower bound. */
+  updatedFrom?: string;
+  /** ISO time, exclusive. */
+  updatedBefore: string;
+  /** The previous page's `cursor`. */
+  after?: string;
+  limit: number;
+}
+
+/** A row of an idle-session listing: enough to end the session without reading it. */
+export interface IdleSession extends SessionKey {
+  /** Tells a session from an earlier one of the same key that was deleted. */
+  createdAt: string;
+  updatedAt: string;
+  lastSeq: number;
 }
 
 /** Options every driver factory accepts. `clock` exists for deterministic TTL tests. */

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { SessionStore } from '../../src/stores/session-store.js';
 import { describeExpiryConformance } from './expiry-conformance.js';
 import { type ConformanceContext, createFakeClock } from './fixtures.js';
+import { describeIdleConformance } from './idle-conformance.js';
 import { describeModelConformance } from './model-conformance.js';
 import { describeReadConformance } from './read-conformance.js';
 import { describeRevisionConformance } from './revision-conformance.js';
@@ -35,5 +36,6 @@ export function describeSessionStoreConformance(
     describe('expiry', () => describeExpiryConformance(context));
     describe('summary mark', () => describeSummaryConformance(context));
     describe('model', () => describeModelConformance(context));
+    describe('idle listing', () => describeIdleConformance(context));
   });
 }

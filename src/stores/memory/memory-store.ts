@@ -1,4 +1,4 @@
-import { NotFoundError, StoreError } from '../../core/errors.js';
+import { NotFoundError, StoreError, ValidationError } from '../../core/errors.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionKey, SessionState, SessionSummary } from '../../core/schemas/session.js';
 import type { EngramStore } from '../engram-store.js';
@@ -18,11 +18,26 @@ import {
   toStoredMessage,
   unsummarized,
 } from '../session-rules.js';
-import type { MessageQuery, StoreOptions } from '../session-store.js';
-import { compareListOrder } from './list-order.js';
+import type { IdleSession, MessageQuery, StoreOptions } from '../session-store.js';
+import { compareCodePoints, compareListOrder } from './list-order.js';
 import { createMemoryDocumentStore } from './memory-document-store.js';
 import { createMemoryJobStore } from './memory-job-store.js';
 import { createMemoryRecordStore } from './memory-record-store.js';
+
+/** Where a session sits in the idle listing: updatedAt (ms), then its key id by code point. */
+type IdlePosition = [number, string];
+
+function compareIdlePositions(left: IdlePosition, right: IdlePosition): number {
+  return left[0] - right[0] || compareCodePoints(left[1], right[1]);
+}
+
+function parseIdleCursor(cursor: string): IdlePosition {
+  const parsed: unknown = JSON.parse(cursor);
+  if (!Array.isArray(parsed) || typeof parsed[0] !== 'number' || typeof parsed[1] !== 'string') {
+    throw new ValidationError('Invalid idle-session cursor');
+  }
+  return [parsed[0], parsed[1]];
+}
 
 /** One session as held in memory. Never handed out: callers get structured clones. */
 interface SessionRecord {
@@ -261,6 +276,39 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
       matches.sort(compareListOrder);
       const offset = Math.max(0, query.offset);
       return { sessions: matches.slice(offset, offset + Math.max(0, query.limit)), total: matches.length };
+    },
+
+    async listIdleSessions(query) {
+      ensureOpen();
+      const nowMs = clock().getTime();
+      const fromMs =
+        query.updatedFrom === undefined ? Number.NEGATIVE_INFINITY : Date.parse(query.updatedFrom);
+      const beforeMs = Date.parse(query.updatedBefore);
+      const after = query.after === undefined ? null : parseIdleCursor(query.after);
+      const matches: { position: IdlePosition; session: IdleSession }[] = [];
+      for (const [id, record] of sessions) {
+        const state = record.state;
+        const updatedMs = Date.parse(state.updatedAt);
+        if (isExpired(record.expiresAtMs, nowMs) || updatedMs < fromMs || updatedMs >= beforeMs) continue;
+        const position: IdlePosition = [updatedMs, id];
+        if (after && compareIdlePositions(position, after) <= 0) continue;
+        matches.push({
+          position,
+          session: {
+            ...copyKey(state),
+            createdAt: state.createdAt,
+            updatedAt: state.updatedAt,
+            lastSeq: state.lastSeq,
+          },
+        });
+      }
+      matches.sort((left, right) => compareIdlePositions(left.position, right.position));
+      const page = matches.slice(0, Math.max(0, query.limit));
+      const last = page.at(-1);
+      return {
+        sessions: page.map((match) => match.session),
+        cursor: last && matches.length > page.length ? JSON.stringify(last.position) : null,
+      };
     },
 
     async deleteExpired() {

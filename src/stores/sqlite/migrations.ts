@@ -281,6 +281,15 @@ export const migrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 11,
+    name: 'sessions by last update, across tenants',
+    sql: `
+      -- listIdleSessions: the inactivity sweep walks sessions of every tenant by updated_at (pk,
+      -- the rowid, is implicitly the index's last column and breaks ties).
+      CREATE INDEX sessions_by_update ON sessions (updated_at);
+    `,
+  },
 ];
 
 /**

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { NotFoundError, StoreError } from '../../core/errors.js';
+import { NotFoundError, StoreError, ValidationError } from '../../core/errors.js';
 import type { NewMessage, StoredMessage } from '../../core/schemas/message.js';
 import type { SessionKey, SessionState } from '../../core/schemas/session.js';
 import type { EngramStore } from '../engram-store.js';
@@ -20,6 +20,7 @@ import {
 } from '../session-rules.js';
 import type {
   AppendOptions,
+  IdleSessionQuery,
   MessageQuery,
   SessionListQuery,
   SessionPatch,
@@ -52,6 +53,15 @@ export interface SqliteStoreOptions extends StoreOptions {
 const newIncarnation = (): number => randomInt(2 ** 48 - 1) + 1;
 
 /** A statement with RETURNING always yields its row; a missing one means the database misbehaved. */
+/** Decodes a `listIdleSessions` cursor: [updated_at, pk] of the previous page's last row. */
+function parseIdleCursor(cursor: string): [number, number] {
+  const parsed: unknown = JSON.parse(cursor);
+  if (!Array.isArray(parsed) || !Number.isInteger(parsed[0]) || !Number.isInteger(parsed[1])) {
+    throw new ValidationError('Invalid idle-session cursor');
+  }
+  return [parsed[0] as number, parsed[1] as number];
+}
+
 function required(row: SessionRow | undefined): SessionRow {
   if (!row) throw new StoreError('SQLite returned no session row');
   return row;
@@ -284,6 +294,34 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
     return { sessions, total: statements.countSessions.get(filter)?.total ?? 0 };
   });
 
+  const listIdle = (query: IdleSessionQuery) => {
+    const [afterUpdated, afterPk] = query.after === undefined ? [-1, 0] : parseIdleCursor(query.after);
+    const limit = Math.max(0, query.limit);
+    // One row more than the page tells whether another page follows.
+    const rows = statements.listIdle.all({
+      from: query.updatedFrom === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(query.updatedFrom),
+      before: Date.parse(query.updatedBefore),
+      after_updated: afterUpdated,
+      after_pk: afterPk,
+      now: clock().getTime(),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      sessions: page.map((row) => ({
+        tenantId: row.tenant_id,
+        namespace: row.namespace,
+        userId: row.user_id,
+        sessionId: row.session_id,
+        createdAt: new Date(row.created_at).toISOString(),
+        updatedAt: new Date(row.updated_at).toISOString(),
+        lastSeq: row.last_seq,
+      })),
+      cursor: last && rows.length > limit ? JSON.stringify([last.updated_at, last.pk]) : null,
+    };
+  };
+
   /** Runs `work` unless the store is closed, mapping SQLite failures to StoreError. Always async. */
   const guarded = async <T>(work: () => T): Promise<T> => {
     if (closed) throw new StoreError('The sqlite session store is closed');
@@ -320,6 +358,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
       guarded(() => patch.immediate(key, change, writeOptions?.expectedVersion)),
     deleteSession: (key) => guarded(() => remove.immediate(key)),
     listSessions: (query) => guarded(() => list(query)),
+    listIdleSessions: (query) => guarded(() => listIdle(query)),
     deleteExpired: () => guarded(() => sweep.immediate()),
     close: async () => {
       if (closed) return;

@@ -83,7 +83,23 @@ export interface Statements {
   readNewest: Statement<[MessageRange], MessageTuple>;
   listSessions: Statement<[ListFilter & { limit: number; offset: number }], SummaryRow>;
   countSessions: Statement<[ListFilter], { total: number }>;
+  listIdle: Statement<[IdleRange], IdleRow>;
 }
+
+/** Parameters of an idle-session page: from <= updated_at < before, after (after_updated, after_pk). */
+export interface IdleRange {
+  from: number;
+  before: number;
+  after_updated: number;
+  after_pk: number;
+  now: number;
+  limit: number;
+}
+
+export type IdleRow = Pick<
+  SessionRow,
+  'pk' | 'tenant_id' | 'namespace' | 'user_id' | 'session_id' | 'created_at' | 'updated_at' | 'last_seq'
+>;
 
 /** Every statement the driver runs, prepared once when the store opens. */
 export function prepareStatements(database: Database): Statements {
@@ -155,6 +171,13 @@ export function prepareStatements(database: Database): Statements {
     ),
     countSessions: database.prepare<ListFilter, { total: number }>(
       `SELECT COUNT(*) AS total FROM sessions WHERE ${LIVE_FILTER}`,
+    ),
+    listIdle: database.prepare<IdleRange, IdleRow>(
+      `SELECT pk, tenant_id, namespace, user_id, session_id, created_at, updated_at, last_seq FROM sessions
+      WHERE updated_at >= @from AND updated_at < @before
+        AND (updated_at > @after_updated OR (updated_at = @after_updated AND pk > @after_pk))
+        AND (expires_at IS NULL OR expires_at > @now)
+      ORDER BY updated_at, pk LIMIT @limit`,
     ),
   };
 }

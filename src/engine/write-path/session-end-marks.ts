@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { SessionKey } from '../../core/schemas/session.js';
+import type { DocumentStore } from '../../stores/document-store.js';
+
+/** `store.documents` collection holding, per session, how far it has been ended. */
+export const SESSION_ENDS_COLLECTION = 'session-ends';
+
+const markSchema = z.object({
+  /** The session's `createdAt` when it was ended: a session deleted and created again starts over. */
+  sessionCreatedAt: z.string(),
+  /** Messages with seq <= throughSeq are in an episode (or were skipped); later ones are not. */
+  throughSeq: z.number().int().nonnegative(),
+  episodeId: z.string().nullable(),
+  procedureId: z.string().nullable(),
+  endedAt: z.string(),
+});
+export type SessionEndMark = z.infer<typeof markSchema>;
+
+/** The mark of a session and the document version to compare-and-set against (0: none yet). */
+export interface StoredEndMark {
+  /** Null when the session was never ended, or the mark belongs to an earlier session of that key. */
+  mark: SessionEndMark | null;
+  version: number;
+}
+
+/** Document id of a session's mark within its tenant: namespace, user and session id, injectively. */
+export function endMarkId(key: SessionKey): string {
+  return JSON.stringify([key.namespace, key.userId, key.sessionId]);
+}
+
+/** Reads the end mark of the session created at `sessionCreatedAt`. */
+export async function readEndMark(
+  documents: DocumentStore,
+  key: SessionKey,
+  sessionCreatedAt: string,
+): Promise<StoredEndMark> {
+  const document = await documents.getDocument(key.tenantId, SESSION_ENDS_COLLECTION, endMarkId(key));
+  if (!document) return { mark: null, version: 0 };
+  const parsed = markSchema.safeParse(document.value);
+  const current = parsed.success && parsed.data.sessionCreatedAt === sessionCreatedAt;
+  return { mark: current ? parsed.data : null, version: document.version };
+}
+
+/** Seqs at or below this are already ended. */
+export const endedThrough = (stored: StoredEndMark): number => stored.mark?.throughSeq ?? 0;
+
+/** Writes the mark if nobody else did since `expectedVersion` was read (else VersionConflictError). */
+export async function writeEndMark(
+  documents: DocumentStore,
+  key: SessionKey,
+  mark: SessionEndMark,
+  expectedVersion: number,
+): Promise<void> {
+  await documents.putDocument(key.tenantId, SESSION_ENDS_COLLECTION, endMarkId(key), markSchema.parse(mark), {
+    expectedVersion,
+  });
+}
