@@ -29,6 +29,7 @@ import { readHistoryTail } from './engine/read-history-tail.js';
 import { createSessionOperations, type SessionOperations } from './engine/session-operations.js';
 import type { SessionRef } from './engine/session-ref.js';
 import { toSessionKey } from './engine/session-ref.js';
+import { createSummaryViews, type SummaryViews } from './engine/summary-views.js';
 import { createTraceLog, type TraceLog } from './engine/trace-log.js';
 import { createWritePath, type WritePath } from './engine/write-path/create-write-path.js';
 import { createLlmSummaryWriter } from './engine/write-path/llm/llm-summary-writer.js';
@@ -143,6 +144,8 @@ export interface Engram {
   readonly jobs: JobRunner;
   /** What every session write enqueues (summary, promotion, extraction); add triggers here. */
   readonly writePath: WritePath;
+  /** Summary views: LLM summaries of long-term memory per group, full runs as jobs (AMS §4.15). */
+  readonly summaryViews: SummaryViews;
   /** Assembles one turn's context under the agent's budget. */
   assemble(request: AssembleRequest): Promise<AssembleResult>;
   /**
@@ -198,6 +201,13 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     ...(onNotice ? { onNotice } : {}),
   });
   const sessions = withWriteTriggers(plainSessions, writePath);
+  const summaryViews = createSummaryViews({
+    documents: store.documents,
+    memories: longTerm.memories,
+    llm: llm ?? null,
+    jobs,
+    clock,
+  });
   jobs.start();
   registerSessionEndHandlers(jobs, {
     store,
@@ -340,6 +350,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     llm: llm ?? null,
     jobs,
     writePath,
+    summaryViews,
     assemble,
     chat: chat.chat,
     async close() {

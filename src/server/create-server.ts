@@ -10,6 +10,7 @@ import { type Logger, pino } from 'pino';
 import type { Engram } from '../engram.js';
 import { registerLongTermMemoryRoutes } from './ams/long-term-memory-routes.js';
 import { registerMemoryPromptRoutes } from './ams/memory-prompt-routes.js';
+import { registerSummaryViewRoutes } from './ams/summary-view-routes.js';
 import { registerTaskRoutes } from './ams/task-routes.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
@@ -158,6 +159,7 @@ export function createServer(options: ServerOptions): EngramServer {
   registerExtensionRoutes(app, engram);
   registerMcpRoutes(app, engram);
   registerTaskRoutes(app, engram);
+  registerSummaryViewRoutes(app, engram);
   registerChatRoutes(app, engram);
   registerSessionEndRoutes(app, engram);
 

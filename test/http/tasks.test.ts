@@ -60,8 +60,8 @@ describe('GET /v1/tasks/{task_id}', () => {
   });
 
   it('follows a job run by the background runner to success', async () => {
-    engram.jobs.register('summary_view_full_run', async () => ({ summaries: 1 }));
-    const job = await engram.jobs.enqueue('default', 'summary_view_full_run', {});
+    engram.jobs.register('count_summaries', async () => ({ summaries: 1 }));
+    const job = await engram.jobs.enqueue('default', 'count_summaries', {});
     const { body } = await waitForTask(job.id, (task) => task.status === 'success');
     expect(body).toMatchObject({
       status: 'success',
