@@ -27,6 +27,7 @@ import { createLongTermServices } from './engine/long-term-services.js';
 import type { ProcedureLibrary } from './engine/procedure-library.js';
 import { readHistoryTail } from './engine/read-history-tail.js';
 import { createSessionOperations, type SessionOperations } from './engine/session-operations.js';
+import { createSessionReconstruction, withSessionReconstruction } from './engine/session-reconstruction.js';
 import type { SessionRef } from './engine/session-ref.js';
 import { toSessionKey } from './engine/session-ref.js';
 import { createSummaryViews, type SummaryViews } from './engine/summary-views.js';
@@ -200,7 +201,15 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     onError: reportError,
     ...(onNotice ? { onNotice } : {}),
   });
-  const sessions = withWriteTriggers(plainSessions, writePath);
+  const triggered = withWriteTriggers(plainSessions, writePath);
+  // With messages indexed, a missing session is rebuilt from them on read (docs/write-path.md).
+  const sessions = writePath.messageIndex
+    ? withSessionReconstruction(
+        triggered,
+        createSessionReconstruction({ memories: longTerm.memories, state: writePath.messageIndex.state }),
+        writePath.messageIndex.state,
+      )
+    : triggered;
   const summaryViews = createSummaryViews({
     documents: store.documents,
     memories: longTerm.memories,

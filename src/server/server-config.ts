@@ -11,13 +11,19 @@ const integerSetting = (minimum: number, maximum: number) =>
     z.number().int().min(minimum).max(maximum),
   );
 
-/** Numbers given as text (environment variables) become numbers; the schema checks the rest. */
+/** Numbers and booleans given as text (environment variables) become such; the schema checks the rest. */
 const numericText = (value: unknown) =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
     ? Object.fromEntries(
         Object.entries(value).map(([key, field]) => [
           key,
-          typeof field === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(field) ? Number(field) : field,
+          typeof field !== 'string'
+            ? field
+            : /^\s*\d+(\.\d+)?\s*$/.test(field)
+              ? Number(field)
+              : /^\s*(true|false)\s*$/i.test(field)
+                ? field.trim().toLowerCase() === 'true'
+                : field,
         ]),
       )
     : value;
@@ -72,6 +78,7 @@ export const writePathEnvironmentVariables = {
   ENGRAM_SUMMARY_KEEP_RECENT: 'summaryKeepRecent',
   ENGRAM_SUMMARY_CONTEXT_WINDOW: 'contextWindow',
   ENGRAM_EXTRACTION_DEBOUNCE_MS: 'extractionDebounceMs',
+  ENGRAM_INDEX_MESSAGES: 'indexMessages',
 } as const;
 
 /** Command-line flags of `engram serve` (all optional). */

@@ -14,6 +14,8 @@ import {
   type SummaryWriter,
 } from '../session-summarizer.js';
 import { createExtractionCursors } from './extraction-cursor.js';
+import { createMessageIndex, type MessageIndex } from './index-messages.js';
+import { createMessageIndexState, type MessageIndexState } from './index-messages-state.js';
 import { sessionDigest, sessionJobPayload, sessionOfJob } from './session-job-payload.js';
 import {
   createSessionMemoryExtraction,
@@ -31,7 +33,11 @@ export const WRITE_PATH_JOBS = {
   summarize: 'summarize-session',
   promote: 'promote-memories',
   extract: 'extract-memories',
+  indexMessages: 'index-messages',
 } as const;
+
+/** Messages read per batch by the message index job. */
+const INDEX_BATCH_MESSAGES = 200;
 
 export const LLM_OFF_NOTICE =
   'LLM not configured: extraction, LLM summaries and procedure capture are off; summaries are extractive';
@@ -82,6 +88,8 @@ export interface WritePath {
   readonly promoter: MemoryPromoter;
   /** Null when no extractor (no LLM) is configured. */
   readonly extraction: SessionMemoryExtraction | null;
+  /** The message index and its documents; null unless `indexMessages` is on. */
+  readonly messageIndex: { index: MessageIndex; state: MessageIndexState } | null;
   /** Enqueues the work a write calls for. Never throws: failures are reported and retried later. */
   afterWrite(state: SessionState, change: WriteChange): Promise<void>;
   /** Adds a trigger run after every write (e.g. session end), beside the built-in ones. */
@@ -144,6 +152,13 @@ export function createWritePath(options: WritePathOptions): WritePath {
   });
   const promoter = createMemoryPromoter({ store, memories, clock });
   if (!extraction) options.onNotice?.(LLM_OFF_NOTICE);
+  const messageIndex = settings.indexMessages
+    ? (() => {
+        const state = createMessageIndexState(store.documents);
+        const index = createMessageIndex({ store, memories, state, batchMessages: INDEX_BATCH_MESSAGES });
+        return { index, state };
+      })()
+    : null;
 
   jobs.register(WRITE_PATH_JOBS.summarize, async (payload, { job }) => ({
     ...(await summarizer.summarize(sessionOfJob(payload, job))),
@@ -156,6 +171,13 @@ export function createWritePath(options: WritePathOptions): WritePath {
     jobs.register(WRITE_PATH_JOBS.extract, async (payload, { job, signal }) => {
       const { createdAt, ...ref } = sessionOfJob(payload, job);
       return { ...(await extraction(toSessionKey(ref), { createdAt, signal })) };
+    });
+  }
+
+  if (messageIndex) {
+    jobs.register(WRITE_PATH_JOBS.indexMessages, async (payload, { job, signal }) => {
+      const { createdAt, ...ref } = sessionOfJob(payload, job);
+      return { ...(await messageIndex.index(toSessionKey(ref), { createdAt, signal })) };
     });
   }
 
@@ -186,6 +208,10 @@ export function createWritePath(options: WritePathOptions): WritePath {
         runAt: new Date(now + debounce),
         staleSuffix: `s${state.lastSeq}`,
       });
+    }
+    // One job per write that added messages; a job finding the cursor at the end does nothing.
+    if (messageIndex && change.messagesAdded) {
+      await enqueue(state, WRITE_PATH_JOBS.indexMessages, `index-messages:${session}:s${state.lastSeq}`);
     }
   };
   const triggers: WriteTrigger[] = [builtIn];
@@ -242,6 +268,7 @@ export function createWritePath(options: WritePathOptions): WritePath {
     summarizer,
     promoter,
     extraction,
+    messageIndex,
     afterWrite,
     addTrigger: (trigger) => {
       triggers.push(trigger);

@@ -12,6 +12,11 @@ export const writePathSettingsSchema = z.strictObject({
   extractionDebounceMs: z.number().int().min(0).max(86_400_000).default(30_000),
   /** Messages sent to the model per extraction call. */
   extractionBatchMessages: z.number().int().min(1).max(1_000).default(50),
+  /**
+   * Index every user, assistant and system message into long-term memory as a `message` record (a
+   * background job), and rebuild an expired session from them on read. Off by default (AMS too).
+   */
+  indexMessages: z.boolean().default(false),
   /** How often writes whose jobs could not be enqueued are tried again (0: never). Default 30 s. */
   catchUpIntervalMs: z.number().int().min(0).max(86_400_000).default(30_000),
 });
