@@ -42,8 +42,8 @@ export function registerMemoryPromptRoutes(app: FastifyInstance, engram: Engram)
     '/v1/memory/prompt',
     {
       config: {
-        // Builds a prompt from stored memory and writes nothing the caller asked for: a read.
-        permission: 'read',
+        // Assembling records an inspector trace for the session: a write, as for POST /v1/context.
+        permission: 'write',
         docs: {
           summary: 'Build a prompt: session summary and history, related long-term memories, the query',
           tags: ['memory-prompt'],
