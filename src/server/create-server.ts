@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyReply,
   LogController,
 } from 'fastify';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import type { Engram } from '../engram.js';
 import { registerLongTermMemoryRoutes } from './ams/long-term-memory-routes.js';
 import { registerMemoryPromptRoutes } from './ams/memory-prompt-routes.js';
@@ -25,6 +25,7 @@ import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
+import { createServerLogger } from './server-logger.js';
 import { createServerMetrics } from './server-metrics.js';
 import { registerSystemRoutes } from './system-routes.js';
 
@@ -67,7 +68,7 @@ function badUrl(error: Error, reply: FastifyReply): void {
 export function createServer(options: ServerOptions): EngramServer {
   const config = serverConfigSchema.parse(options.config ?? {});
   assertLoopbackHost(config.host, config.auth.mode);
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createServerLogger(config.logLevel);
   const { engram } = options;
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -185,6 +186,8 @@ export function createServer(options: ServerOptions): EngramServer {
         } finally {
           clearTimeout(force);
           await engram.close();
+          // Asynchronous log writes may still be buffered: send them before the process may exit.
+          await new Promise<void>((resolve) => logger.flush(() => resolve()));
         }
       })();
       return state.closing;

@@ -1,10 +1,10 @@
 import type { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { createEngram } from '../engram.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createServer, type EngramServer } from './create-server.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
+import { createServerLogger } from './server-logger.js';
 import { writePathOptionsOf } from './write-path-options.js';
 
 /** What start prints about authentication: a loud warning when it is off. */
@@ -32,7 +32,7 @@ export async function startServer(options: {
 }): Promise<EngramServer> {
   const config = resolveServerConfig(options.flags, options.environment);
   assertLoopbackHost(config.host, config.auth.mode);
-  const logger = pino({ level: config.logLevel });
+  const logger = createServerLogger(config.logLevel);
   const store = await createSqliteStore({ path: config.databasePath });
   const engram = await createEngram({
     store,
