@@ -1,9 +1,7 @@
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
-import { Bm25Index } from '../../core/text/bm25-index.js';
-import { CountCache } from '../count-cache.js';
 import { compileMemoryFilter } from '../memory-filter.js';
-import type { MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
+import type { MemoryRecordStore } from '../memory-record-store.js';
 import {
   alreadySupersededError,
   assertDimensions,
@@ -13,45 +11,24 @@ import {
   duplicateMemoryIdError,
   isoTimestamp,
   pageBounds,
-  toMemoryRecord,
   uniqueIds,
 } from '../memory-rules.js';
 import type { StoreOptions } from '../session-store.js';
-import { VectorCollection } from '../vector-collection.js';
-
-/** One record as held in memory. Never handed out: callers get structured clones. */
-interface Entry {
-  readonly id: string;
-  record: MemoryRecord;
-  /** Where its vector lives: the collection of `record.embeddingModel`, under a key. */
-  vector: { collection: VectorCollection<MemoryRecord>; key: number } | null;
-}
-
-/** A validated entry not yet stored, with the vector it brings. */
-interface Planned {
-  entry: Entry;
-  embedding: { model: string; vector: Float32Array } | null;
-}
-
-/** Everything of one tenant: tenants share nothing, so isolation is structural. */
-interface Tenant {
-  entries: Map<string, Entry>;
-  /** Ids of current records by memory hash, for deduplication (oldest first). */
-  currentByHash: Map<string, Set<string>>;
-  /** BM25 over every record's text, superseded ones included (filters decide visibility). */
-  text: Bm25Index<MemoryRecord>;
-  /** Counts by filter, valid until the next write (`changed`): hybrid search asks for its total often. */
-  counts: CountCache;
-  /**
-   * Vectors per embedding model, each with its entry's record (the same object for the entry's
-   * life, so filters see every change); a collection's dimensions are fixed by its first vector.
-   */
-  spaces: Map<string, VectorCollection<MemoryRecord>>;
-  /** The next key a vector gets in its collection. */
-  nextVectorKey: number;
-  /** Ids of every record (superseded ones included) by session id, for `sessionNeighbors`. */
-  sessions: Map<string, Set<string>>;
-}
+import {
+  attachVector,
+  checkVector,
+  copyRecord,
+  currentWithHash,
+  type Entry,
+  emptyTenant,
+  forgetCurrentHash,
+  forgetSession,
+  type Planned,
+  plan,
+  positionOf,
+  store,
+  type Tenant,
+} from './memory-tenant.js';
 
 /** The memory driver's record store, which its session store closes along with itself. */
 export type ClosableMemoryRecordStore = MemoryRecordStore & {
@@ -59,122 +36,6 @@ export type ClosableMemoryRecordStore = MemoryRecordStore & {
   /** Resolves once no vector index trains in the background (for tests and benchmarks). */
   settled(): Promise<void>;
 };
-
-const emptyTenant = (): Tenant => ({
-  entries: new Map(),
-  currentByHash: new Map(),
-  text: new Bm25Index<MemoryRecord>(),
-  counts: new CountCache(),
-  spaces: new Map(),
-  nextVectorKey: 0,
-  sessions: new Map(),
-});
-
-/**
- * A copy of a held record for a caller, who may change it freely: every field is a primitive but
- * the two string lists and the metadata. Much cheaper than structuredClone (hybrid search fetches
- * its whole candidate pool), which only non-empty metadata still needs.
- */
-function copyRecord(record: MemoryRecord): MemoryRecord {
-  return {
-    ...record,
-    topics: [...record.topics],
-    entities: [...record.entities],
-    metadata: Object.keys(record.metadata).length === 0 ? {} : structuredClone(record.metadata),
-  };
-}
-
-function currentWithHash(tenant: Tenant, hash: string): Entry | undefined {
-  for (const id of tenant.currentByHash.get(hash) ?? []) return tenant.entries.get(id);
-  return undefined;
-}
-
-function forgetCurrentHash(tenant: Tenant, record: MemoryRecord): void {
-  const ids = tenant.currentByHash.get(record.memoryHash);
-  ids?.delete(record.id);
-  if (ids?.size === 0) tenant.currentByHash.delete(record.memoryHash);
-}
-
-function forgetSession(tenant: Tenant, record: MemoryRecord): void {
-  if (record.sessionId === null) return;
-  const ids = tenant.sessions.get(record.sessionId);
-  ids?.delete(record.id);
-  if (ids?.size === 0) tenant.sessions.delete(record.sessionId);
-}
-
-/**
- * Checks `vector` for `model` against the tenant's space, or else against this write's earlier
- * vectors (`batch`), and records its length in `batch`.
- */
-function checkVector(
-  tenant: Tenant,
-  batch: Map<string, number>,
-  model: string,
-  vector: Float32Array,
-  path: (string | number)[],
-): void {
-  assertUsableVector(vector, path);
-  assertDimensions(model, tenant.spaces.get(model)?.dimensions ?? batch.get(model), vector, path);
-  batch.set(model, vector.length);
-}
-
-/** Validates `input` as a new entry of the tenant (nothing is stored yet). */
-function plan(
-  tenant: Tenant,
-  tenantId: string,
-  input: NewMemoryRecord,
-  batch: Map<string, number>,
-  path: (string | number)[],
-): Planned {
-  const record = toMemoryRecord(tenantId, input);
-  if (input.embedding)
-    checkVector(tenant, batch, input.embedding.model, input.embedding.vector, [
-      ...path,
-      'embedding',
-      'vector',
-    ]);
-  return { entry: { id: record.id, record, vector: null }, embedding: input.embedding };
-}
-
-/** The index of the first of `records` (sorted oldest first) that does not sort before `anchor`. */
-function positionOf(records: readonly MemoryRecord[], anchor: MemoryRecord): number {
-  let low = 0;
-  let high = records.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareOldestFirst(records[middle] as MemoryRecord, anchor) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** Gives `entry` the vector of `model` (a copy), replacing any vector it had. */
-function attachVector(tenant: Tenant, entry: Entry, model: string, vector: Float32Array): void {
-  entry.vector?.collection.delete(entry.vector.key);
-  let collection = tenant.spaces.get(model);
-  if (!collection) {
-    collection = new VectorCollection<MemoryRecord>(vector.length);
-    tenant.spaces.set(model, collection);
-  }
-  const key = tenant.nextVectorKey;
-  tenant.nextVectorKey += 1;
-  collection.set(key, entry.record, vector);
-  entry.vector = { collection, key };
-  entry.record.embeddingModel = model;
-}
-
-function store(tenant: Tenant, { entry, embedding }: Planned): void {
-  const { record } = entry;
-  tenant.entries.set(record.id, entry);
-  const ids = tenant.currentByHash.get(record.memoryHash) ?? new Set<string>();
-  tenant.currentByHash.set(record.memoryHash, ids.add(record.id));
-  tenant.text.add(record.id, record.text, record);
-  if (record.sessionId !== null) {
-    const session = tenant.sessions.get(record.sessionId) ?? new Set<string>();
-    tenant.sessions.set(record.sessionId, session.add(record.id));
-  }
-  if (embedding) attachVector(tenant, entry, embedding.model, embedding.vector);
-}
 
 /**
  * Creates the in-memory long-term memory driver: the reference for every rule of the contract,
