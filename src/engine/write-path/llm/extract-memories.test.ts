@@ -1,40 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type ScriptedOpenAIServer,
-  startScriptedOpenAIServer,
-} from '../../../../test/support/scripted-openai-server.js';
+import { describe, expect, it } from 'vitest';
+import { storedMessage, useScriptedLlm } from '../../../../test/support/scripted-llm.js';
+import type { ScriptedOpenAIServer } from '../../../../test/support/scripted-openai-server.js';
 import { ValidationError } from '../../../core/errors.js';
 import type { StoredMessage } from '../../../core/schemas/message.js';
 import type { MemoryStrategy } from '../../../core/schemas/session.js';
 import { LlmError } from '../../../providers/llm/llm-error.js';
-import { createOpenAIChatProvider } from '../../../providers/llm/openai-chat-provider.js';
 import { extractMemories } from './extract-memories.js';
 
-let server: ScriptedOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const setup = useScriptedLlm();
 
-async function setup() {
-  server = await startScriptedOpenAIServer();
-  return { server, llm: createOpenAIChatProvider({ baseUrl: server.baseUrl, model: 'scripted' }) };
-}
-
-const message = (
-  seq: number,
-  role: StoredMessage['role'],
-  content: string,
-  createdAt: string,
-): StoredMessage => ({
-  id: `m${seq}`,
-  seq,
-  role,
-  content,
-  createdAt,
-  tokenCount: 10,
-  tokenEncoding: 'o200k_base',
-});
+const message = storedMessage;
 
 const messages = [
   message(

@@ -1,23 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type ScriptedOpenAIServer,
-  startScriptedOpenAIServer,
-} from '../../../../test/support/scripted-openai-server.js';
+import { describe, expect, it } from 'vitest';
+import { useScriptedLlm } from '../../../../test/support/scripted-llm.js';
 import type { StoredMessage } from '../../../core/schemas/message.js';
 import { LlmError } from '../../../providers/llm/llm-error.js';
-import { createOpenAIChatProvider } from '../../../providers/llm/openai-chat-provider.js';
 import { createLlmSummaryWriter } from './llm-summary-writer.js';
 
-let server: ScriptedOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function setup() {
-  server = await startScriptedOpenAIServer();
-  return { server, llm: createOpenAIChatProvider({ baseUrl: server.baseUrl, model: 'scripted' }) };
-}
+const setup = useScriptedLlm();
 
 const messages: StoredMessage[] = [
   {

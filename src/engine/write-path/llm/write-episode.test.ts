@@ -1,32 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type ScriptedOpenAIServer,
-  startScriptedOpenAIServer,
-} from '../../../../test/support/scripted-openai-server.js';
-import type { StoredMessage } from '../../../core/schemas/message.js';
-import { createOpenAIChatProvider } from '../../../providers/llm/openai-chat-provider.js';
+import { describe, expect, it } from 'vitest';
+import { storedMessage, useScriptedLlm } from '../../../../test/support/scripted-llm.js';
 import { writeEpisode } from './write-episode.js';
 
-let server: ScriptedOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const setup = useScriptedLlm();
 
-async function setup() {
-  server = await startScriptedOpenAIServer();
-  return { server, llm: createOpenAIChatProvider({ baseUrl: server.baseUrl, model: 'scripted' }) };
-}
-
-const message = (seq: number, role: StoredMessage['role'], content: string): StoredMessage => ({
-  id: `m${seq}`,
-  seq,
-  role,
-  content,
-  createdAt: new Date(Date.UTC(2025, 3, 1, 10, 0, seq)).toISOString(),
-  tokenCount: 10,
-  tokenEncoding: 'o200k_base',
-});
+const message = storedMessage;
 
 const messages = [
   message(1, 'user', 'Hi! I need to renew my passport before the Tokyo trip on June 12.'),
