@@ -26,7 +26,7 @@ import { registerOpenApi } from './openapi/register-openapi.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
 import { createServerLogger } from './server-logger.js';
-import { createServerMetrics } from './server-metrics.js';
+import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { registerSystemRoutes } from './system-routes.js';
 
 declare module 'fastify' {
@@ -41,6 +41,11 @@ export interface ServerOptions {
   engram: Engram;
   config?: ServerConfigInput;
   logger?: Logger;
+  /**
+   * The metrics registry to serve at `/metrics`. Pass the one whose `observeStore`/`observeTrace`
+   * the engram reports to (as `engram serve` does) to include store and source timings.
+   */
+  metrics?: ServerMetrics;
 }
 
 /** A running or ready-to-run HTTP server. */
@@ -81,7 +86,7 @@ export function createServer(options: ServerOptions): EngramServer {
     frameworkErrors: (error, _request, reply) => badUrl(error, reply as FastifyReply),
   });
   const routes = createRouteTable();
-  const metrics = createServerMetrics();
+  const metrics = options.metrics ?? createServerMetrics();
   const state: { closing: Promise<void> | undefined } = { closing: undefined };
 
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));

@@ -1,13 +1,37 @@
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { ContextTrace } from '../core/assembly/context-trace.js';
 
 /** Prometheus metrics of one server: a registry (its own, so several servers can share a process). */
 export interface ServerMetrics {
   readonly registry: Registry;
   /** Records one answered request under its route template (`unmatched` for unknown routes). */
   observe(labels: { method: string; route: string; status: number }, seconds: number): void;
+  /** Records one store call (see `instrumentStore`): `engram_store_duration_seconds`. */
+  observeStore(operation: string, seconds: number, ok: boolean): void;
+  /** Records an assembled context: its duration and each memory source's time and status. */
+  observeTrace(trace: ContextTrace): void;
 }
 
-/** Creates the registry with the request latency histogram and Node's default process metrics. */
+const FAST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
+
+/** A histogram whose labelled children are kept: prom-client otherwise hashes labels per observation. */
+function keptChildren<Labels extends string>(histogram: Histogram<Labels>) {
+  const children = new Map<string, { observe(value: number): void }>();
+  return (labels: Record<Labels, string>, seconds: number) => {
+    const key = Object.values(labels).join('\u0000');
+    let child = children.get(key);
+    if (!child) {
+      child = histogram.labels(labels);
+      children.set(key, child);
+    }
+    child.observe(seconds);
+  };
+}
+
+/**
+ * Creates the registry: request latency per route, store call and memory source latency, assembly
+ * latency, and Node's default process metrics.
+ */
 export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'engram_' });
@@ -18,19 +42,47 @@ export function createServerMetrics(): ServerMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  // One labelled child per (method, route, status), kept: prom-client otherwise hashes the labels
-  // on every observation.
-  const children = new Map<string, { observe(value: number): void }>();
+  const request = keptChildren(latency);
+  const store = keptChildren(
+    new Histogram({
+      name: 'engram_store_duration_seconds',
+      help: 'Store call latency by operation (sessions.*, memories.*, documents.*, jobs.*) and outcome',
+      labelNames: ['operation', 'outcome'] as const,
+      buckets: FAST_BUCKETS,
+      registers: [registry],
+    }),
+  );
+  const source = keptChildren(
+    new Histogram({
+      name: 'engram_source_duration_seconds',
+      help: 'Memory source latency per assembled context, by source and status (ok, timeout, error)',
+      labelNames: ['source', 'section', 'status'] as const,
+      buckets: FAST_BUCKETS,
+      registers: [registry],
+    }),
+  );
+  const assembly = new Histogram({
+    name: 'engram_assembly_duration_seconds',
+    help: 'Context assembly latency (retrieval, history read and budgeting)',
+    buckets: FAST_BUCKETS,
+    registers: [registry],
+  });
   return {
     registry,
     observe({ method, route, status }, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let child = children.get(key);
-      if (!child) {
-        child = latency.labels({ method, route, status: String(status) });
-        children.set(key, child);
+      request({ method, route, status: String(status) }, seconds);
+    },
+    observeStore(operation, seconds, ok) {
+      store({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
+    },
+    observeTrace(trace) {
+      if (trace.durationMs !== undefined) assembly.observe(trace.durationMs / 1_000);
+      for (const report of trace.sources) {
+        source(
+          { source: report.name, section: report.section, status: report.status },
+          report.durationMs / 1_000,
+        );
       }
-      child.observe(seconds);
     },
   };
 }

@@ -1,10 +1,12 @@
 import type { Writable } from 'node:stream';
 import { createEngram } from '../engram.js';
+import { instrumentStore } from '../stores/instrument-store.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createServer, type EngramServer } from './create-server.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
 import { createServerLogger } from './server-logger.js';
+import { createServerMetrics } from './server-metrics.js';
 import { writePathOptionsOf } from './write-path-options.js';
 
 /** What start prints about authentication: a loud warning when it is off. */
@@ -33,14 +35,17 @@ export async function startServer(options: {
   const config = resolveServerConfig(options.flags, options.environment);
   assertLoopbackHost(config.host, config.auth.mode);
   const logger = createServerLogger(config.logLevel);
-  const store = await createSqliteStore({ path: config.databasePath });
+  // Store calls and memory sources report to the registry that /metrics serves.
+  const metrics = createServerMetrics();
+  const store = instrumentStore(await createSqliteStore({ path: config.databasePath }), metrics.observeStore);
   const engram = await createEngram({
     store,
+    onTrace: (trace) => metrics.observeTrace(trace),
     // The job runner runs here: summaries, promotion and extraction happen in this process.
     ...writePathOptionsOf(config, (message) => logger.info(message)),
     onBackgroundError: (error) => logger.error({ err: error }, 'background work failed'),
   });
-  const server = createServer({ engram, config, logger });
+  const server = createServer({ engram, config, logger, metrics });
   const { url } = await server.listen();
   const model = config.llm ? `LLM ${config.llm.model} at ${config.llm.baseUrl}` : 'no LLM';
   options.stderr.write(
