@@ -21,6 +21,8 @@ import { parseArgs } from 'node:util';
 import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
 import { logLevelSchema, type ServerConfig } from '../src/server/server-config.js';
+import { createServerMetrics } from '../src/server/server-metrics.js';
+import { instrumentStore } from '../src/stores/instrument-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { machine, percentile, printTable, seedSession } from './bench-utilities.js';
 import {
@@ -66,8 +68,14 @@ const wordAt = (index: number) => words[index % words.length] ?? 'memory';
 
 /** The child process: engram over the SQLite file, seeded, listening on a free loopback port. */
 async function serveEngram(databasePath: string, logLevel: ServerConfig['logLevel']): Promise<number> {
-  const store = await createSqliteStore({ path: databasePath });
-  const engram = await createEngram({ store, sweepIntervalMs: 0 });
+  // Wired as `engram serve` wires it: store calls and sources report to the served metrics.
+  const metrics = createServerMetrics();
+  const store = instrumentStore(await createSqliteStore({ path: databasePath }), metrics.observeStore);
+  const engram = await createEngram({
+    store,
+    sweepIntervalMs: 0,
+    onTrace: (trace) => metrics.observeTrace(trace),
+  });
   await seedSession(engram, 'bench-get', Number(values.messages));
   const memories = Array.from({ length: Number(values.memories) }, (_, index) => ({
     text: `Memory ${index}: the user mentioned ${wordAt(index)} and ${wordAt(index * 7 + 3)} plans.`,
@@ -76,7 +84,7 @@ async function serveEngram(databasePath: string, logLevel: ServerConfig['logLeve
     await engram.memories.create('default', memories.slice(start, start + 500));
   }
   await engram.memories.idle('default'); // no background embedding during the runs
-  const server = createServer({ engram, config: { port: 0, logLevel } });
+  const server = createServer({ engram, config: { port: 0, logLevel }, metrics });
   return (await server.listen()).port;
 }
 
