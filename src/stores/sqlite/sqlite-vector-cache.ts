@@ -16,7 +16,7 @@ const CACHE_BYTES = 512 * 1024 * 1024;
 /** Changed rows re-read per query while catching up. */
 const RELOAD_CHUNK = 5_000;
 /**
- * Rows read per step of a background load (about 10–20 ms with 384 dimensions); between steps,
+ * Rows read per step of a background load (about 10 ms of work at 100 dimensions); between steps,
  * the event loop serves requests.
  */
 const LOAD_CHUNK = 1_000;
