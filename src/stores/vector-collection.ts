@@ -99,6 +99,16 @@ export class VectorCollection<Row extends { readonly id: string }> {
     return neighbours.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
   }
 
+  /**
+   * Starts the index's training in the background when it needs some, as the next search past the
+   * exact threshold would (for a driver that just loaded the collection, to have it ready sooner).
+   */
+  prepare(): void {
+    if (!this.trainingFailed && !this.training && this.index.needsTraining) {
+      this.training = this.trainInBackground();
+    }
+  }
+
   /** Resolves once no background training is under way. */
   async settled(): Promise<void> {
     await this.training;
@@ -112,7 +122,7 @@ export class VectorCollection<Row extends { readonly id: string }> {
    */
   private searchIndex(query: Float32Array, limit: number, options: IvfSearchOptions): Neighbour[] {
     if (this.trainingFailed) return this.index.search(query, limit, options);
-    if (!this.training && this.index.needsTraining) this.training = this.trainInBackground();
+    this.prepare();
     return this.index.search(query, limit, { ...options, maintain: false });
   }
 

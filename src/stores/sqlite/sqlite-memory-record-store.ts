@@ -44,7 +44,10 @@ import { installVectorDistance } from './vector-distance.js';
 
 /** The contract, plus what benchmarks and tests use to wait for background index builds. */
 export type SqliteMemoryRecordStore = MemoryRecordStore & {
-  /** Resolves once no in-process index (text, or a vector index's training) is being built; searches never wait for one. */
+  /**
+   * Resolves once no in-process index is being built (a text index, a vector collection's load, or
+   * its index's training); searches never wait for one.
+   */
   settled(): Promise<void>;
 };
 
@@ -60,7 +63,7 @@ export interface SqliteMemoryRecordStoreOptions {
  * snapshot. Filters become SQL (see `memory-filter-sql.ts`), and ranking, limits and counts run in
  * SQLite, so search returns only the rows asked for; the exception is vector search in tenants
  * past 5,000 memories, answered by an in-process index that follows every commit
- * (`sqlite-vector-cache.ts`).
+ * (`sqlite-vector-cache.ts`) once loaded in the background.
  */
 export async function createSqliteMemoryRecordStore(
   database: Database,
@@ -289,7 +292,8 @@ export async function createSqliteMemoryRecordStore(
         if (dimensions === undefined) return [];
         assertDimensions(model, dimensions, vector, ['vector']);
         if (limit <= 0) return [];
-        // A large tenant is searched in its in-process index, unless the filter reads access times.
+        // A large tenant is searched in its in-process index once loaded (exactly in SQL until then,
+        // as a small one), unless the filter reads access times.
         const collection =
           filter.lastAccessed === undefined ? vectors.collection(tenantId, model, dimensions) : undefined;
         if (collection) return collection.nearest(vector, limit, compileStableMemoryFilter(filter));

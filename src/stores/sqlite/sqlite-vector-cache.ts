@@ -15,26 +15,49 @@ export const RETAINED_CHANGES = 50_000;
 const CACHE_BYTES = 512 * 1024 * 1024;
 /** Changed rows re-read per query while catching up. */
 const RELOAD_CHUNK = 5_000;
+/**
+ * Rows read per step of a background load (about 10 ms of work at 100 dimensions); between steps,
+ * the event loop serves requests.
+ */
+const LOAD_CHUNK = 1_000;
 
 type Collection = VectorCollection<StableMemoryFields>;
+
+/** A collection being read in the background. */
+interface Load {
+  collection: Collection;
+  /** The change log's last entry before the first chunk was read: later entries are re-read at the end. */
+  fromSeq: number;
+  /** The last memory id read, in id order. */
+  after: string;
+}
 
 /**
  * In-process vector indexes over a SQLite file: per tenant and model, a `VectorCollection` of every
  * vector with the row fields filters read (all but `last_accessed`). Only tenants with more than
  * `EXACT_SEARCH_THRESHOLD` memories get one; smaller ones are scanned exactly in SQL.
  *
+ * A collection is loaded in the background, `LOAD_CHUNK` rows per event-loop turn, which the
+ * first search of the tenant and model starts; no search waits for it (1–3 s at 100,000 vectors):
+ * until it is published, searches are answered exactly in SQL, as a small tenant's are. The
+ * chunks are separate reads, so rows may change between them: when the last chunk is read, the
+ * rows that the change log lists since the load started are re-read, in the same read transaction
+ * that catches up the collections held, and only then is the collection published. A row is keyed
+ * by its pk, so one read twice is replaced, not duplicated.
+ *
  * It follows the file, whoever writes it: each search first reads `PRAGMA data_version` (it changes
  * when another connection commits) and, when it moved, re-reads the rows that the change log
  * (`memory_vector_changes`, filled by triggers) lists since the last entry applied. This
  * connection's own writes, which data_version does not count, are applied the same way right after
- * they commit. A collection is loaded, and the others caught up, in one read transaction, so all
- * reflect the same snapshot. If writers pruned entries this process had not applied, its
- * collections are dropped and reloaded on their next search.
+ * they commit. If writers pruned entries this process had not applied, its collections are dropped
+ * (and a load under way is abandoned) and loaded again on their next search.
  */
 export class SqliteVectorCache {
   private readonly statements: VectorCacheStatements;
-  /** By `JSON.stringify([tenant, model])`, least recently searched first. */
+  /** Published collections by `JSON.stringify([tenant, model])`, least recently searched first. */
   private readonly collections = new Map<string, Collection>();
+  /** Loads under way, by the same key. */
+  private readonly loading = new Map<string, Load>();
   private dataVersion: number;
   /** Every change-log entry up to this seq is reflected in the collections held. */
   private appliedSeq = 0;
@@ -45,8 +68,9 @@ export class SqliteVectorCache {
   }
 
   /**
-   * The tenant's collection for `model`, current with every commit; undefined when the tenant holds
-   * at most `EXACT_SEARCH_THRESHOLD` memories, so that an exact scan in SQL is cheap.
+   * The tenant's collection for `model`, current with every commit; undefined while it is being
+   * loaded, and when the tenant holds at most `EXACT_SEARCH_THRESHOLD` memories (an exact scan in
+   * SQL answers both).
    */
   collection(tenantId: string, model: string, dimensions: number): Collection | undefined {
     const version = this.statements.dataVersion.get() as number;
@@ -62,12 +86,16 @@ export class SqliteVectorCache {
       this.collections.set(key, held);
       return held;
     }
-    const memories = this.statements.countTenant.get(tenantId, EXACT_SEARCH_THRESHOLD + 1) as number;
-    return memories > EXACT_SEARCH_THRESHOLD ? this.load(key, tenantId, model, dimensions) : undefined;
+    if (!this.loading.has(key)) {
+      const memories = this.statements.countTenant.get(tenantId, EXACT_SEARCH_THRESHOLD + 1) as number;
+      if (memories > EXACT_SEARCH_THRESHOLD) this.startLoad(key, tenantId, model, dimensions);
+    }
+    return undefined;
   }
 
-  /** Resolves once no collection's index trains in the background. */
+  /** Resolves once no collection is being loaded and no collection's index trains in the background. */
   async settled(): Promise<void> {
+    while (this.loading.size > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const collection of this.collections.values()) await collection.settled();
   }
 
@@ -90,45 +118,85 @@ export class SqliteVectorCache {
     if (this.collections.size > 0) this.database.transaction(() => this.applyChanges())();
   }
 
-  /** Re-reads the rows changed since `appliedSeq` into the collections; inside a read transaction. */
+  /** Re-reads the rows changed since `appliedSeq` into the collections held; inside a read transaction. */
   private applyChanges(): void {
     const { oldest, latest } = this.statements.changeBounds.get() ?? { oldest: null, latest: null };
     if (latest === null || latest <= this.appliedSeq) return;
     if (oldest !== null && oldest > this.appliedSeq + 1) {
       this.collections.clear(); // entries this process needed were pruned
     } else {
-      const changed = this.statements.changedSince.all(this.appliedSeq);
-      for (let start = 0; start < changed.length; start += RELOAD_CHUNK) {
-        this.reload(changed.slice(start, start + RELOAD_CHUNK));
-      }
+      this.reloadChanged(this.appliedSeq, this.collections);
     }
     this.appliedSeq = latest;
   }
 
-  /** Replaces what the collections hold for `pks` by the rows as they are now (or nothing). */
-  private reload(pks: number[]): void {
+  /** Re-reads every row the change log lists after `seq` into `targets` (by key). */
+  private reloadChanged(seq: number, targets: ReadonlyMap<string, Collection>): void {
+    const changed = this.statements.changedSince.all(seq);
+    for (let start = 0; start < changed.length; start += RELOAD_CHUNK) {
+      this.reload(changed.slice(start, start + RELOAD_CHUNK), targets);
+    }
+  }
+
+  /** Replaces what `targets` hold for `pks` by the rows as they are now (or nothing). */
+  private reload(pks: number[], targets: ReadonlyMap<string, Collection>): void {
     const rows = new Map(this.statements.selectByPks.all(JSON.stringify(pks)).map((row) => [row.pk, row]));
     for (const pk of pks) {
-      for (const collection of this.collections.values()) collection.delete(pk);
+      for (const collection of targets.values()) collection.delete(pk);
       const row = rows.get(pk);
-      const target = row && this.collections.get(JSON.stringify([row.tenant_id, row.model]));
+      const target = row && targets.get(JSON.stringify([row.tenant_id, row.model]));
       if (row && target) target.set(pk, toStableFields(row), blobVector(row.vector));
     }
   }
 
-  private load(key: string, tenantId: string, model: string, dimensions: number): Collection {
-    return this.database.transaction(() => {
-      // One snapshot: the collections held catch up to it, and the new one is read from it.
-      if (this.collections.size > 0) this.applyChanges();
-      else this.appliedSeq = this.statements.changeBounds.get()?.latest ?? 0;
-      const collection: Collection = new VectorCollection(dimensions);
-      for (const row of this.statements.selectCollection.iterate(tenantId, model)) {
-        collection.set(row.pk, toStableFields(row), blobVector(row.vector));
+  /** Reads the collection over event-loop turns, then catches it up and publishes it. */
+  private startLoad(key: string, tenantId: string, model: string, dimensions: number): void {
+    const load: Load = {
+      collection: new VectorCollection(dimensions),
+      // Entries after this seq are re-read at the end: they cover whatever changes during the load.
+      fromSeq: this.statements.changeBounds.get()?.latest ?? 0,
+      after: '',
+    };
+    this.loading.set(key, load);
+    const step = (): void => {
+      try {
+        if (!this.database.open) {
+          this.loading.delete(key);
+          return;
+        }
+        const rows = this.statements.selectChunk.all(tenantId, model, load.after, LOAD_CHUNK);
+        for (const row of rows) load.collection.set(row.pk, toStableFields(row), blobVector(row.vector));
+        load.after = rows.at(-1)?.id ?? load.after;
+        if (rows.length === LOAD_CHUNK) {
+          setImmediate(step);
+          return;
+        }
+        this.database.transaction(() => this.publish(key, load))();
+        this.loading.delete(key);
+      } catch {
+        // SQL keeps answering; the next search of the tenant starts the load again.
+        this.loading.delete(key);
       }
-      this.collections.set(key, collection);
-      this.evictBeyondCapacity(key);
-      return collection;
-    })();
+    };
+    setImmediate(step);
+  }
+
+  /**
+   * Inside one read transaction: catches up the collections held and the loaded one to the same
+   * snapshot, then publishes it (unless the change log was pruned past its start: the next search
+   * loads it again).
+   */
+  private publish(key: string, load: Load): void {
+    if (this.collections.size > 0) this.applyChanges();
+    const { oldest, latest } = this.statements.changeBounds.get() ?? { oldest: null, latest: null };
+    if (this.collections.size === 0) this.appliedSeq = latest ?? 0;
+    if (latest !== null && latest > load.fromSeq) {
+      if (oldest !== null && oldest > load.fromSeq + 1) return;
+      this.reloadChanged(load.fromSeq, new Map([[key, load.collection]]));
+    }
+    this.collections.set(key, load.collection);
+    this.evictBeyondCapacity(key);
+    load.collection.prepare();
   }
 
   /** Drops the least recently searched collections (never `keep`) while over the byte budget. */

@@ -40,8 +40,11 @@ export interface VectorCacheStatements {
   changedSince: Statement<[number], number>;
   /** Vector rows of a JSON list of memory pks (any tenant or model). */
   selectByPks: Statement<[string], VectorRow>;
-  /** Every vector row of a tenant and model. */
-  selectCollection: Statement<[string, string], VectorRow>;
+  /**
+   * A tenant's vector rows of a model after a memory id, in id order (the unique index on
+   * (tenant_id, id): a range seek, no sort), up to a count.
+   */
+  selectChunk: Statement<[string, string, string, number], VectorRow>;
   /** A tenant's memories (all versions), counted up to a cap. */
   countTenant: Statement<[string, number], number>;
   /** Drops change-log entries older than the newest N. */
@@ -58,7 +61,9 @@ export function prepareVectorCacheStatements(database: Database): VectorCacheSta
       .prepare<[number], number>('SELECT DISTINCT memory_pk FROM memory_vector_changes WHERE seq > ?')
       .pluck(),
     selectByPks: database.prepare(`${VECTOR_ROW_SELECT} WHERE m.pk IN (SELECT value FROM json_each(?))`),
-    selectCollection: database.prepare(`${VECTOR_ROW_SELECT} WHERE m.tenant_id = ? AND e.model = ?`),
+    selectChunk: database.prepare(
+      `${VECTOR_ROW_SELECT} WHERE m.tenant_id = ? AND e.model = ? AND m.id > ? ORDER BY m.tenant_id, m.id LIMIT ?`,
+    ),
     // Stops at the cap: a cheap "is this tenant small?" on its index.
     countTenant: database
       .prepare<[string, number], number>(
