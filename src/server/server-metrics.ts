@@ -43,15 +43,14 @@ export function createServerMetrics(): ServerMetrics {
     registers: [registry],
   });
   const request = keptChildren(latency);
-  const store = keptChildren(
-    new Histogram({
-      name: 'engram_store_duration_seconds',
-      help: 'Store call latency by operation (sessions.*, memories.*, documents.*, jobs.*) and outcome',
-      labelNames: ['operation', 'outcome'] as const,
-      buckets: FAST_BUCKETS,
-      registers: [registry],
-    }),
-  );
+  const storeLatency = new Histogram({
+    name: 'engram_store_duration_seconds',
+    help: 'Store call latency by operation (sessions.*, memories.*, documents.*, jobs.*) and outcome',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [registry],
+  });
+  const storeChildren = new Map<string, { observe(value: number): void }>();
   const source = keptChildren(
     new Histogram({
       name: 'engram_source_duration_seconds',
@@ -73,7 +72,14 @@ export function createServerMetrics(): ServerMetrics {
       request({ method, route, status: String(status) }, seconds);
     },
     observeStore(operation, seconds, ok) {
-      store({ operation, outcome: ok ? 'ok' : 'error' }, seconds);
+      // Hot path (every store call): one map lookup, no label object, after the first call.
+      const key = ok ? operation : `${operation}!`;
+      let child = storeChildren.get(key);
+      if (!child) {
+        child = storeLatency.labels({ operation, outcome: ok ? 'ok' : 'error' });
+        storeChildren.set(key, child);
+      }
+      child.observe(seconds);
     },
     observeTrace(trace) {
       if (trace.durationMs !== undefined) assembly.observe(trace.durationMs / 1_000);

@@ -5,37 +5,50 @@ export type StoreObserver = (operation: string, seconds: number, ok: boolean) =>
 
 const PARTS = ['memories', 'documents', 'jobs'] as const;
 
-/** Wraps every promise-returning method of `target` so `observe` sees its duration. */
+/** Names of the methods of `target`, own and inherited (up to, not including, Object.prototype). */
+function methodNames(target: object): string[] {
+  const names = new Set<string>();
+  for (
+    let level = target;
+    level !== null && level !== Object.prototype;
+    level = Object.getPrototypeOf(level)
+  ) {
+    for (const name of Object.getOwnPropertyNames(level)) {
+      if (name !== 'constructor' && typeof (target as Record<string, unknown>)[name] === 'function')
+        names.add(name);
+    }
+  }
+  return [...names];
+}
+
+/**
+ * `target` with every method that returns a promise timed. The wrapper inherits from `target`,
+ * so other properties read through to it; the wrapped methods are made once, not per call.
+ */
 function timed<T extends object>(target: T, part: string, observe: StoreObserver): T {
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(target, {
-    get(object, property, receiver) {
-      const value = Reflect.get(object, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string') return value;
-      let wrapper = wrapped.get(property);
-      if (!wrapper) {
-        const operation = `${part}.${property}`;
-        wrapper = (...args: unknown[]) => {
-          const started = performance.now();
-          const result = (value as (...parameters: unknown[]) => unknown).apply(object, args);
-          if (!(result instanceof Promise)) return result;
-          const seconds = () => (performance.now() - started) / 1_000;
-          return result.then(
-            (resolved) => {
-              observe(operation, seconds(), true);
-              return resolved;
-            },
-            (error: unknown) => {
-              observe(operation, seconds(), false);
-              throw error;
-            },
-          );
-        };
-        wrapped.set(property, wrapper);
-      }
-      return wrapper;
-    },
-  });
+  const wrapper = Object.create(target) as Record<string, unknown>;
+  for (const name of methodNames(target)) {
+    const method = (target as Record<string, (...parameters: unknown[]) => unknown>)[name] as (
+      ...parameters: unknown[]
+    ) => unknown;
+    const operation = `${part}.${name}`;
+    wrapper[name] = (...args: unknown[]) => {
+      const started = performance.now();
+      const result = method.apply(target, args);
+      if (!(result instanceof Promise)) return result;
+      return result.then(
+        (resolved) => {
+          observe(operation, (performance.now() - started) / 1_000, true);
+          return resolved;
+        },
+        (error: unknown) => {
+          observe(operation, (performance.now() - started) / 1_000, false);
+          throw error;
+        },
+      );
+    };
+  }
+  return wrapper as T;
 }
 
 /**
@@ -44,12 +57,9 @@ function timed<T extends object>(target: T, part: string, observe: StoreObserver
  * (`memories.*`, `documents.*`, `jobs.*`). Results and errors pass through unchanged.
  */
 export function instrumentStore(store: EngramStore, observe: StoreObserver): EngramStore {
-  const parts = Object.fromEntries(PARTS.map((part) => [part, timed(store[part], part, observe)]));
-  const sessions = timed(store, 'sessions', observe);
-  return new Proxy(sessions, {
-    get(object, property, receiver) {
-      if (typeof property === 'string' && property in parts) return parts[property];
-      return Reflect.get(object, property, receiver);
-    },
-  });
+  const sessions = timed(store, 'sessions', observe) as EngramStore & Record<string, unknown>;
+  for (const part of PARTS) {
+    Object.defineProperty(sessions, part, { value: timed(store[part], part, observe), enumerable: true });
+  }
+  return sessions;
 }
