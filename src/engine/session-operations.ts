@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, parseWith, VersionConflictError } from '../core/errors.js';
+import { MAX_BUDGET_TOKENS } from '../core/schemas/agent.js';
 import { type JsonObject, jsonObjectSchema } from '../core/schemas/json.js';
 import type { MessageInput, StoredMessage } from '../core/schemas/message.js';
 import {
@@ -21,7 +22,11 @@ import { type SessionRef, toSessionKey } from './session-ref.js';
 /** A session with its messages (oldest first). */
 export type Session = SessionState & { messages: StoredMessage[] };
 
-const writeOptionsSchema = z.object({ expectedVersion: z.number().int().nonnegative().optional() });
+const writeOptionsSchema = z.object({
+  expectedVersion: z.number().int().nonnegative().optional(),
+  /** The window of the model the write is for: background summarization measures against it. */
+  contextWindow: z.number().int().min(1).max(MAX_BUDGET_TOKENS).optional(),
+});
 const appendOptionsSchema = writeOptionsSchema.extend({
   ttlSeconds: z.number().int().positive().max(MAX_TTL_SECONDS).nullable().optional(),
 });
@@ -77,11 +82,16 @@ export interface SessionOperations {
     ref: SessionRef,
     options?: { recentMessagesLimit?: number; includeSummarized?: boolean },
   ): Promise<Session | null>;
-  put(ref: SessionRef, input: SessionInput, options?: { expectedVersion?: number }): Promise<Session>;
+  /** `contextWindow`: the window of the model this write is for (summarization measures against it). */
+  put(
+    ref: SessionRef,
+    input: SessionInput,
+    options?: { expectedVersion?: number; contextWindow?: number },
+  ): Promise<Session>;
   append(
     ref: SessionRef,
     messages: MessageInput[],
-    options?: { expectedVersion?: number; ttlSeconds?: number | null },
+    options?: { expectedVersion?: number; ttlSeconds?: number | null; contextWindow?: number },
   ): Promise<{ session: SessionState; messages: StoredMessage[] }>;
   patch(
     ref: SessionRef,
@@ -165,7 +175,8 @@ export function createSessionOperations(
       const key = toSessionKey(ref);
       const parsedOptions = parseWith(appendOptionsSchema, options, 'append options');
       const prepared = prepareMessages(messages, counter, clock());
-      return store.appendMessages(key, prepared, parsedOptions);
+      const { contextWindow: _window, ...storeOptions } = parsedOptions;
+      return store.appendMessages(key, prepared, storeOptions);
     },
 
     async patch(ref, patch, options = {}) {

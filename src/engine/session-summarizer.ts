@@ -48,27 +48,29 @@ export const summarizationPolicyFor = (contextWindow: number): SummarizationPoli
 export function createSessionSummarizer(options: SessionSummarizerOptions) {
   const { store, sessions, policy } = options;
 
-  /** O(1) check on the session state: do the unsummarized messages pass the threshold? */
-  function needsSummary(state: SessionState): boolean {
+  /**
+   * O(1) check on the session state: do the unsummarized messages pass the threshold of the
+   * policy's window, or of `contextWindow` (the model a write named, e.g. AMS `model_name`)?
+   */
+  function needsSummary(state: SessionState, contextWindow = policy.contextWindow): boolean {
     const messages = state.messageCount - state.summarized.messages;
     const tokens = state.tokenCount - state.summarized.tokens + messages * MESSAGE_OVERHEAD_TOKENS;
-    return tokens > policy.contextWindow * policy.threshold;
+    return tokens > contextWindow * policy.threshold;
   }
 
-  async function summarize(ref: SessionRef): Promise<SummarizeOutcome> {
+  async function summarize(ref: SessionRef, contextWindow = policy.contextWindow): Promise<SummarizeOutcome> {
     const key = toSessionKey(ref);
     const state = await store.getSession(key);
     if (!state) return { status: 'skipped', reason: 'absent' };
-    if (!needsSummary(state)) return { status: 'skipped', reason: 'under-threshold' };
+    if (!needsSummary(state, contextWindow)) return { status: 'skipped', reason: 'under-threshold' };
     const messages = await store.readMessages(key, {
       order: 'oldest-first',
       afterSeq: state.summarized.throughSeq,
     });
-    const plan = planSummarization(
-      messages,
-      (message) => message.tokenCount + MESSAGE_OVERHEAD_TOKENS,
-      policy,
-    );
+    const plan = planSummarization(messages, (message) => message.tokenCount + MESSAGE_OVERHEAD_TOKENS, {
+      ...policy,
+      contextWindow,
+    });
     if (!plan) return { status: 'skipped', reason: 'under-threshold' };
     await options.beforeSummarize?.(ref, plan.summarize);
     let writer: 'llm' | 'extractive' = 'extractive';

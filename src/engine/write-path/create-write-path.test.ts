@@ -121,6 +121,25 @@ describe('write path triggers', () => {
     expect(await jobsOf(engram, WRITE_PATH_JOBS.extract)).toEqual([]);
   });
 
+  it('summarizes against the window of the model a write names (AMS model_name), not only the default', async () => {
+    const { engram } = await open({ writePath: { summaryThreshold: 0.5, summaryKeepRecent: 0.25 } });
+    const messages = Array.from({ length: 12 }, (_, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `Message ${index} about the castle, the river and the famous pastries of city ${index}.`,
+    }));
+    // Far under the default model's window (gpt-4o, 128,000 tokens): nothing to summarize.
+    await engram.sessions.put(ref, { messages });
+    expect(await jobsOf(engram, WRITE_PATH_JOBS.summarize)).toEqual([]);
+    // The same session written for a 400-token model is past its threshold.
+    await engram.sessions.put(ref, { messages }, { contextWindow: 400 });
+    const [job, ...others] = await jobsOf(engram, WRITE_PATH_JOBS.summarize);
+    expect(others).toEqual([]);
+    if (!job) throw new Error('no summary job');
+    expect(job.payload.contextWindow).toBe(400);
+    expect((await settled(engram, job)).result).toMatchObject({ status: 'summarized' });
+    expect((await engram.sessions.get(ref))?.summarized.throughSeq).toBeGreaterThan(12);
+  });
+
   it('never calls the LLM on the write path; extraction runs debounced and moves a cursor', async () => {
     const { engram, llm } = await open({ llm: true });
     if (!llm) throw new Error('no scripted server');

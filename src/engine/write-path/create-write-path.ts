@@ -46,6 +46,8 @@ export const LLM_OFF_NOTICE =
 export interface WriteChange {
   /** The write added messages (a put with messages, an append). */
   messagesAdded: boolean;
+  /** The context window of the model the write named (AMS `model_name`/`context_window_max`). */
+  contextWindow?: number | undefined;
 }
 
 /** Enqueues `type` for the session once per `key` (see `createWritePath`). */
@@ -53,7 +55,7 @@ export type EnqueueForSession = (
   state: SessionState,
   type: string,
   key: string,
-  options?: { runAt?: Date; staleSuffix?: string },
+  options?: { runAt?: Date; staleSuffix?: string; payload?: JsonObject },
 ) => Promise<Job>;
 
 /** Runs after every session write; it only enqueues (never calls a model). */
@@ -160,9 +162,10 @@ export function createWritePath(options: WritePathOptions): WritePath {
       })()
     : null;
 
-  jobs.register(WRITE_PATH_JOBS.summarize, async (payload, { job }) => ({
-    ...(await summarizer.summarize(sessionOfJob(payload, job))),
-  }));
+  jobs.register(WRITE_PATH_JOBS.summarize, async (payload, { job }) => {
+    const window = typeof payload.contextWindow === 'number' ? payload.contextWindow : undefined;
+    return { ...(await summarizer.summarize(sessionOfJob(payload, job), window)) };
+  });
   jobs.register(WRITE_PATH_JOBS.promote, async (payload, { job }) => {
     const result = await promoter.promote(sessionOfJob(payload, job));
     return { created: result.created, versioned: result.versioned, unchanged: result.unchanged };
@@ -182,7 +185,7 @@ export function createWritePath(options: WritePathOptions): WritePath {
   }
 
   const enqueue: EnqueueForSession = async (state, type, key, enqueueOptions = {}) => {
-    const payload: JsonObject = sessionJobPayload(state);
+    const payload: JsonObject = { ...sessionJobPayload(state), ...enqueueOptions.payload };
     const runAt = enqueueOptions.runAt ? { runAt: enqueueOptions.runAt.toISOString() } : {};
     const job = await jobs.enqueue(state.tenantId, type, payload, { idempotencyKey: key, ...runAt });
     if (job.status !== 'succeeded' && job.status !== 'failed') return job;
@@ -193,10 +196,19 @@ export function createWritePath(options: WritePathOptions): WritePath {
 
   const builtIn: WriteTrigger = async (state, change) => {
     const session = sessionDigest(state);
-    if (summarizer.needsSummary(state)) {
-      await enqueue(state, WRITE_PATH_JOBS.summarize, `summarize:${session}:${state.summarized.throughSeq}`, {
-        staleSuffix: `s${state.lastSeq}`,
-      });
+    // A write that names its model (AMS PUT with model_name) is summarized against that window.
+    const window = change.contextWindow;
+    if (summarizer.needsSummary(state, window)) {
+      const sized = window === undefined ? '' : `:c${window}`;
+      await enqueue(
+        state,
+        WRITE_PATH_JOBS.summarize,
+        `summarize:${session}:${state.summarized.throughSeq}${sized}`,
+        {
+          staleSuffix: `s${state.lastSeq}`,
+          ...(window === undefined ? {} : { payload: { contextWindow: window } }),
+        },
+      );
     }
     const pending = pendingDigest(state);
     if (pending) await enqueue(state, WRITE_PATH_JOBS.promote, `promote:${session}:${pending}`);

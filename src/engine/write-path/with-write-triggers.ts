@@ -10,12 +10,18 @@ export function withWriteTriggers(sessions: SessionOperations, writePath: WriteP
     ...sessions,
     async put(ref, input, options) {
       const session = await sessions.put(ref, input, options);
-      await writePath.afterWrite(session, { messagesAdded: session.messages.length > 0 });
+      await writePath.afterWrite(session, {
+        messagesAdded: session.messages.length > 0,
+        contextWindow: options?.contextWindow,
+      });
       return session;
     },
     async append(ref, messages, options) {
       const result = await sessions.append(ref, messages, options);
-      await writePath.afterWrite(result.session, { messagesAdded: result.messages.length > 0 });
+      await writePath.afterWrite(result.session, {
+        messagesAdded: result.messages.length > 0,
+        contextWindow: options?.contextWindow,
+      });
       return result;
     },
     async patch(ref, patch, options) {

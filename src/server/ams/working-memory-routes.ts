@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_BUDGET_TOKENS } from '../../core/schemas/agent.js';
 import { toSessionKey } from '../../engine/session-ref.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
@@ -142,10 +143,15 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
       tenantId: tenantOf(request),
     };
     const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
-    const session = await conditionalWrite(() =>
-      engram.sessions.put(ref, input, expectedVersion === undefined ? {} : { expectedVersion }),
-    );
+    // The model the client names (model_name / context_window_max) is the one the session is
+    // summarized for, in the background (AMS summarizes inside the PUT).
     const window = contextWindowOf(query);
+    const session = await conditionalWrite(() =>
+      engram.sessions.put(ref, input, {
+        ...(expectedVersion === undefined ? {} : { expectedVersion }),
+        ...(window === null ? {} : { contextWindow: Math.min(window, MAX_BUDGET_TOKENS) }),
+      }),
+    );
     const fitted =
       window === null ? null : await fitContextWindow(session.messages, window, { truncate: false });
     if (body.messages.some((message) => !message.created_at)) {
