@@ -5,6 +5,7 @@ import type { EmbeddingProvider } from '../providers/embeddings/embedding-provid
 import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
 import { createMemoryRecordStore } from '../stores/memory/memory-record-store.js';
 import { createLongTermServices } from './long-term-services.js';
+import { MAX_TRIGGER_INPUT_CHARS } from './procedure-library.js';
 
 let embedder: EmbeddingProvider;
 let counter: TokenCounter;
@@ -83,6 +84,15 @@ describe('procedures', () => {
     expect((await procedures.list(tenant, 'support')).map((procedure) => procedure.id)).toEqual([
       rejected.id,
     ]);
+  });
+
+  it('tries triggers on the start of a message only (a bounded input for any pattern)', async () => {
+    const { procedures } = services();
+    const created = await procedures.create(tenant, { ...refund, examples: [] });
+    await procedures.approve(tenant, created.id);
+    const padding = 'word '.repeat(MAX_TRIGGER_INPUT_CHARS / 5);
+    expect((await procedures.match(tenant, 'support', `refund ${padding}`))?.matchedBy).toBe('trigger');
+    expect(await procedures.match(tenant, 'support', `${padding} refund`)).toBeNull();
   });
 
   it('falls back to example similarity when no trigger matches', async () => {

@@ -16,6 +16,9 @@ import type { LongTermMemory } from './long-term-memory.js';
 /** Procedures of one agent are few; this bounds how many are scanned per match. */
 const MAX_PROCEDURES_PER_AGENT = 1_000;
 
+/** How much of a message trigger patterns are tried on (its start). */
+export const MAX_TRIGGER_INPUT_CHARS = 2_000;
+
 export interface ProcedureMatch {
   procedure: Procedure;
   /** 1 for a trigger match; the cosine similarity for an example match. */
@@ -133,8 +136,10 @@ export function createProcedureLibrary(
         .map(toProcedure)
         .filter((procedure) => procedure.status === 'approved');
       if (approved.length === 0) return null;
+      // Triggers see a bounded prefix: whatever a pattern's backtracking costs, the input is short.
+      const head = message.slice(0, MAX_TRIGGER_INPUT_CHARS);
       for (const procedure of approved) {
-        if (procedure.triggers.some((trigger) => new RegExp(trigger, 'iu').test(message))) {
+        if (procedure.triggers.some((trigger) => new RegExp(trigger, 'iu').test(head))) {
           return { procedure, score: 1, matchedBy: 'trigger' };
         }
       }
