@@ -10,7 +10,7 @@ import { createOpenAIChatProvider } from '../../providers/llm/openai-chat-provid
 import type { Job } from '../../stores/job-store.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
 import { LLM_OFF_NOTICE, WRITE_PATH_JOBS } from './create-write-path.js';
-import { EXTRACTION_CURSORS } from './extraction-cursor.js';
+import { EXTRACTION_CURSORS } from './session-cursors.js';
 import type { MemoryExtractor } from './session-memory-extraction.js';
 
 const ref = { sessionId: 'trip', userId: 'ana' };

@@ -13,9 +13,9 @@ import {
   type SessionSummarizer,
   type SummaryWriter,
 } from '../session-summarizer.js';
-import { createExtractionCursors } from './extraction-cursor.js';
 import { createMessageIndex, type MessageIndex } from './index-messages.js';
 import { createMessageIndexState, type MessageIndexState } from './index-messages-state.js';
+import { createSessionCursors, EXTRACTION_CURSORS } from './session-cursors.js';
 import { sessionDigest, sessionJobPayload, sessionOfJob } from './session-job-payload.js';
 import {
   createSessionMemoryExtraction,
@@ -131,7 +131,7 @@ export function createWritePath(options: WritePathOptions): WritePath {
     ? createSessionMemoryExtraction({
         store,
         memories,
-        cursors: createExtractionCursors(store.documents),
+        cursors: createSessionCursors(store.documents, EXTRACTION_CURSORS),
         extractor,
         clock,
         batchMessages: settings.extractionBatchMessages,

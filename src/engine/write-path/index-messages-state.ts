@@ -2,7 +2,7 @@ import { VersionConflictError } from '../../core/errors.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { DocumentStore } from '../../stores/document-store.js';
 import { sessionScopeDigest } from './index-messages-records.js';
-import { sessionDigest } from './session-job-payload.js';
+import { createSessionCursors } from './session-cursors.js';
 
 /** One cursor per session incarnation: every message with seq <= `seq` was indexed. */
 export const MESSAGE_INDEX_CURSORS = 'message-index-cursors';
@@ -11,31 +11,12 @@ export const MESSAGE_INDEX_GENERATIONS = 'message-index-generations';
 /** Messages whose text equals an earlier message's (hash deduplication keeps one record). */
 export const MESSAGE_INDEX_REPEATS = 'message-index-repeats';
 
-type CursorSession = SessionKey & { createdAt: string };
-
 /** The documents the message index keeps beside its records, in `store.documents`. */
 export function createMessageIndexState(documents: DocumentStore) {
+  const cursors = createSessionCursors(documents, MESSAGE_INDEX_CURSORS);
   return {
-    async readCursor(session: CursorSession): Promise<{ seq: number; version: number }> {
-      const stored = await documents.getDocument(
-        session.tenantId,
-        MESSAGE_INDEX_CURSORS,
-        sessionDigest(session),
-      );
-      if (!stored) return { seq: 0, version: 0 };
-      return { seq: typeof stored.value.seq === 'number' ? stored.value.seq : 0, version: stored.version };
-    },
-
-    /** Moves the cursor by compare-and-set (VersionConflictError when another job moved it). */
-    async moveCursor(session: CursorSession, seq: number, expectedVersion: number): Promise<void> {
-      await documents.putDocument(
-        session.tenantId,
-        MESSAGE_INDEX_CURSORS,
-        sessionDigest(session),
-        { seq, sessionId: session.sessionId, sessionCreatedAt: session.createdAt },
-        { expectedVersion },
-      );
-    },
+    readCursor: cursors.read,
+    moveCursor: cursors.move,
 
     async generation(key: SessionKey): Promise<number> {
       const stored = await documents.getDocument(

@@ -3,7 +3,7 @@ import type { StoredMessage } from '../../core/schemas/message.js';
 import type { MemoryStrategy, SessionKey } from '../../core/schemas/session.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import type { LongTermMemory } from '../long-term-memory.js';
-import type { ExtractionCursors } from './extraction-cursor.js';
+import type { SessionCursors } from './session-cursors.js';
 
 /** What an extractor gets: the session's strategy and the messages not yet extracted, oldest first. */
 export interface MemoryExtractionRequest {
@@ -23,7 +23,7 @@ export type MemoryExtractor = (request: MemoryExtractionRequest) => Promise<Memo
 export interface SessionMemoryExtractionOptions {
   store: SessionStore;
   memories: LongTermMemory;
-  cursors: ExtractionCursors;
+  cursors: SessionCursors;
   extractor: MemoryExtractor;
   clock: () => Date;
   batchMessages: number;

@@ -5,8 +5,8 @@ import { sessionDigest } from './session-job-payload.js';
 /** Collection of `store.documents` holding one extraction cursor per session. */
 export const EXTRACTION_CURSORS = 'extraction-cursors';
 
-/** Where extraction stands in a session: every message with seq <= `seq` was sent to the model. */
-export interface ExtractionCursor {
+/** Where a job stands in a session: every message with seq <= `seq` was handled. */
+export interface SessionCursor {
   seq: number;
   /** The document version to compare-and-set against; 0 when there is none yet. */
   version: number;
@@ -15,26 +15,23 @@ export interface ExtractionCursor {
 type CursorSession = SessionKey & { createdAt: string };
 
 /**
- * Per-session extraction cursors. A cursor belongs to one incarnation of a session: a session
- * deleted and written again (a new `createdAt`) starts from the beginning of its new log.
+ * Per-session cursors in one `store.documents` collection (extraction, message indexing). A cursor
+ * belongs to one incarnation of a session: a session deleted and written again (a new `createdAt`)
+ * starts from the beginning of its new log.
  */
-export function createExtractionCursors(documents: DocumentStore) {
+export function createSessionCursors(documents: DocumentStore, collection: string) {
   return {
-    async read(session: CursorSession): Promise<ExtractionCursor> {
-      const stored = await documents.getDocument(
-        session.tenantId,
-        EXTRACTION_CURSORS,
-        sessionDigest(session),
-      );
+    async read(session: CursorSession): Promise<SessionCursor> {
+      const stored = await documents.getDocument(session.tenantId, collection, sessionDigest(session));
       if (!stored) return { seq: 0, version: 0 };
       const seq = typeof stored.value.seq === 'number' ? stored.value.seq : 0;
       return { seq, version: stored.version };
     },
-    /** Moves the cursor to `seq`; VersionConflictError when another extraction moved it first. */
+    /** Moves the cursor to `seq` by compare-and-set: VersionConflictError when another job moved it first. */
     async move(session: CursorSession, seq: number, expectedVersion: number): Promise<void> {
       await documents.putDocument(
         session.tenantId,
-        EXTRACTION_CURSORS,
+        collection,
         sessionDigest(session),
         { seq, sessionId: session.sessionId, sessionCreatedAt: session.createdAt },
         { expectedVersion },
@@ -43,4 +40,4 @@ export function createExtractionCursors(documents: DocumentStore) {
   };
 }
 
-export type ExtractionCursors = ReturnType<typeof createExtractionCursors>;
+export type SessionCursors = ReturnType<typeof createSessionCursors>;
