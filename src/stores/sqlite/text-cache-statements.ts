@@ -1,5 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { FilterRow } from './vector-cache-statements.js';
+import {
+  type ChangeLogStatements,
+  type FilterRow,
+  prepareChangeLogStatements,
+} from './vector-cache-statements.js';
 
 /** A memory's text with the columns a filter reads (but `last_accessed`), as the text cache loads it. */
 export interface TextRow extends FilterRow {
@@ -11,12 +15,7 @@ const TEXT_ROW_SELECT = `SELECT m.pk, m.tenant_id, m.id, m.text, m.valid_to, m.n
   FROM memories m`;
 
 /** What the text cache asks SQLite. */
-export interface TextCacheStatements {
-  /** Changes when another connection commits (never for this one's own commits). */
-  dataVersion: Statement<[], number>;
-  changeBounds: Statement<[], { oldest: number | null; latest: number | null }>;
-  /** Memories changed after a change-log position, each once. */
-  changedSince: Statement<[number], number>;
+export interface TextCacheStatements extends ChangeLogStatements {
   /** Text rows of a tenant among a JSON list of memory pks. */
   selectByPks: Statement<[string, string], TextRow>;
   /** A tenant's text rows after an id, in id order (its unique index: no sort), up to a count. */
@@ -27,13 +26,7 @@ export interface TextCacheStatements {
 
 export function prepareTextCacheStatements(database: Database): TextCacheStatements {
   return {
-    dataVersion: database.prepare<[], number>('PRAGMA data_version').pluck(),
-    changeBounds: database.prepare(
-      'SELECT min(seq) AS oldest, max(seq) AS latest FROM memory_vector_changes',
-    ),
-    changedSince: database
-      .prepare<[number], number>('SELECT DISTINCT memory_pk FROM memory_vector_changes WHERE seq > ?')
-      .pluck(),
+    ...prepareChangeLogStatements(database),
     selectByPks: database.prepare(
       `${TEXT_ROW_SELECT} WHERE m.tenant_id = ? AND m.pk IN (SELECT value FROM json_each(?))`,
     ),

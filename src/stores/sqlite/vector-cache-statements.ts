@@ -32,12 +32,28 @@ const VECTOR_ROW_SELECT = `SELECT m.pk, m.tenant_id, e.model, e.vector, m.id, m.
   FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk`;
 
 /** What the vector cache asks SQLite. */
-export interface VectorCacheStatements {
+/** The change-log reads both in-process caches (vectors, text) follow other connections with. */
+export interface ChangeLogStatements {
   /** Changes when another connection commits (never for this one's own commits). */
   dataVersion: Statement<[], number>;
   changeBounds: Statement<[], { oldest: number | null; latest: number | null }>;
   /** Memories changed after a change-log position, each once. */
   changedSince: Statement<[number], number>;
+}
+
+export function prepareChangeLogStatements(database: Database): ChangeLogStatements {
+  return {
+    dataVersion: database.prepare<[], number>('PRAGMA data_version').pluck(),
+    changeBounds: database.prepare(
+      'SELECT min(seq) AS oldest, max(seq) AS latest FROM memory_vector_changes',
+    ),
+    changedSince: database
+      .prepare<[number], number>('SELECT DISTINCT memory_pk FROM memory_vector_changes WHERE seq > ?')
+      .pluck(),
+  };
+}
+
+export interface VectorCacheStatements extends ChangeLogStatements {
   /** Vector rows of a JSON list of memory pks (any tenant or model). */
   selectByPks: Statement<[string], VectorRow>;
   /**
@@ -53,13 +69,7 @@ export interface VectorCacheStatements {
 
 export function prepareVectorCacheStatements(database: Database): VectorCacheStatements {
   return {
-    dataVersion: database.prepare<[], number>('PRAGMA data_version').pluck(),
-    changeBounds: database.prepare(
-      'SELECT min(seq) AS oldest, max(seq) AS latest FROM memory_vector_changes',
-    ),
-    changedSince: database
-      .prepare<[number], number>('SELECT DISTINCT memory_pk FROM memory_vector_changes WHERE seq > ?')
-      .pluck(),
+    ...prepareChangeLogStatements(database),
     selectByPks: database.prepare(`${VECTOR_ROW_SELECT} WHERE m.pk IN (SELECT value FROM json_each(?))`),
     selectChunk: database.prepare(
       `${VECTOR_ROW_SELECT} WHERE m.tenant_id = ? AND e.model = ? AND m.id > ? ORDER BY m.tenant_id, m.id LIMIT ?`,
