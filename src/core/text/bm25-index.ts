@@ -141,12 +141,7 @@ export class Bm25Index<Item = undefined> {
         const cursor = cursors[index] as Cursor;
         const { list } = cursor;
         if (cursor.position < list.size && list.documents[cursor.position] === document) {
-          const part = this.contribution(
-            cursor.idf,
-            list.frequencies[cursor.position] ?? 0,
-            this.lengths[document] ?? 0,
-            averageLength,
-          );
+          const part = this.contributionAt(cursor, document, averageLength);
           parts[cursor.order] = part;
           partial += part;
           cursor.position++;
@@ -163,12 +158,7 @@ export class Bm25Index<Item = undefined> {
         const { list } = cursor;
         cursor.position = list.seek(cursor.position, document);
         if (cursor.position < list.size && list.documents[cursor.position] === document) {
-          const part = this.contribution(
-            cursor.idf,
-            list.frequencies[cursor.position] ?? 0,
-            this.lengths[document] ?? 0,
-            averageLength,
-          );
+          const part = this.contributionAt(cursor, document, averageLength);
           parts[cursor.order] = part;
           partial += part;
         }
@@ -233,6 +223,12 @@ export class Bm25Index<Item = undefined> {
   }
 
   /** A term's share of a document's score; monotone (also in floating point) in frequency and length. */
+  /** The contribution of the posting under `cursor` (which sits on `document`). */
+  private contributionAt(cursor: Cursor, document: number, averageLength: number): number {
+    const frequency = cursor.list.frequencies[cursor.position] ?? 0;
+    return this.contribution(cursor.idf, frequency, this.lengths[document] ?? 0, averageLength);
+  }
+
   private contribution(idf: number, frequency: number, length: number, averageLength: number): number {
     return (
       (idf * frequency * (this.k1 + 1)) /
