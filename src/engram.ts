@@ -17,21 +17,24 @@ import {
   REPLY_PRIMING_TOKENS,
   type TokenCounter,
 } from './core/tokens/token-counter.js';
-import { type AgentRegistry, createAgentRegistry } from './engine/agent-registry.js';
-import { type ChatTurn, type ChatTurnRequest, createChatService } from './engine/chat-turn.js';
-import type { EpisodeLog } from './engine/episode-log.js';
-import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/job-runner.js';
-import type { KnowledgeBase } from './engine/knowledge-base.js';
-import type { LongTermMemory } from './engine/long-term-memory.js';
-import { createLongTermServices } from './engine/long-term-services.js';
-import type { ProcedureLibrary } from './engine/procedure-library.js';
-import { readHistoryTail } from './engine/read-history-tail.js';
-import { createSessionOperations, type SessionOperations } from './engine/session-operations.js';
-import { createSessionReconstruction, withSessionReconstruction } from './engine/session-reconstruction.js';
-import type { SessionRef } from './engine/session-ref.js';
-import { toSessionKey } from './engine/session-ref.js';
-import { createSummaryViews, type SummaryViews } from './engine/summary-views.js';
-import { createTraceLog, type TraceLog } from './engine/trace-log.js';
+import { type AgentRegistry, createAgentRegistry } from './engine/access/agent-registry.js';
+import { type ChatTurn, type ChatTurnRequest, createChatService } from './engine/chat/chat-turn.js';
+import { createTraceLog, type TraceLog } from './engine/context/trace-log.js';
+import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/jobs/job-runner.js';
+import type { EpisodeLog } from './engine/long-term/episode-log.js';
+import type { KnowledgeBase } from './engine/long-term/knowledge-base.js';
+import type { LongTermMemory } from './engine/long-term/long-term-memory.js';
+import { createLongTermServices } from './engine/long-term/long-term-services.js';
+import type { ProcedureLibrary } from './engine/long-term/procedure-library.js';
+import { createSummaryViews, type SummaryViews } from './engine/long-term/summary-views.js';
+import { readHistoryTail } from './engine/sessions/read-history-tail.js';
+import { createSessionOperations, type SessionOperations } from './engine/sessions/session-operations.js';
+import {
+  createSessionReconstruction,
+  withSessionReconstruction,
+} from './engine/sessions/session-reconstruction.js';
+import type { SessionRef } from './engine/sessions/session-ref.js';
+import { toSessionKey } from './engine/sessions/session-ref.js';
 import { createWritePath, type WritePath } from './engine/write-path/create-write-path.js';
 import { createLlmSummaryWriter } from './engine/write-path/llm/llm-summary-writer.js';
 import { createLlmMemoryExtractor } from './engine/write-path/llm-memory-extractor.js';

@@ -45,12 +45,12 @@ export type { MessageInput, MessageRole, StoredMessage, ToolCall } from './core/
 export type { Procedure, ProcedureInput, ProcedureStatus } from './core/schemas/procedure.js';
 export type { SessionInput, SessionKey, SessionState, SessionSummary } from './core/schemas/session.js';
 export { type ModelInfo, resolveModel } from './core/tokens/model-registry.js';
-export type { Episode, EpisodeInput, EpisodeLog } from './engine/episode-log.js';
-export type { DocumentInput, KnowledgeBase, KnowledgeDocument } from './engine/knowledge-base.js';
-export type { LongTermMemory, WorkingSetRequest } from './engine/long-term-memory.js';
-export type { ProcedureLibrary, ProcedureMatch } from './engine/procedure-library.js';
-export type { Session, SessionOperations, SessionPatchInput } from './engine/session-operations.js';
-export type { SessionRef } from './engine/session-ref.js';
+export type { Episode, EpisodeInput, EpisodeLog } from './engine/long-term/episode-log.js';
+export type { DocumentInput, KnowledgeBase, KnowledgeDocument } from './engine/long-term/knowledge-base.js';
+export type { LongTermMemory, WorkingSetRequest } from './engine/long-term/long-term-memory.js';
+export type { ProcedureLibrary, ProcedureMatch } from './engine/long-term/procedure-library.js';
+export type { Session, SessionOperations, SessionPatchInput } from './engine/sessions/session-operations.js';
+export type { SessionRef } from './engine/sessions/session-ref.js';
 export {
   type AssembleRequest,
   type AssembleResult,

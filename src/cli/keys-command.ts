@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../core/errors.js';
-import { type ApiKey, createApiKeys } from '../engine/api-keys.js';
+import { type ApiKey, createApiKeys } from '../engine/access/api-keys.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
-import { buildMemoryPrompt } from '../engine/memory-prompt.js';
+import { buildMemoryPrompt } from '../engine/context/memory-prompt.js';
 import { amsModelNames, amsModelWindows } from '../server/ams/ams-model-windows.js';
 import { findUniqueSession } from '../server/ams/find-unique-session.js';
 import { tagFilterArgument } from './ams-filter-arguments.js';

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
-import { toSessionKey } from '../engine/session-ref.js';
+import { toSessionKey } from '../engine/sessions/session-ref.js';
 import { toAmsMemoryRecord } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../core/errors.js';
 import type { JsonObject } from '../core/schemas/json.js';
 import { MAX_TTL_SECONDS } from '../core/schemas/session.js';
-import { type SessionRef, toSessionKey } from '../engine/session-ref.js';
+import { type SessionRef, toSessionKey } from '../engine/sessions/session-ref.js';
 import { findUniqueSession } from '../server/ams/find-unique-session.js';
 import {
   toAmsMessage,

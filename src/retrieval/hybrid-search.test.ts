@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../core/errors.js';
 import type { MemoryRecordInput } from '../core/schemas/memory-record.js';
-import { createLongTermMemory } from '../engine/long-term-memory.js';
+import { createLongTermMemory } from '../engine/long-term/long-term-memory.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
 import { createMemoryRecordStore } from '../stores/memory/memory-record-store.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryRecordInput } from '../core/schemas/memory-record.js';
-import { createLongTermMemory } from '../engine/long-term-memory.js';
+import { createLongTermMemory } from '../engine/long-term/long-term-memory.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
 import { createMemoryRecordStore } from '../stores/memory/memory-record-store.js';

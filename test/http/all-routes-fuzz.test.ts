@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeys } from '../../src/engine/api-keys.js';
+import { createApiKeys } from '../../src/engine/access/api-keys.js';
 import type { Role } from '../../src/server/auth/principal.js';
 import {
   encodePart,

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeys } from '../../src/engine/api-keys.js';
+import { createApiKeys } from '../../src/engine/access/api-keys.js';
 import type { Role } from '../../src/server/auth/principal.js';
 import { callFailing, callOk, connectHttp } from '../mcp/mcp-test-client.js';
 import { type SeededIds, seedTenant, snapshotTenant } from './seeded-tenant.js';

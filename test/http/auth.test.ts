@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeys } from '../../src/engine/api-keys.js';
+import { createApiKeys } from '../../src/engine/access/api-keys.js';
 import { useTestServer } from './test-server.js';
 
 const testServer = useTestServer({ auth: { mode: 'enabled' } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TRACES_COLLECTION } from '../../src/engine/trace-log.js';
+import { TRACES_COLLECTION } from '../../src/engine/context/trace-log.js';
 import { useExtensionApp } from './extension-app.js';
 
 const extensionApp = useExtensionApp();

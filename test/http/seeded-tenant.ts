@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { memoryFilterSchema } from '../../src/core/schemas/memory-record.js';
-import { AGENTS_COLLECTION } from '../../src/engine/agent-registry.js';
-import { TRACES_COLLECTION } from '../../src/engine/trace-log.js';
+import { AGENTS_COLLECTION } from '../../src/engine/access/agent-registry.js';
+import { TRACES_COLLECTION } from '../../src/engine/context/trace-log.js';
 import type { Engram } from '../../src/engram.js';
 import type { TestServer } from './test-server.js';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApiKeys } from '../../src/engine/api-keys.js';
+import { createApiKeys } from '../../src/engine/access/api-keys.js';
 import type { Role } from '../../src/server/auth/principal.js';
 import { useTestServer } from './test-server.js';
 

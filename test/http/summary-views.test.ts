@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeys } from '../../src/engine/api-keys.js';
+import { createApiKeys } from '../../src/engine/access/api-keys.js';
 import { createEngram, type Engram } from '../../src/engram.js';
 import { createOpenAIChatProvider } from '../../src/providers/llm/openai-chat-provider.js';
 import { createServer, type EngramServer } from '../../src/server/create-server.js';

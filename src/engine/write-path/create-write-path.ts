@@ -3,16 +3,16 @@ import type { JsonObject } from '../../core/schemas/json.js';
 import type { SessionKey, SessionState } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
 import type { Job } from '../../stores/job-store.js';
-import type { JobRunner } from '../job-runner.js';
-import type { LongTermMemory } from '../long-term-memory.js';
-import { createMemoryPromoter, type MemoryPromoter } from '../memory-promoter.js';
-import type { SessionOperations } from '../session-operations.js';
-import { toSessionKey } from '../session-ref.js';
+import type { JobRunner } from '../jobs/job-runner.js';
+import type { LongTermMemory } from '../long-term/long-term-memory.js';
+import { createMemoryPromoter, type MemoryPromoter } from '../long-term/memory-promoter.js';
+import type { SessionOperations } from '../sessions/session-operations.js';
+import { toSessionKey } from '../sessions/session-ref.js';
 import {
   createSessionSummarizer,
   type SessionSummarizer,
   type SummaryWriter,
-} from '../session-summarizer.js';
+} from '../sessions/session-summarizer.js';
 import { createMessageIndex, type MessageIndex } from './index-messages.js';
 import { createMessageIndexState, type MessageIndexState } from './index-messages-state.js';
 import { createSessionCursors, EXTRACTION_CURSORS } from './session-cursors.js';

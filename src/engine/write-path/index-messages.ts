@@ -1,7 +1,7 @@
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
 import type { InsertResult } from '../../stores/memory-record-store.js';
-import type { LongTermMemory } from '../long-term-memory.js';
+import type { LongTermMemory } from '../long-term/long-term-memory.js';
 import { messageRecords, sessionScopeDigest } from './index-messages-records.js';
 import type { MessageIndexState } from './index-messages-state.js';
 

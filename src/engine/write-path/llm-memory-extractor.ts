@@ -1,5 +1,5 @@
 import type { LlmProvider } from '../../providers/llm/llm-provider.js';
-import type { LongTermMemory } from '../long-term-memory.js';
+import type { LongTermMemory } from '../long-term/long-term-memory.js';
 import { extractMemories } from './llm/extract-memories.js';
 import type { MemoryExtractor } from './session-memory-extraction.js';
 

@@ -1,5 +1,5 @@
 import type { EngramStore } from '../../stores/engram-store.js';
-import type { JobRunner } from '../job-runner.js';
+import type { JobRunner } from '../jobs/job-runner.js';
 import { enqueueSessionEnd } from './session-end.js';
 import { endedThrough, readEndMark } from './session-end-marks.js';
 

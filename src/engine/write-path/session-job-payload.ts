@@ -4,7 +4,7 @@ import { parseWith } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { SessionState } from '../../core/schemas/session.js';
 import type { Job } from '../../stores/job-store.js';
-import type { SessionRef } from '../session-ref.js';
+import type { SessionRef } from '../sessions/session-ref.js';
 
 /**
  * What a write-path job names: the session (its tenant is the job's) and the session's `createdAt`,

@@ -2,7 +2,7 @@ import type { MemoryRecordInput } from '../../core/schemas/memory-record.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { MemoryStrategy, SessionKey } from '../../core/schemas/session.js';
 import type { SessionStore } from '../../stores/session-store.js';
-import type { LongTermMemory } from '../long-term-memory.js';
+import type { LongTermMemory } from '../long-term/long-term-memory.js';
 import type { SessionCursors } from './session-cursors.js';
 
 /** What an extractor gets: the session's strategy and the messages not yet extracted, oldest first. */

@@ -1,4 +1,4 @@
-import type { SessionOperations } from '../session-operations.js';
+import type { SessionOperations } from '../sessions/session-operations.js';
 import type { WritePath } from './create-write-path.js';
 
 /**

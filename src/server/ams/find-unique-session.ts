@@ -1,4 +1,4 @@
-import type { SessionRef } from '../../engine/session-ref.js';
+import type { SessionRef } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
 
 /**

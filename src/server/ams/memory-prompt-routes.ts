@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildMemoryPrompt } from '../../engine/memory-prompt.js';
+import { buildMemoryPrompt } from '../../engine/context/memory-prompt.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
 import { readBody, readQuery } from '../request-parts.js';

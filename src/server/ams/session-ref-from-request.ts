@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { SessionRef } from '../../engine/session-ref.js';
+import type { SessionRef } from '../../engine/sessions/session-ref.js';
 import { tenantOf } from '../auth/principal.js';
 import { readPath, readQuery } from '../request-parts.js';
 import { sessionPathSchema, sessionScopeQuerySchema } from './working-memory-schemas.js';

@@ -6,7 +6,7 @@ import type {
   SummaryView,
   SummaryViewFilters,
   SummaryViewInput,
-} from '../../engine/summary-views.js';
+} from '../../engine/long-term/summary-views.js';
 import { formatAmsDateTime } from './ams-datetime.js';
 import { amsDateFilterSchema, toDateRange } from './ams-filters.js';
 import { AmsHttpError } from './ams-http-error.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_TTL_SECONDS } from '../../core/schemas/session.js';
-import { FUTURE_TOLERANCE_MS } from '../../engine/prepare-messages.js';
+import { FUTURE_TOLERANCE_MS } from '../../engine/sessions/prepare-messages.js';
 import { laxInteger, plainObject } from '../lax-fields.js';
 import { amsDateTime } from './ams-datetime.js';
 import { amsModelNames } from './ams-model-windows.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { createApiKeys } from '../../engine/api-keys.js';
+import { createApiKeys } from '../../engine/access/api-keys.js';
 import type { Engram } from '../../engram.js';
 import type { ServerConfig } from '../server-config.js';
 import { createJwtVerifier } from './jwt-verifier.js';

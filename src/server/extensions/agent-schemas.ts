@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_BUDGET_TOKENS, type MemoryConfig, pruningStrategySchema } from '../../core/schemas/agent.js';
-import type { StoredAgent } from '../../engine/agent-registry.js';
+import type { StoredAgent } from '../../engine/access/agent-registry.js';
 
 const tokens = (minimum = 0) => z.number().int().min(minimum).max(MAX_BUDGET_TOKENS);
 const sections = <T extends z.ZodType>(value: T) =>

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MAX_MESSAGE_CHARS, type StoredMessage } from '../../core/schemas/message.js';
-import type { ChatResult, ChatTurn } from '../../engine/chat-turn.js';
+import type { ChatResult, ChatTurn } from '../../engine/chat/chat-turn.js';
 import type { Engram } from '../../engram.js';
 import { LlmError } from '../../providers/llm/llm-error.js';
 import { sessionPathSchema } from '../ams/working-memory-schemas.js';

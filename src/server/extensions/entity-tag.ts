@@ -1,5 +1,5 @@
 import { EngramError, VersionConflictError } from '../../core/errors.js';
-import { type SessionRef, toSessionKey } from '../../engine/session-ref.js';
+import { type SessionRef, toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
 
 /** The ETag of a session: its version, as a strong quoted tag (`"3"`). */

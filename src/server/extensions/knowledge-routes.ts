@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { KnowledgeDocument } from '../../engine/knowledge-base.js';
-import { MAX_DOCUMENT_CHARS } from '../../engine/knowledge-base.js';
+import type { KnowledgeDocument } from '../../engine/long-term/knowledge-base.js';
+import { MAX_DOCUMENT_CHARS } from '../../engine/long-term/knowledge-base.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
 import { isJsonMediaType } from '../read-json-body.js';

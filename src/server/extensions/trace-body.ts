@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoredSourceReport, StoredTrace, TraceRecord } from '../../engine/trace-log.js';
+import type { StoredSourceReport, StoredTrace, TraceRecord } from '../../engine/context/trace-log.js';
 
 const traceItemSchema = z.object({
   id: z.string(),

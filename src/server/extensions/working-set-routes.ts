@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../core/errors.js';
 import type { SessionState } from '../../core/schemas/session.js';
-import { toSessionKey } from '../../engine/session-ref.js';
+import { toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
 import { sessionRefFromRequest } from '../ams/session-ref-from-request.js';
 import { sessionPathSchema, sessionScopeQuerySchema } from '../ams/working-memory-schemas.js';

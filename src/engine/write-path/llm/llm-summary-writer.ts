@@ -1,7 +1,7 @@
 import type { StoredMessage } from '../../../core/schemas/message.js';
 import { LlmError } from '../../../providers/llm/llm-error.js';
 import type { LlmProvider } from '../../../providers/llm/llm-provider.js';
-import type { SummaryWriter } from '../../session-summarizer.js';
+import type { SummaryWriter } from '../../sessions/session-summarizer.js';
 import { DATA_RULE } from './extraction-prompts.js';
 import { dataBlock, renderTranscript } from './render-transcript.js';
 

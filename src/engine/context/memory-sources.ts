@@ -1,0 +1,93 @@
+import type { MemoryItem, MemorySource } from '../../core/assembly/memory-source.js';
+import type { EpisodeLog } from '../long-term/episode-log.js';
+import type { LongTermMemory } from '../long-term/long-term-memory.js';
+import { type ProcedureLibrary, renderProcedure } from '../long-term/procedure-library.js';
+
+/**
+ * Semantic facts about the user: the working set (similarity + salience + confidence, latest
+ * versions only, session pins and removals honoured). Knowledge chunks are left to the knowledge
+ * source. No user, no facts: memories are never read across users.
+ */
+export function createSemanticSource(memories: LongTermMemory): MemorySource {
+  return {
+    name: 'semantic',
+    section: 'knowledge',
+    async retrieve(request) {
+      if (request.userId === null || request.limit === 0) return [];
+      const set = await memories.workingSet(request.tenantId, {
+        query: request.query,
+        userId: request.userId,
+        namespace: request.namespace,
+        filter: { memoryType: { any: ['semantic', 'message'] }, documentId: { exists: false } },
+        options: { limit: request.limit },
+        ...(request.pinnedIds ? { pins: new Set(request.pinnedIds) } : {}),
+        ...(request.removedIds ? { removals: new Set(request.removedIds) } : {}),
+      });
+      const byId = new Map(set.memories.map((memory) => [memory.id, memory]));
+      return set.items.flatMap((item): MemoryItem[] => {
+        const memory = byId.get(item.id);
+        return memory
+          ? [{ id: memory.id, text: memory.text, score: item.score, supersededBy: memory.supersededBy }]
+          : [];
+      });
+    },
+  };
+}
+
+/** Chunks of the agent's knowledge documents, with their document as the source. */
+export function createKnowledgeSource(memories: LongTermMemory): MemorySource {
+  return {
+    name: 'knowledge',
+    section: 'knowledge',
+    async retrieve(request) {
+      if (request.limit === 0) return [];
+      const { hits } = await memories.search(request.tenantId, {
+        text: request.query,
+        limit: request.limit,
+        filter: { agentId: { eq: request.agentId }, documentId: { exists: true } },
+      });
+      return hits.map((hit) => ({
+        id: hit.memory.id,
+        text: hit.memory.text,
+        score: hit.relevance,
+        ...(hit.memory.source ? { source: hit.memory.source } : {}),
+      }));
+    },
+  };
+}
+
+/** Summaries of the user's past sessions, dated. */
+export function createEpisodicSource(episodes: EpisodeLog): MemorySource {
+  return {
+    name: 'episodic',
+    section: 'episodes',
+    async retrieve(request) {
+      if (request.userId === null || request.limit === 0) return [];
+      const found = await episodes.search(request.tenantId, {
+        userId: request.userId,
+        query: request.query,
+        limit: request.limit,
+      });
+      return found.map(({ episode, score }) => ({
+        id: episode.id,
+        text: [episode.summary, ...episode.keyFacts.map((fact) => `(${fact})`)].join(' '),
+        score,
+        date: episode.endedAt.slice(0, 10),
+      }));
+    },
+  };
+}
+
+/** The approved procedure of the agent that matches the message, if any. */
+export function createProceduralSource(procedures: ProcedureLibrary): MemorySource {
+  return {
+    name: 'procedural',
+    section: 'procedure',
+    async retrieve(request) {
+      const match = await procedures.match(request.tenantId, request.agentId, request.query);
+      return match
+        ? [{ id: match.procedure.id, text: renderProcedure(match.procedure), score: match.score }]
+        : [];
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { parseWith } from '../../core/errors.js';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import { isoDateTimeSchema } from '../../core/schemas/message.js';
+import type { LongTermMemory } from './long-term-memory.js';
+
+export const episodeInputSchema = z.object({
+  userId: z.string().min(1).max(256),
+  agentId: z.string().max(256).nullable().default(null),
+  sessionId: z.string().max(256).nullable().default(null),
+  namespace: z.string().max(256).nullable().default(null),
+  summary: z.string().trim().min(1, 'Episode summary cannot be empty').max(10_000),
+  keyFacts: z.array(z.string().trim().min(1).max(1_000)).max(50).default([]),
+  startedAt: isoDateTimeSchema.optional(),
+  endedAt: isoDateTimeSchema.optional(),
+});
+export type EpisodeInput = z.input<typeof episodeInputSchema>;
+
+export interface Episode {
+  id: string;
+  userId: string;
+  agentId: string | null;
+  sessionId: string | null;
+  summary: string;
+  keyFacts: string[];
+  startedAt: string | null;
+  endedAt: string;
+}
+
+/** Episodes: what happened in past sessions, searchable per user. */
+export interface EpisodeLog {
+  record(tenantId: string, input: EpisodeInput): Promise<Episode>;
+  /** Best first; `score` is the search relevance in [0, 1]. */
+  search(
+    tenantId: string,
+    request: { userId: string; query: string; limit?: number; agentId?: string },
+  ): Promise<{ episode: Episode; score: number }[]>;
+}
+
+const metadataSchema = z.object({
+  summary: z.string(),
+  keyFacts: z.array(z.string()),
+  startedAt: z.string().nullable(),
+});
+
+export function toEpisode(record: MemoryRecord): Episode {
+  const metadata = metadataSchema.parse(record.metadata);
+  return {
+    id: record.id,
+    userId: record.userId ?? '',
+    agentId: record.agentId,
+    sessionId: record.sessionId,
+    ...metadata,
+    endedAt: record.eventDate ?? record.createdAt,
+  };
+}
+
+export function createEpisodeLog(memories: LongTermMemory, clock: () => Date): EpisodeLog {
+  return {
+    async record(tenantId, input) {
+      const episode = parseWith(episodeInputSchema, input, 'episode');
+      const endedAt = episode.endedAt ?? clock().toISOString();
+      const text = [episode.summary, ...episode.keyFacts.map((fact) => `- ${fact}`)].join('\n');
+      const { inserted, duplicates } = await memories.create(tenantId, [
+        {
+          text,
+          memoryType: 'episodic',
+          userId: episode.userId,
+          agentId: episode.agentId,
+          sessionId: episode.sessionId,
+          namespace: episode.namespace,
+          eventDate: endedAt,
+          metadata: {
+            summary: episode.summary,
+            keyFacts: episode.keyFacts,
+            startedAt: episode.startedAt ?? null,
+          },
+        },
+      ]);
+      const record = inserted[0] ?? duplicates[0]?.existing;
+      return toEpisode(record as MemoryRecord);
+    },
+
+    async search(tenantId, request) {
+      const { hits } = await memories.search(tenantId, {
+        text: request.query,
+        limit: request.limit ?? 3,
+        filter: {
+          userId: { eq: request.userId },
+          memoryType: { eq: 'episodic' },
+          ...(request.agentId ? { agentId: { eq: request.agentId } } : {}),
+        },
+      });
+      return hits.map((hit) => ({ episode: toEpisode(hit.memory), score: hit.relevance }));
+    },
+  };
+}

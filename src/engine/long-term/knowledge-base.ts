@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { NotFoundError, parseWith } from '../../core/errors.js';
+import type { TokenCounter } from '../../core/tokens/token-counter.js';
+import { chunkDocument } from '../../retrieval/chunk-document.js';
+import type { LongTermMemory } from './long-term-memory.js';
+
+/** Largest document accepted (characters): about 5 MB of text. */
+export const MAX_DOCUMENT_CHARS = 5_000_000;
+
+export const documentInputSchema = z.object({
+  agentId: z.string().min(1).max(256),
+  /** Display name, shown as the source in contexts (`Source: HR Policy 2025.md`). */
+  name: z.string().trim().min(1).max(512),
+  content: z
+    .string()
+    .max(MAX_DOCUMENT_CHARS)
+    .refine((text) => text.trim().length > 0, 'Document is empty'),
+  format: z.enum(['markdown', 'text']).default('markdown'),
+  /** Stable id; uploading again under the same id replaces the document. Default: from agent + name. */
+  documentId: z.string().min(1).max(256).optional(),
+  chunkTokens: z.number().int().min(32).max(4_000).default(350),
+  overlapTokens: z.number().int().min(0).max(1_000).default(50),
+});
+export type DocumentInput = z.input<typeof documentInputSchema>;
+
+export interface KnowledgeDocument {
+  documentId: string;
+  agentId: string;
+  name: string;
+  chunks: number;
+  createdAt: string;
+}
+
+/** Knowledge documents per agent: chunked, embedded, searchable with source attribution. */
+export interface KnowledgeBase {
+  ingest(tenantId: string, input: DocumentInput): Promise<KnowledgeDocument>;
+  list(tenantId: string, agentId: string): Promise<KnowledgeDocument[]>;
+  delete(tenantId: string, agentId: string, documentId: string): Promise<number>;
+}
+
+const PAGE = 1_000;
+
+export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCounter): KnowledgeBase {
+  async function chunkIds(tenantId: string, agentId: string, documentId?: string) {
+    const records = [];
+    for (let offset = 0; ; offset += PAGE) {
+      const { memories: page } = await memories.list(
+        tenantId,
+        {
+          agentId: { eq: agentId },
+          memoryType: { eq: 'semantic' },
+          documentId: documentId ? { eq: documentId } : { exists: true },
+        },
+        { limit: PAGE, offset, order: 'created_asc' },
+      );
+      records.push(...page);
+      if (page.length < PAGE) return records;
+    }
+  }
+
+  const base: KnowledgeBase = {
+    async ingest(tenantId, input) {
+      const document = parseWith(documentInputSchema, input, 'document');
+      const documentId =
+        document.documentId ??
+        `doc_${createHash('sha256')
+          .update(JSON.stringify([document.agentId, document.name]))
+          .digest('hex')
+          .slice(0, 24)}`;
+      const chunks = chunkDocument(document.content, {
+        format: document.format,
+        targetTokens: document.chunkTokens,
+        overlapTokens: document.overlapTokens,
+        count: (text) => counter.count(text),
+      });
+      // Replace, never mix versions: the old chunks go once the new ones are stored.
+      const previous = await chunkIds(tenantId, document.agentId, documentId);
+      const created = [];
+      for (let start = 0; start < chunks.length; start += PAGE) {
+        const { inserted, duplicates } = await memories.create(
+          tenantId,
+          chunks.slice(start, start + PAGE).map((chunk) => ({
+            text: chunk.text,
+            memoryType: 'semantic' as const,
+            agentId: document.agentId,
+            documentId,
+            source: document.name,
+            topics: chunk.headings.slice(0, 10),
+            metadata: { chunkIndex: chunk.index, chunkCount: chunks.length, headings: chunk.headings },
+          })),
+        );
+        created.push(...inserted, ...duplicates.map((duplicate) => duplicate.existing));
+      }
+      const keep = new Set(created.map((record) => record.id));
+      const stale = previous.filter((record) => !keep.has(record.id)).map((record) => record.id);
+      for (let start = 0; start < stale.length; start += PAGE) {
+        await memories.delete(tenantId, stale.slice(start, start + PAGE));
+      }
+      return {
+        documentId,
+        agentId: document.agentId,
+        name: document.name,
+        chunks: created.length,
+        createdAt: created[0]?.createdAt ?? new Date().toISOString(),
+      };
+    },
+
+    async list(tenantId, agentId) {
+      const documents = new Map<string, KnowledgeDocument>();
+      for (const record of await chunkIds(tenantId, agentId)) {
+        const documentId = record.documentId as string;
+        const entry = documents.get(documentId);
+        if (entry) entry.chunks++;
+        else {
+          documents.set(documentId, {
+            documentId,
+            agentId,
+            name: record.source ?? documentId,
+            chunks: 1,
+            createdAt: record.createdAt,
+          });
+        }
+      }
+      return [...documents.values()].sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    async delete(tenantId, agentId, documentId) {
+      const ids = (await chunkIds(tenantId, agentId, documentId)).map((record) => record.id);
+      if (ids.length === 0) throw new NotFoundError('Document', documentId);
+      let deleted = 0;
+      for (let start = 0; start < ids.length; start += PAGE) {
+        deleted += await memories.delete(tenantId, ids.slice(start, start + PAGE));
+      }
+      return deleted;
+    },
+  };
+  return base;
+}

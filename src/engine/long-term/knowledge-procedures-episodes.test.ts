@@ -1,0 +1,135 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
+import { loadTokenCounter, type TokenCounter } from '../../core/tokens/token-counter.js';
+import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
+import { createStaticEmbeddingProvider } from '../../providers/embeddings/static-embedding-provider.js';
+import { createMemoryRecordStore } from '../../stores/memory/memory-record-store.js';
+import { createLongTermServices } from './long-term-services.js';
+import { MAX_TRIGGER_INPUT_CHARS } from './procedure-library.js';
+
+let embedder: EmbeddingProvider;
+let counter: TokenCounter;
+beforeAll(async () => {
+  embedder = await createStaticEmbeddingProvider();
+  counter = await loadTokenCounter('o200k_base');
+});
+const tenant = 'acme';
+const services = () => createLongTermServices(createMemoryRecordStore(), embedder, counter, () => new Date());
+
+const policy = `# HR Policy 2025
+## Vacation
+Employees get 25 days of paid vacation per year. Unused days carry over until March.
+## Expenses
+Submit receipts within 30 days through the expenses portal.`;
+
+describe('knowledge base', () => {
+  it('ingests a document into attributed chunks, lists, replaces and deletes it', async () => {
+    const { knowledge, memories } = services();
+    const document = await knowledge.ingest(tenant, {
+      agentId: 'hr-bot',
+      name: 'HR Policy 2025.md',
+      content: policy,
+    });
+    expect(document.chunks).toBe(2);
+    const { hits } = await memories.search(tenant, {
+      text: 'how many vacation days do I get',
+      filter: { agentId: { eq: 'hr-bot' }, documentId: { exists: true } },
+    });
+    expect(hits[0]?.memory.source).toBe('HR Policy 2025.md');
+    expect(hits[0]?.memory.text).toContain('25 days of paid vacation');
+
+    const replaced = await knowledge.ingest(tenant, {
+      agentId: 'hr-bot',
+      name: 'HR Policy 2025.md',
+      content: '# HR Policy 2025\nEveryone gets 30 days of vacation.',
+    });
+    expect(replaced.documentId).toBe(document.documentId);
+    expect(await knowledge.list(tenant, 'hr-bot')).toEqual([
+      expect.objectContaining({ documentId: document.documentId, chunks: 1, name: 'HR Policy 2025.md' }),
+    ]);
+    expect(await knowledge.list(tenant, 'other-agent')).toEqual([]);
+    expect(await knowledge.delete(tenant, 'hr-bot', document.documentId)).toBe(1);
+    await expect(knowledge.delete(tenant, 'hr-bot', document.documentId)).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+  });
+
+  it('rejects empty documents', async () => {
+    await expect(
+      services().knowledge.ingest(tenant, { agentId: 'a', name: 'empty.md', content: '  \n' }),
+    ).rejects.toBeInstanceOf(ValidationError);
+  });
+});
+
+describe('procedures', () => {
+  const refund = {
+    agentId: 'support',
+    name: 'Refund request',
+    triggers: ['\\brefund\\b'],
+    examples: ['I want my money back for a damaged order'],
+    steps: ['Ask for the order number', 'Check the order is under 30 days old', 'Issue the refund'],
+  };
+
+  it('starts pending and is never matched until approved; rejected ones are never matched', async () => {
+    const { procedures } = services();
+    const created = await procedures.create(tenant, refund);
+    expect(created.status).toBe('pending');
+    expect(await procedures.match(tenant, 'support', 'I need a refund')).toBeNull();
+    const approved = await procedures.approve(tenant, created.id);
+    expect(approved).toMatchObject({ status: 'approved', version: 2 });
+    expect((await procedures.match(tenant, 'support', 'Can I get a REFUND?'))?.matchedBy).toBe('trigger');
+    expect(await procedures.match(tenant, 'other-agent', 'refund')).toBeNull();
+    const rejected = await procedures.reject(tenant, approved.id);
+    expect(await procedures.match(tenant, 'support', 'refund please')).toBeNull();
+    expect((await procedures.list(tenant, 'support')).map((procedure) => procedure.id)).toEqual([
+      rejected.id,
+    ]);
+  });
+
+  it('tries triggers on the start of a message only (a bounded input for any pattern)', async () => {
+    const { procedures } = services();
+    const created = await procedures.create(tenant, { ...refund, examples: [] });
+    await procedures.approve(tenant, created.id);
+    const padding = 'word '.repeat(MAX_TRIGGER_INPUT_CHARS / 5);
+    expect((await procedures.match(tenant, 'support', `refund ${padding}`))?.matchedBy).toBe('trigger');
+    expect(await procedures.match(tenant, 'support', `${padding} refund`)).toBeNull();
+  });
+
+  it('falls back to example similarity when no trigger matches', async () => {
+    const { procedures } = services();
+    const created = await procedures.create(tenant, { ...refund, triggers: [] });
+    await procedures.approve(tenant, created.id);
+    const match = await procedures.match(
+      tenant,
+      'support',
+      'I want my money back, the order arrived damaged',
+    );
+    expect(match?.matchedBy).toBe('example');
+    expect(await procedures.match(tenant, 'support', 'What is the weather in Paris tomorrow?')).toBeNull();
+  });
+
+  it('validates triggers and steps', async () => {
+    const { procedures } = services();
+    await expect(procedures.create(tenant, { ...refund, triggers: ['(unclosed'] })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(procedures.create(tenant, { ...refund, steps: [] })).rejects.toBeInstanceOf(ValidationError);
+  });
+});
+
+describe('episodes', () => {
+  it('records episodes and finds them for the same user only', async () => {
+    const { episodes } = services();
+    await episodes.record(tenant, {
+      userId: 'ada',
+      summary: 'Ada planned a sailing trip to the Azores with her sister.',
+      keyFacts: ['Trip planned for July'],
+    });
+    await episodes.record(tenant, { userId: 'ada', summary: 'Ada asked for help with her tax return.' });
+    await episodes.record(tenant, { userId: 'bob', summary: 'Bob planned a sailing trip too.' });
+    const found = await episodes.search(tenant, { userId: 'ada', query: 'sailing trip plans', limit: 1 });
+    expect(found).toHaveLength(1);
+    expect(found[0]?.episode.keyFacts).toEqual(['Trip planned for July']);
+    expect(found[0]?.episode.userId).toBe('ada');
+  });
+});

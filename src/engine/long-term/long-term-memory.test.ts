@@ -1,0 +1,148 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EngramError, NotFoundError, ValidationError } from '../../core/errors.js';
+import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
+import { createStaticEmbeddingProvider } from '../../providers/embeddings/static-embedding-provider.js';
+import { createMemoryRecordStore } from '../../stores/memory/memory-record-store.js';
+import { createLongTermMemory } from './long-term-memory.js';
+
+let embedder: EmbeddingProvider;
+beforeAll(async () => {
+  embedder = await createStaticEmbeddingProvider();
+});
+
+const tenant = 'acme';
+const setup = () => createLongTermMemory(createMemoryRecordStore(), embedder);
+
+describe('long-term memory', () => {
+  it('creates a batch with ids, hashes and embeddings, and deduplicates identical memories', async () => {
+    const memories = setup();
+    const { inserted } = await memories.create(tenant, [
+      { text: 'Ada prefers window seats.', userId: 'ada', topics: ['travel'] },
+      { text: 'Ada is vegetarian.', userId: 'ada' },
+    ]);
+    expect(inserted).toHaveLength(2);
+    expect(inserted[0]?.memoryHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(inserted[0]?.embeddingModel).toBe(embedder.model);
+    const again = await memories.create(tenant, [{ text: 'Ada prefers window seats.', userId: 'ada' }]);
+    expect(again.inserted).toHaveLength(0);
+    expect(again.duplicates[0]?.existing.id).toBe(inserted[0]?.id);
+    // Same text for another user is another memory.
+    expect(
+      (await memories.create(tenant, [{ text: 'Ada prefers window seats.', userId: 'bob' }])).inserted,
+    ).toHaveLength(1);
+  });
+
+  it('rejects bad input with typed errors and writes nothing', async () => {
+    const memories = setup();
+    const attempts: unknown[][] = [
+      [{ text: '' }],
+      [{ text: 'x'.repeat(20_001) }],
+      [{ text: 'ok' }, { text: 'bad date', eventDate: '12/05/2024' }],
+      [{ text: 'ok' }, { text: 'wrong dims', embedding: [0.1, 0.2, 0.3] }],
+      [{ text: 'bad type', memoryType: 'dream' }],
+      [
+        { id: 'same', text: 'a' },
+        { id: 'same', text: 'b' },
+      ],
+      [],
+    ];
+    for (const inputs of attempts) {
+      await expect(memories.create(tenant, inputs as never)).rejects.toBeInstanceOf(ValidationError);
+    }
+    expect((await memories.list(tenant)).total).toBe(0);
+    await expect(memories.list(tenant, { topics: { bogus: ['x'] } } as never)).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+  });
+
+  it('edits by creating a new version; the old one is closed, not deleted', async () => {
+    const memories = setup();
+    const [original] = (await memories.create(tenant, [{ text: 'Ada lives in Lisbon.', userId: 'ada' }]))
+      .inserted;
+    const updated = await memories.edit(tenant, original?.id ?? '', { text: 'Ada lives in Porto.' });
+    expect(updated.id).not.toBe(original?.id);
+    expect(updated.supersedes).toBe(original?.id);
+    const old = await memories.get(tenant, original?.id ?? '');
+    expect(old.supersededBy).toBe(updated.id);
+    expect(old.validTo).not.toBeNull();
+    const { memories: current } = await memories.list(tenant, { userId: { eq: 'ada' } });
+    expect(current.map((memory) => memory.text)).toEqual(['Ada lives in Porto.']);
+    await expect(memories.edit(tenant, original?.id ?? '', { text: 'again' })).rejects.toBeInstanceOf(
+      EngramError,
+    );
+    await expect(memories.edit(tenant, 'missing', { text: 'x' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(memories.edit(tenant, updated.id, { unknownField: 1 } as never)).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+  });
+
+  it('searches hybrid within the tenant and user scope, with true totals', async () => {
+    const memories = setup();
+    await memories.create(tenant, [
+      { text: 'Ada adopted a puppy named Biscuit.', userId: 'ada' },
+      { text: 'Ada works as a nurse in the night shift.', userId: 'ada' },
+      { text: 'Ada is learning to play the cello.', userId: 'ada' },
+      { text: 'Bob adopted a kitten.', userId: 'bob' },
+    ]);
+    await memories.create('other-tenant', [{ text: 'Ada adopted a dog.', userId: 'ada' }]);
+    const result = await memories.search(tenant, {
+      text: 'What pet did Ada get?',
+      filter: { userId: { eq: 'ada' } },
+    });
+    expect(result.hits[0]?.memory.text).toBe('Ada adopted a puppy named Biscuit.');
+    expect(result.total).toBe(3);
+    expect(result.hits.every((hit) => hit.memory.userId === 'ada' && hit.memory.tenantId === tenant)).toBe(
+      true,
+    );
+    expect(result.hits[0]?.relevance).toBeGreaterThan(0);
+    const paged = await memories.search(tenant, {
+      text: 'Ada',
+      limit: 1,
+      offset: 1,
+      filter: { userId: { eq: 'ada' } },
+    });
+    expect(paged.hits).toHaveLength(1);
+    expect(paged.total).toBe(3);
+  });
+
+  it('builds a working set honouring pins and removals', async () => {
+    const memories = setup();
+    const { inserted } = await memories.create(tenant, [
+      { text: 'Ada loves sailing on weekends.', userId: 'ada', salience: 0.9 },
+      { text: 'Ada sails a small dinghy.', userId: 'ada', salience: 0.9 },
+      { text: 'Ada is allergic to peanuts.', userId: 'ada', salience: 0.9 },
+    ]);
+    const [sailing, dinghy, allergy] = inserted;
+    const set = await memories.workingSet(tenant, {
+      query: 'sailing plans this weekend',
+      userId: 'ada',
+      pins: new Set([allergy?.id ?? '']),
+      removals: new Set([dinghy?.id ?? '']),
+    });
+    const ids = set.items.map((item) => item.id);
+    expect(ids).toContain(allergy?.id);
+    expect(ids).toContain(sailing?.id);
+    expect(ids).not.toContain(dinghy?.id);
+    expect(set.items.find((item) => item.id === allergy?.id)?.pinned).toBe(true);
+    expect(set.items[0]?.components.similarity).toBeGreaterThanOrEqual(0);
+    expect((await memories.get(tenant, sailing?.id ?? '')).accessCount).toBe(1);
+  });
+
+  it('re-embeds memories when the embedding model changes', async () => {
+    const store = createMemoryRecordStore();
+    await createLongTermMemory(store, embedder).create(tenant, [{ text: 'one' }, { text: 'two' }]);
+    const other: EmbeddingProvider = {
+      model: 'test:other@1',
+      dimensions: embedder.dimensions,
+      embed: (texts) => embedder.embed(texts),
+    };
+    const switched = createLongTermMemory(store, other);
+    // A search detects vectors of another model and re-embeds in the background.
+    await switched.search(tenant, { text: 'one' });
+    await switched.idle(tenant);
+    expect(await switched.reembed(tenant)).toBe(0);
+    expect(
+      (await switched.list(tenant)).memories.every((memory) => memory.embeddingModel === 'test:other@1'),
+    ).toBe(true);
+  });
+});

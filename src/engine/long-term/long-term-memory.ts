@@ -1,0 +1,262 @@
+import { z } from 'zod';
+import { NotFoundError, parseEdit, parseWith, ValidationError } from '../../core/errors.js';
+import { memoryHash } from '../../core/memory-hash.js';
+import {
+  rankWorkingSet,
+  type WorkingSet,
+  type WorkingSetOptions,
+} from '../../core/ranking/rank-working-set.js';
+import {
+  type MemoryFilterInput,
+  type MemoryRecord,
+  type MemoryRecordEdit,
+  type MemoryRecordInput,
+  memoryFilterSchema,
+  memoryRecordEditSchema,
+  memoryRecordInputSchema,
+} from '../../core/schemas/memory-record.js';
+import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
+import { l2Normalize } from '../../providers/embeddings/l2-normalize.js';
+import { hybridSearch, type SearchRequest, type SearchResult } from '../../retrieval/hybrid-search.js';
+import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../../stores/memory-record-store.js';
+import { newId } from '../new-id.js';
+
+const MAX_BATCH = 1_000;
+const tenantSchema = z.string().min(1).max(256);
+const idsSchema = z.array(z.string().min(1).max(128)).min(1).max(MAX_BATCH);
+const pageSchema = z.object({
+  limit: z.number().int().min(1).max(1_000).default(20),
+  offset: z.number().int().min(0).default(0),
+  order: z.enum(['created_desc', 'created_asc', 'last_accessed_desc']).default('created_desc'),
+});
+
+export interface WorkingSetRequest {
+  query: string;
+  /** The subject: whose memories (user + namespace). */
+  userId: string;
+  namespace?: string | null;
+  /** Further conditions on the candidates (e.g. memory types). */
+  filter?: MemoryFilterInput;
+  /** How many search hits are considered before ranking. */
+  candidates?: number;
+  pins?: ReadonlySet<string>;
+  removals?: ReadonlySet<string>;
+  options?: WorkingSetOptions;
+}
+
+/** Long-term memory operations: validated, embedded, versioned, searchable. */
+export interface LongTermMemory {
+  create(tenantId: string, inputs: MemoryRecordInput[]): Promise<InsertResult>;
+  get(tenantId: string, id: string): Promise<MemoryRecord>;
+  /** Creates a new version of `id` with the changes; the old version is closed, never deleted. */
+  edit(tenantId: string, id: string, changes: MemoryRecordEdit): Promise<MemoryRecord>;
+  delete(tenantId: string, ids: string[]): Promise<number>;
+  list(
+    tenantId: string,
+    filter?: MemoryFilterInput,
+    page?: z.input<typeof pageSchema>,
+  ): Promise<{ memories: MemoryRecord[]; total: number }>;
+  search(tenantId: string, request: SearchRequest): Promise<SearchResult>;
+  workingSet(
+    tenantId: string,
+    request: WorkingSetRequest,
+  ): Promise<WorkingSet & { memories: MemoryRecord[] }>;
+  /**
+   * Embeds up to `batchSize` records lacking a vector from the current model; resolves how many.
+   * Searches start this automatically (in the background) when they find such records.
+   */
+  reembed(tenantId: string, batchSize?: number): Promise<number>;
+  /** Resolves when a background re-embedding of the tenant (if any) has finished. */
+  idle(tenantId: string): Promise<void>;
+}
+
+export function createLongTermMemory(
+  store: MemoryRecordStore,
+  embedder: EmbeddingProvider,
+  clock: () => Date = () => new Date(),
+  onBackgroundError: (error: unknown) => void = (error) =>
+    console.error('engram: re-embedding failed', error),
+): LongTermMemory {
+  // Tenants whose records all carry the current model's vectors. New records are embedded with
+  // the current model, so a tenant found clean stays clean: each is checked once per process.
+  const embeddedTenants = new Set<string>();
+  const reembedding = new Map<string, Promise<void>>();
+
+  /** Detects records embedded by another model and re-embeds them in the background, once. */
+  async function ensureEmbedded(tenantId: string): Promise<void> {
+    if (embeddedTenants.has(tenantId) || reembedding.has(tenantId)) return;
+    if ((await store.findUnembedded(tenantId, embedder.model, 1)).length === 0) {
+      embeddedTenants.add(tenantId);
+      return;
+    }
+    const run = (async () => {
+      let embedded = 1;
+      while (embedded > 0) embedded = await service.reembed(tenantId);
+      embeddedTenants.add(tenantId);
+    })()
+      .catch(onBackgroundError)
+      .finally(() => reembedding.delete(tenantId));
+    reembedding.set(tenantId, run);
+  }
+
+  async function toNewRecords(inputs: MemoryRecordInput[]): Promise<NewMemoryRecord[]> {
+    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_BATCH) {
+      throw new ValidationError(`memories must be an array of 1 to ${MAX_BATCH} records`);
+    }
+    const now = clock().toISOString();
+    const parsed = inputs.map((input, index) =>
+      parseWith(memoryRecordInputSchema, input, `memory at index ${index}`),
+    );
+    const ids = new Set<string>();
+    parsed.forEach((record, index) => {
+      if (record.id !== undefined && ids.has(record.id)) {
+        throw new ValidationError(`Duplicate memory id ${record.id} at index ${index}`);
+      }
+      if (record.id !== undefined) ids.add(record.id);
+      if (record.embedding && record.embedding.length !== embedder.dimensions) {
+        throw new ValidationError(
+          `Memory at index ${index} has a ${record.embedding.length}-dimensional embedding; ` +
+            `the configured model ${embedder.model} makes ${embedder.dimensions}-dimensional vectors`,
+        );
+      }
+    });
+    const needed = parsed.filter((record) => !record.embedding);
+    const computed = needed.length > 0 ? await embedder.embed(needed.map((record) => record.text)) : [];
+    let next = 0;
+    return parsed.map((record): NewMemoryRecord => {
+      const vector = record.embedding ? l2Normalize(Float32Array.from(record.embedding)) : computed[next++];
+      const { embedding: _embedding, ...fields } = record;
+      return {
+        ...fields,
+        id: record.id ?? newId(),
+        createdAt: record.createdAt ?? now,
+        updatedAt: now,
+        lastAccessed: record.lastAccessed ?? now,
+        accessCount: 0,
+        supersedes: null,
+        validFrom: now,
+        memoryHash: memoryHash(record),
+        persistedAt: now,
+        embedding: vector ? { model: embedder.model, vector } : null,
+      };
+    });
+  }
+
+  const service: LongTermMemory = {
+    async create(tenantId, inputs) {
+      parseWith(tenantSchema, tenantId, 'tenant');
+      return store.insertMemories(tenantId, await toNewRecords(inputs));
+    },
+
+    async get(tenantId, id) {
+      const [memory] = await store.getMemories(tenantId, [id]);
+      if (!memory) throw new NotFoundError('Memory', id);
+      return memory;
+    },
+
+    async edit(tenantId, id, changes) {
+      const edit = parseEdit(memoryRecordEditSchema, changes, 'memory edit');
+      const current = await service.get(tenantId, id);
+      const {
+        id: _id,
+        tenantId: _tenant,
+        supersededBy: _by,
+        validTo: _to,
+        embeddingModel: _model,
+        ...kept
+      } = current;
+      const [replacement] = await toNewRecords([{ ...kept, ...edit, createdAt: current.createdAt }]);
+      if (!replacement) throw new ValidationError('Nothing to edit');
+      return store.supersede(tenantId, id, {
+        ...replacement,
+        supersedes: id,
+        accessCount: current.accessCount,
+      });
+    },
+
+    async delete(tenantId, ids) {
+      return store.deleteMemories(tenantId, parseWith(idsSchema, ids, 'memory ids'));
+    },
+
+    async list(tenantId, filter = {}, page = {}) {
+      return store.listMemories(
+        tenantId,
+        parseWith(memoryFilterSchema, filter, 'memory filter'),
+        parseWith(pageSchema, page, 'page'),
+      );
+    },
+
+    async search(tenantId, request) {
+      parseWith(tenantSchema, tenantId, 'tenant');
+      await ensureEmbedded(tenantId);
+      return hybridSearch(store, embedder, tenantId, request, clock());
+    },
+
+    async workingSet(tenantId, request) {
+      await ensureEmbedded(tenantId);
+      const now = clock();
+      const { hits } = await hybridSearch(
+        store,
+        embedder,
+        tenantId,
+        {
+          text: request.query,
+          limit: request.candidates ?? 50,
+          filter: {
+            ...request.filter,
+            userId: { eq: request.userId },
+            ...(request.namespace != null ? { namespace: { eq: request.namespace } } : {}),
+          },
+        },
+        now,
+      );
+      // Pins are included even when the query did not find them.
+      const found = new Set(hits.map((hit) => hit.memory.id));
+      const missingPins = [...(request.pins ?? [])].filter((id) => !found.has(id));
+      const pinned = missingPins.length > 0 ? await store.getMemories(tenantId, missingPins) : [];
+      const candidates = [
+        ...hits.map((hit) => ({
+          memory: hit.memory,
+          // Hybrid relevance (BM25 and vectors fused), not the vector distance alone.
+          similarity: hit.relevance,
+        })),
+        ...pinned.map((memory) => ({ memory, similarity: 0 })),
+      ];
+      const set = rankWorkingSet(
+        candidates.map(({ memory, similarity }) => ({ ...memory, similarity })),
+        {
+          ...request.options,
+          now,
+          ...(request.pins ? { pins: request.pins } : {}),
+          ...(request.removals ? { removals: request.removals } : {}),
+        },
+      );
+      const byId = new Map(candidates.map(({ memory }) => [memory.id, memory]));
+      const memories = set.items.flatMap((item) => byId.get(item.id) ?? []);
+      if (memories.length > 0)
+        await store.recordAccess(
+          tenantId,
+          memories.map((memory) => memory.id),
+          now.toISOString(),
+        );
+      return { ...set, memories };
+    },
+
+    async idle(tenantId) {
+      await reembedding.get(tenantId);
+    },
+
+    async reembed(tenantId, batchSize = 256) {
+      const pending = await store.findUnembedded(tenantId, embedder.model, batchSize);
+      if (pending.length === 0) return 0;
+      const vectors = await embedder.embed(pending.map((entry) => entry.text));
+      await store.setEmbeddings(
+        tenantId,
+        embedder.model,
+        pending.map((entry, index) => ({ id: entry.id, vector: vectors[index] as Float32Array })),
+      );
+      return pending.length;
+    },
+  };
+  return service;
+}

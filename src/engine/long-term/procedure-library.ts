@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { NotFoundError, parseEdit, parseWith } from '../../core/errors.js';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import {
+  type Procedure,
+  type ProcedureEdit,
+  type ProcedureInput,
+  type ProcedureStatus,
+  procedureEditSchema,
+  procedureInputSchema,
+} from '../../core/schemas/procedure.js';
+import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
+import { dotProduct } from '../../providers/embeddings/l2-normalize.js';
+import type { LongTermMemory } from './long-term-memory.js';
+
+/** Procedures of one agent are few; this bounds how many are scanned per match. */
+const MAX_PROCEDURES_PER_AGENT = 1_000;
+
+/** How much of a message trigger patterns are tried on (its start). */
+export const MAX_TRIGGER_INPUT_CHARS = 2_000;
+
+export interface ProcedureMatch {
+  procedure: Procedure;
+  /** 1 for a trigger match; the cosine similarity for an example match. */
+  score: number;
+  matchedBy: 'trigger' | 'example';
+}
+
+/** Procedures: proposed as pending, approved or rejected by a person, matched per turn. */
+export interface ProcedureLibrary {
+  create(tenantId: string, input: ProcedureInput): Promise<Procedure>;
+  get(tenantId: string, id: string): Promise<Procedure>;
+  /** Creates a new version with the changes. */
+  update(tenantId: string, id: string, changes: ProcedureEdit): Promise<Procedure>;
+  approve(tenantId: string, id: string): Promise<Procedure>;
+  reject(tenantId: string, id: string): Promise<Procedure>;
+  list(tenantId: string, agentId: string, status?: ProcedureStatus): Promise<Procedure[]>;
+  delete(tenantId: string, id: string): Promise<boolean>;
+  /** The best approved procedure for a message: triggers first, then example similarity. */
+  match(tenantId: string, agentId: string, message: string): Promise<ProcedureMatch | null>;
+}
+
+const metadataSchema = z.object({
+  name: z.string(),
+  triggers: z.array(z.string()),
+  examples: z.array(z.string()),
+  steps: z.array(z.string()),
+  status: z.enum(['pending', 'approved', 'rejected']),
+  version: z.number().int().positive(),
+});
+
+function toProcedure(record: MemoryRecord): Procedure {
+  const metadata = metadataSchema.parse(record.metadata);
+  return {
+    id: record.id,
+    agentId: record.agentId ?? '',
+    ...metadata,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+/** What the procedure's embedding and text index see: its name and example phrasings. */
+const searchableText = (name: string, examples: string[]) => [name, ...examples].join('\n');
+
+/** Renders a procedure as the context's procedure section shows it. */
+export function renderProcedure(procedure: Procedure): string {
+  return [`${procedure.name}:`, ...procedure.steps.map((step, index) => `${index + 1}. ${step}`)].join('\n');
+}
+
+export function createProcedureLibrary(
+  memories: LongTermMemory,
+  embedder: EmbeddingProvider,
+  options: { exampleThreshold?: number } = {},
+): ProcedureLibrary {
+  const threshold = options.exampleThreshold ?? 0.75;
+
+  async function load(tenantId: string, id: string): Promise<MemoryRecord> {
+    const record = await memories.get(tenantId, id);
+    if (record.memoryType !== 'procedural') throw new NotFoundError('Procedure', id);
+    return record;
+  }
+
+  async function newVersion(tenantId: string, id: string, changes: ProcedureEdit): Promise<Procedure> {
+    const edit = parseEdit(procedureEditSchema, changes, 'procedure changes');
+    const current = toProcedure(await load(tenantId, id));
+    const next = { ...current, ...edit, version: current.version + 1 };
+    const { id: _id, agentId: _agent, createdAt: _created, updatedAt: _updated, ...metadata } = next;
+    return toProcedure(
+      await memories.edit(tenantId, id, { text: searchableText(next.name, next.examples), metadata }),
+    );
+  }
+
+  async function listRecords(tenantId: string, agentId: string): Promise<MemoryRecord[]> {
+    const { memories: records } = await memories.list(
+      tenantId,
+      { agentId: { eq: agentId }, memoryType: { eq: 'procedural' } },
+      { limit: MAX_PROCEDURES_PER_AGENT },
+    );
+    return records;
+  }
+
+  return {
+    async create(tenantId, input) {
+      const procedure = parseWith(procedureInputSchema, input, 'procedure');
+      const { agentId, ...rest } = procedure;
+      const { inserted, duplicates } = await memories.create(tenantId, [
+        {
+          text: searchableText(procedure.name, procedure.examples),
+          memoryType: 'procedural',
+          agentId,
+          metadata: { ...rest, version: 1 },
+        },
+      ]);
+      const record = inserted[0] ?? duplicates[0]?.existing;
+      if (!record) throw new NotFoundError('Procedure', procedure.name);
+      return toProcedure(record);
+    },
+    get: async (tenantId, id) => toProcedure(await load(tenantId, id)),
+    update: newVersion,
+    approve: (tenantId, id) => newVersion(tenantId, id, { status: 'approved' }),
+    reject: (tenantId, id) => newVersion(tenantId, id, { status: 'rejected' }),
+
+    async list(tenantId, agentId, status) {
+      const procedures = (await listRecords(tenantId, agentId)).map(toProcedure);
+      return status ? procedures.filter((procedure) => procedure.status === status) : procedures;
+    },
+
+    async delete(tenantId, id) {
+      await load(tenantId, id);
+      return (await memories.delete(tenantId, [id])) > 0;
+    },
+
+    async match(tenantId, agentId, message) {
+      const approved = (await listRecords(tenantId, agentId))
+        .map(toProcedure)
+        .filter((procedure) => procedure.status === 'approved');
+      if (approved.length === 0) return null;
+      // Triggers see a bounded prefix: whatever a pattern's backtracking costs, the input is short.
+      const head = message.slice(0, MAX_TRIGGER_INPUT_CHARS);
+      for (const procedure of approved) {
+        if (procedure.triggers.some((trigger) => new RegExp(trigger, 'iu').test(head))) {
+          return { procedure, score: 1, matchedBy: 'trigger' };
+        }
+      }
+      const withExamples = approved.filter((procedure) => procedure.examples.length > 0);
+      if (withExamples.length === 0) return null;
+      // Each example on its own: a paraphrase matches one example far better than their blend.
+      // The engine's embedder caches vectors, so examples are embedded once, not every turn.
+      const examples = withExamples.flatMap((procedure) => procedure.examples);
+      const [query, ...vectors] = await embedder.embed([message, ...examples]);
+      let best: ProcedureMatch | null = null;
+      let next = 0;
+      for (const procedure of withExamples) {
+        for (const _example of procedure.examples) {
+          const similarity = dotProduct(query as Float32Array, vectors[next++] as Float32Array);
+          if (similarity >= threshold && similarity > (best?.score ?? 0)) {
+            best = { procedure, score: similarity, matchedBy: 'example' };
+          }
+        }
+      }
+      return best;
+    },
+  };
+}

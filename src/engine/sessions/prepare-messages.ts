@@ -1,0 +1,45 @@
+import { parseWith, ValidationError } from '../../core/errors.js';
+import { type MessageInput, messageInputSchema, type NewMessage } from '../../core/schemas/message.js';
+import { countContentTokens, type TokenCounter } from '../../core/tokens/token-counter.js';
+import { newId } from '../new-id.js';
+
+/** Messages dated further in the future than this are rejected (clock skew tolerance, as in AMS). */
+export const FUTURE_TOLERANCE_MS = 300_000;
+
+/**
+ * Validates messages and makes them ready to store: ids (ULID) and timestamps filled in, content
+ * tokens counted once. Either all messages are valid or a ValidationError names the bad ones.
+ */
+export function prepareMessages(inputs: readonly unknown[], counter: TokenCounter, now: Date): NewMessage[] {
+  if (!Array.isArray(inputs)) throw new ValidationError('messages must be an array');
+  const seen = new Set<string>();
+  return inputs.map((input, index) => {
+    const message = parseWith(messageInputSchema, input, `message at index ${index}`);
+    const id = message.id ?? newId(now.getTime());
+    if (seen.has(id)) {
+      throw new ValidationError(`Duplicate message id ${id} at index ${index}`, [
+        { path: [index, 'id'], message: 'Duplicate message id' },
+      ]);
+    }
+    seen.add(id);
+    const createdAt = message.createdAt ? new Date(message.createdAt) : now;
+    if (createdAt.getTime() - now.getTime() > FUTURE_TOLERANCE_MS) {
+      throw new ValidationError(`Message at index ${index} is dated more than 300 seconds in the future`, [
+        { path: [index, 'createdAt'], message: 'createdAt is in the future' },
+      ]);
+    }
+    return {
+      id,
+      role: message.role,
+      content: message.content,
+      ...(message.name ? { name: message.name } : {}),
+      ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
+      ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
+      createdAt: createdAt.toISOString(),
+      tokenCount: countContentTokens(counter, message),
+      tokenEncoding: counter.encoding,
+    };
+  });
+}
+
+export type { MessageInput };

@@ -1,0 +1,107 @@
+import { VersionConflictError } from '../../core/errors.js';
+import type { StoredMessage } from '../../core/schemas/message.js';
+import type { SessionState } from '../../core/schemas/session.js';
+import { extractiveSummary } from '../../core/summarization/extractive-summary.js';
+import {
+  defaultSummarizationPolicy,
+  planSummarization,
+  type SummarizationPolicy,
+} from '../../core/summarization/plan-summarization.js';
+import { MESSAGE_OVERHEAD_TOKENS } from '../../core/tokens/token-counter.js';
+import type { SessionStore } from '../../stores/session-store.js';
+import type { SessionOperations } from './session-operations.js';
+import { type SessionRef, toSessionKey } from './session-ref.js';
+
+/** Writes the new running summary from the previous one and the messages leaving working memory. */
+export type SummaryWriter = (previous: string | null, messages: readonly StoredMessage[]) => Promise<string>;
+
+/** Answers a model gives when it has nothing to add; they never replace a summary. */
+const NO_CHANGE = /^\W*(no (change|changes|update|new information)|unchanged|nothing (new|to add)|n\/a)\W*$/i;
+
+export interface SessionSummarizerOptions {
+  store: SessionStore;
+  sessions: SessionOperations;
+  policy: SummarizationPolicy;
+  /** The LLM's summary; absent = the extractive summary (documented fallback, no LLM needed). */
+  writer?: SummaryWriter;
+  /** Runs on the messages about to leave working memory, before the summary is recorded (extraction). */
+  beforeSummarize?: (ref: SessionRef, messages: readonly StoredMessage[]) => Promise<void>;
+}
+
+export type SummarizeOutcome =
+  | { status: 'summarized'; throughSeq: number; messages: number; writer: 'llm' | 'extractive' }
+  | { status: 'skipped'; reason: 'absent' | 'under-threshold' | 'superseded' };
+
+/** Policy defaults for a model window: summarize past 70 %, keep the newest 30 % verbatim. */
+export const summarizationPolicyFor = (contextWindow: number): SummarizationPolicy => ({
+  contextWindow,
+  ...defaultSummarizationPolicy,
+});
+
+/**
+ * Folds the oldest unsummarized messages of a session into its running summary once they pass the
+ * policy's threshold. Messages stay in the durable log; the summary is recorded by compare-and-set
+ * on the summary mark, so appends made meanwhile are never lost and a concurrent summarizer makes
+ * this one a no-op. An empty or "no change" answer never replaces the summary: the extractive
+ * summary is used instead.
+ */
+export function createSessionSummarizer(options: SessionSummarizerOptions) {
+  const { store, sessions, policy } = options;
+
+  /**
+   * O(1) check on the session state: do the unsummarized messages pass the threshold of the
+   * policy's window, or of `contextWindow` (the model a write named, e.g. AMS `model_name`)?
+   */
+  function needsSummary(state: SessionState, contextWindow = policy.contextWindow): boolean {
+    const messages = state.messageCount - state.summarized.messages;
+    const tokens = state.tokenCount - state.summarized.tokens + messages * MESSAGE_OVERHEAD_TOKENS;
+    return tokens > contextWindow * policy.threshold;
+  }
+
+  async function summarize(ref: SessionRef, contextWindow = policy.contextWindow): Promise<SummarizeOutcome> {
+    const key = toSessionKey(ref);
+    const state = await store.getSession(key);
+    if (!state) return { status: 'skipped', reason: 'absent' };
+    if (!needsSummary(state, contextWindow)) return { status: 'skipped', reason: 'under-threshold' };
+    const messages = await store.readMessages(key, {
+      order: 'oldest-first',
+      afterSeq: state.summarized.throughSeq,
+    });
+    const plan = planSummarization(messages, (message) => message.tokenCount + MESSAGE_OVERHEAD_TOKENS, {
+      ...policy,
+      contextWindow,
+    });
+    if (!plan) return { status: 'skipped', reason: 'under-threshold' };
+    await options.beforeSummarize?.(ref, plan.summarize);
+    let writer: 'llm' | 'extractive' = 'extractive';
+    let context = '';
+    if (options.writer) {
+      const answer = (await options.writer(state.context, plan.summarize)).trim();
+      if (answer.length > 0 && !NO_CHANGE.test(answer)) {
+        context = answer;
+        writer = 'llm';
+      }
+    }
+    if (writer === 'extractive') {
+      context =
+        extractiveSummary(state.context, plan.summarize) ||
+        `(${plan.summarize.length} earlier messages without informative content)`;
+    }
+    try {
+      await sessions.recordSummary(ref, {
+        context,
+        throughSeq: plan.throughSeq,
+        expectedThroughSeq: state.summarized.throughSeq,
+      });
+    } catch (error) {
+      // Another summarizer (or a full put) moved the mark first: nothing to do here.
+      if (error instanceof VersionConflictError) return { status: 'skipped', reason: 'superseded' };
+      throw error;
+    }
+    return { status: 'summarized', throughSeq: plan.throughSeq, messages: plan.summarize.length, writer };
+  }
+
+  return { needsSummary, summarize };
+}
+
+export type SessionSummarizer = ReturnType<typeof createSessionSummarizer>;
