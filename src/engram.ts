@@ -115,6 +115,11 @@ export interface AssembleRequest {
    * search the caller already ran, as the AMS memory prompt does). Absent: the instance's sources.
    */
   sources?: MemorySource[];
+  /**
+   * A preview: the same assembly, but nothing is written (no trace recorded, no memory access
+   * counted), so an operator can see what the next turn would get.
+   */
+  preview?: boolean;
 }
 
 export interface AssembleResult {
@@ -286,6 +291,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
         query: message,
         pinnedIds: pinned,
         removedIds: removed,
+        readOnly: request.preview === true,
         limit:
           source.section === 'knowledge'
             ? agent.memory.semanticTopK
@@ -336,9 +342,11 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       removedIds: new Set(removed),
     });
     assembled.trace.durationMs = performance.now() - started;
-    options.onTrace?.(assembled.trace, request.session);
-    // The trace log serves the inspector; failing to write it never fails the turn.
-    await traces.record(key, agent.id, assembled.trace).catch(reportError);
+    if (request.preview !== true) {
+      options.onTrace?.(assembled.trace, request.session);
+      // The trace log serves the inspector; failing to write it never fails the turn.
+      await traces.record(key, agent.id, assembled.trace).catch(reportError);
+    }
     const formatted =
       format === 'openai'
         ? toOpenAIMessages(assembled.messages)

@@ -20,6 +20,7 @@ import { registerChatRoutes } from './extensions/chat-routes.js';
 import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
 import { registerSessionEndRoutes } from './extensions/session-end-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
+import { registerWhoamiRoutes } from './extensions/whoami-routes.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
@@ -28,6 +29,7 @@ import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from '.
 import { createServerLogger } from './server-logger.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { registerSystemRoutes } from './system-routes.js';
+import { registerUiRoutes } from './ui-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -46,6 +48,8 @@ export interface ServerOptions {
    * the engram reports to (as `engram serve` does) to include store and source timings.
    */
   metrics?: ServerMetrics;
+  /** Where the built web UI is (default: the package's `dist/ui`); served at `/ui`. */
+  uiDirectory?: string;
 }
 
 /** A running or ready-to-run HTTP server. */
@@ -168,6 +172,8 @@ export function createServer(options: ServerOptions): EngramServer {
   registerSummaryViewRoutes(app, engram);
   registerChatRoutes(app, engram);
   registerSessionEndRoutes(app, engram);
+  registerWhoamiRoutes(app, { authentication: !anonymous });
+  registerUiRoutes(app, options.uiDirectory === undefined ? {} : { directory: options.uiDirectory });
 
   return {
     config,

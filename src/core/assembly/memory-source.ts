@@ -34,6 +34,8 @@ export interface RetrievalRequest {
   /** Memories the user pinned to this session (always wanted) or removed from it (never). */
   pinnedIds?: string[];
   removedIds?: string[];
+  /** A preview (nothing is written): a source must not record accesses or other side effects. */
+  readOnly?: boolean;
 }
 
 /**

@@ -22,6 +22,7 @@ export function createSemanticSource(memories: LongTermMemory): MemorySource {
         options: { limit: request.limit },
         ...(request.pinnedIds ? { pins: new Set(request.pinnedIds) } : {}),
         ...(request.removedIds ? { removals: new Set(request.removedIds) } : {}),
+        recordAccess: request.readOnly !== true,
       });
       const byId = new Map(set.memories.map((memory) => [memory.id, memory]));
       return set.items.flatMap((item): MemoryItem[] => {

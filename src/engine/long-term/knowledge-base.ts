@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, parseWith } from '../../core/errors.js';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { chunkDocument } from '../../retrieval/chunk-document.js';
 import type { LongTermMemory } from './long-term-memory.js';
@@ -37,6 +38,13 @@ export interface KnowledgeBase {
   ingest(tenantId: string, input: DocumentInput): Promise<KnowledgeDocument>;
   list(tenantId: string, agentId: string): Promise<KnowledgeDocument[]>;
   delete(tenantId: string, agentId: string, documentId: string): Promise<number>;
+  /** One page of a document's chunks in document order, with how many it has (unknown document: 404). */
+  chunks(
+    tenantId: string,
+    agentId: string,
+    documentId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ chunks: MemoryRecord[]; total: number }>;
 }
 
 const PAGE = 1_000;
@@ -133,6 +141,16 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
         deleted += await memories.delete(tenantId, ids.slice(start, start + PAGE));
       }
       return deleted;
+    },
+
+    async chunks(tenantId, agentId, documentId, page) {
+      const { memories: chunks, total } = await memories.list(
+        tenantId,
+        { agentId: { eq: agentId }, memoryType: { eq: 'semantic' }, documentId: { eq: documentId } },
+        { ...page, order: 'created_asc' },
+      );
+      if (total === 0) throw new NotFoundError('Document', documentId);
+      return { chunks, total };
     },
   };
   return base;

@@ -42,6 +42,8 @@ export interface WorkingSetRequest {
   pins?: ReadonlySet<string>;
   removals?: ReadonlySet<string>;
   options?: WorkingSetOptions;
+  /** Count the returned memories as accessed (resets their salience decay). Default true. */
+  recordAccess?: boolean;
 }
 
 /** Long-term memory operations: validated, embedded, versioned, searchable. */
@@ -233,7 +235,7 @@ export function createLongTermMemory(
       );
       const byId = new Map(candidates.map(({ memory }) => [memory.id, memory]));
       const memories = set.items.flatMap((item) => byId.get(item.id) ?? []);
-      if (memories.length > 0)
+      if (memories.length > 0 && request.recordAccess !== false)
         await store.recordAccess(
           tenantId,
           memories.map((memory) => memory.id),

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ContextMessage } from '../../core/assembly/context-message.js';
 import { MAX_MESSAGE_CHARS } from '../../core/schemas/message.js';
@@ -48,6 +48,31 @@ const toNeutralMessage = (message: ContextMessage) => ({
  * the budget → 422 `context_budget_exceeded`; a budget beyond the model's window → 400.
  */
 export function registerContextRoutes(app: FastifyInstance, engram: Engram): void {
+  const assemble = (preview: boolean) => async (request: FastifyRequest) => {
+    const body = readBody(request, contextBodySchema);
+    const tenantId = tenantOf(request);
+    const agent = await engram.agents.resolve(tenantId, body.agent_id);
+    const result = await engram.assemble({
+      agent: { id: agent.id, systemPrompt: agent.systemPrompt, memory: agent.memory },
+      session: {
+        tenantId,
+        sessionId: body.session_id,
+        namespace: body.namespace ?? null,
+        userId: body.user_id ?? null,
+      },
+      message: body.message,
+      format: body.format,
+      preview,
+      ...(body.pinned_ids === undefined ? {} : { pinnedIds: body.pinned_ids }),
+      ...(body.removed_ids === undefined ? {} : { removedIds: body.removed_ids }),
+    });
+    return {
+      messages: body.format === 'neutral' ? result.context.map(toNeutralMessage) : result.messages,
+      trace: toTraceBody({ ...result.trace, durationMs: result.trace.durationMs ?? null }),
+      agent: { id: agent.id, version: agent.version },
+    };
+  };
+
   app.post(
     '/v1/context',
     {
@@ -61,28 +86,25 @@ export function registerContextRoutes(app: FastifyInstance, engram: Engram): voi
         response: contextResponseSchema,
       }),
     },
-    async (request) => {
-      const body = readBody(request, contextBodySchema);
-      const tenantId = tenantOf(request);
-      const agent = await engram.agents.resolve(tenantId, body.agent_id);
-      const result = await engram.assemble({
-        agent: { id: agent.id, systemPrompt: agent.systemPrompt, memory: agent.memory },
-        session: {
-          tenantId,
-          sessionId: body.session_id,
-          namespace: body.namespace ?? null,
-          userId: body.user_id ?? null,
+    assemble(false),
+  );
+
+  app.post(
+    '/v1/context/preview',
+    {
+      config: extensionRoute(
+        {
+          summary: 'Preview the context the next turn would get, writing nothing',
+          description:
+            'The same assembly and answer as `POST /v1/context`, but no trace is recorded and no memory ' +
+            'access is counted, so it needs only `read` (an inspector may call it).',
+          tags: ['context'],
+          body: contextBodySchema,
+          response: contextResponseSchema,
         },
-        message: body.message,
-        format: body.format,
-        ...(body.pinned_ids === undefined ? {} : { pinnedIds: body.pinned_ids }),
-        ...(body.removed_ids === undefined ? {} : { removedIds: body.removed_ids }),
-      });
-      return {
-        messages: body.format === 'neutral' ? result.context.map(toNeutralMessage) : result.messages,
-        trace: toTraceBody({ ...result.trace, durationMs: result.trace.durationMs ?? null }),
-        agent: { id: agent.id, version: agent.version },
-      };
+        'read',
+      ),
     },
+    assemble(true),
   );
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { KnowledgeDocument } from '../../engine/long-term/knowledge-base.js';
 import { MAX_DOCUMENT_CHARS } from '../../engine/long-term/knowledge-base.js';
 import type { Engram } from '../../engram.js';
@@ -37,6 +38,28 @@ export const knowledgeDocumentBodySchema = z.object({
   chunks: z.number(),
   created_at: z.string(),
 });
+
+export const chunksQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+
+export const knowledgeChunkBodySchema = z.object({
+  id: z.string(),
+  index: z.number().nullable(),
+  headings: z.array(z.string()),
+  text: z.string(),
+});
+
+const toChunkBody = (chunk: MemoryRecord): z.output<typeof knowledgeChunkBodySchema> => {
+  const { chunkIndex, headings } = chunk.metadata;
+  return {
+    id: chunk.id,
+    index: typeof chunkIndex === 'number' ? chunkIndex : null,
+    headings: Array.isArray(headings) ? headings.filter((entry) => typeof entry === 'string') : [],
+    text: chunk.text,
+  };
+};
 
 const toDocumentBody = (document: KnowledgeDocument) => ({
   document_id: document.documentId,
@@ -113,6 +136,29 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
       await engram.agents.resolve(tenantId, agent_id);
       const documents = await engram.knowledge.list(tenantId, agent_id);
       return { documents: documents.map(toDocumentBody) };
+    },
+  );
+
+  app.get(
+    '/v1/agents/:agent_id/knowledge/:document_id/chunks',
+    {
+      config: extensionRoute({
+        summary: 'List a knowledge document’s chunks in document order',
+        description: '`limit` 1–200 (50), `offset`; an unknown document is 404.',
+        tags,
+        params: documentPathSchema,
+        query: chunksQuerySchema,
+        response: z.object({ chunks: z.array(knowledgeChunkBodySchema), total: z.number() }),
+        errors: { 404: 'No such agent or document' },
+      }),
+    },
+    async (request) => {
+      const { agent_id, document_id } = readPath(request, documentPathSchema);
+      const page = readQuery(request, chunksQuerySchema);
+      const tenantId = tenantOf(request);
+      await engram.agents.resolve(tenantId, agent_id);
+      const { chunks, total } = await engram.knowledge.chunks(tenantId, agent_id, document_id, page);
+      return { chunks: chunks.map(toChunkBody), total };
     },
   );
 
