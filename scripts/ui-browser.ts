@@ -6,7 +6,6 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { createEngram, type Engram } from '../src/engram.js';
 import { createServer, type EngramServer } from '../src/server/create-server.js';
@@ -46,14 +45,6 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
   };
 }
 
-const builtUi = fileURLToPath(new URL('../dist/ui/', import.meta.url));
-
-/** Builds the UI unless `npm install` (prepare) already did. */
-export async function ensureUiBuilt(): Promise<string> {
-  if (!existsSync(join(builtUi, 'app.js'))) await buildUi(builtUi);
-  return builtUi;
-}
-
 export interface UiServer {
   url: string;
   engram: Engram;
@@ -61,10 +52,15 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-/** An engram server (default sources, temporary SQLite file) serving the built UI on a free port. */
+/**
+ * An engram server (default sources, temporary SQLite file) serving the UI on a free port. The UI
+ * is built from src/ui into the temporary directory first (under a second with esbuild), so tests
+ * always see the current source, never a stale dist/ui.
+ */
 export async function startUiServer(config: ServerConfigInput = {}): Promise<UiServer> {
-  const uiDirectory = await ensureUiBuilt();
   const directory = mkdtempSync(join(tmpdir(), 'engram-ui-'));
+  const uiDirectory = join(directory, 'ui');
+  await buildUi(uiDirectory);
   const store = await createSqliteStore({ path: join(directory, 'engram.db') });
   const engram = await createEngram({ store, sweepIntervalMs: 0 });
   const server = createServer({ engram, config: { port: 0, logLevel: 'silent', ...config }, uiDirectory });

@@ -340,6 +340,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       retrieved: items,
       sourceReports: reports,
       removedIds: new Set(removed),
+      pinnedIds: new Set(pinned),
     });
     assembled.trace.durationMs = performance.now() - started;
     if (request.preview !== true) {

@@ -126,6 +126,31 @@ describe('assembleContext', () => {
     });
   });
 
+  it('includes pinned memories beyond the top-K and the threshold, first, within the budget', () => {
+    const retrieved = (pinnedIds?: Set<string>) =>
+      assembleContext(
+        input({
+          config: { minRelevance: { knowledge: 0.5 }, semanticTopK: 1 },
+          ...(pinnedIds ? { pinnedIds } : {}),
+          retrieved: {
+            procedure: [],
+            knowledge: [knowledge('best', 0.95), knowledge('pinned', 0.3), knowledge('other', 0.8)],
+            episodes: [],
+          },
+        }),
+      ).trace.sections.find((section) => section.name === 'knowledge')?.items ?? [];
+    const reasons = (items: { id: string; reason: string }[]) =>
+      Object.fromEntries(items.map((item) => [item.id, item.reason]));
+    expect(reasons(retrieved())).toEqual({
+      best: 'included',
+      other: 'over_limit',
+      pinned: 'below_threshold',
+    });
+    const pinned = retrieved(new Set(['pinned']));
+    expect(reasons(pinned)).toEqual({ pinned: 'included', best: 'included', other: 'over_limit' });
+    expect(pinned[0]?.id).toBe('pinned');
+  });
+
   it('throws context_budget_exceeded when system prompt and message alone do not fit', () => {
     const call = () => assembleContext(input({ currentMessage: 'word '.repeat(2_000) }));
     expect(call).toThrow(ContextBudgetExceededError);

@@ -52,6 +52,8 @@ export interface AssembleContextInput {
   sourceReports: readonly SourceReport[];
   /** Memory ids the user removed from this session's context. */
   removedIds?: ReadonlySet<string>;
+  /** Memory ids pinned to this session: always in their section while the budget allows. */
+  pinnedIds?: ReadonlySet<string>;
 }
 
 export interface AssembledContext {
@@ -106,6 +108,7 @@ export function assembleContext(input: AssembleContextInput): AssembledContext {
       limit: limits[section],
       minScore: memory.minRelevance[section],
       removedIds,
+      ...(input.pinnedIds ? { pinnedIds: input.pinnedIds } : {}),
       cap,
       remaining,
       costOfText,

@@ -9,6 +9,8 @@ export interface SelectItemsInput {
   limit: number;
   minScore: number;
   removedIds: ReadonlySet<string>;
+  /** Pinned memories: filled first, never cut by `limit` or `minScore` (the budget still rules). */
+  pinnedIds?: ReadonlySet<string>;
   /** The section's own cap. */
   cap: number;
   /** What is left of the whole budget. */
@@ -26,23 +28,32 @@ export interface SelectedItems {
 }
 
 /**
- * Picks the best items that fit: filters (removed, superseded, duplicate, threshold, limit), then
- * fills greedily in score order, skipping items too large for what is left. The estimate is
+ * Picks the best items that fit: filters (removed, superseded, duplicate, threshold, limit; pinned
+ * items pass the last two and come first), then fills greedily in that order, skipping items too large for what is left. The estimate is
  * confirmed by counting the rendered section; while it is over, the lowest-ranked item goes.
  */
 export function selectItems(input: SelectItemsInput): SelectedItems {
   const allowance = Math.min(input.cap, input.remaining);
-  const ranked = [...input.items].sort((a, b) => b.score - a.score);
+  const pinned = input.pinnedIds ?? new Set<string>();
+  const isPinned = (item: MemoryItem) => pinned.has(item.id);
+  const ranked = [...input.items].sort(
+    (a, b) => Number(isPinned(b)) - Number(isPinned(a)) || b.score - a.score,
+  );
   const decisions = new Map<MemoryItem, TraceItem['reason']>();
   const seen = new Set<string>();
   const candidates: MemoryItem[] = [];
+  let unpinned = 0;
   for (const item of ranked) {
     if (input.removedIds.has(item.id)) decisions.set(item, 'removed_by_user');
     else if (item.supersededBy) decisions.set(item, 'superseded');
     else if (seen.has(item.id)) decisions.set(item, 'duplicate');
+    else if (isPinned(item)) candidates.push(item);
     else if (item.score < input.minScore) decisions.set(item, 'below_threshold');
-    else if (candidates.length >= input.limit) decisions.set(item, 'over_limit');
-    else candidates.push(item);
+    else if (unpinned >= input.limit) decisions.set(item, 'over_limit');
+    else {
+      candidates.push(item);
+      unpinned++;
+    }
     seen.add(item.id);
   }
 
