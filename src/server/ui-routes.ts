@@ -76,7 +76,7 @@ const docs = {
   asset: {
     summary: 'A file of the web UI (script, style sheet, icon)',
     tags: ['ui'],
-    params: z.object({ '*': z.string() }),
+    params: z.object({ wildcard: z.string().describe('The file name, e.g. app.js') }),
     response: z.string(),
     responseMediaType: 'text/javascript',
     errors: { 404: 'No such file' },

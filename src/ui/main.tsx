@@ -71,22 +71,24 @@ function App() {
   const [whoami, setWhoami] = useState<Whoami | null>(null);
   const [state, setState] = useState<'loading' | 'ready' | 'key' | 'rejected' | 'failed'>('loading');
   const [error, setError] = useState<unknown>(null);
-  const check = () =>
-    api<Whoami>('GET', '/v1/whoami').then(
+  const check = () => {
+    const hadKey = apiKey.get() !== null;
+    return api<Whoami>('GET', '/v1/whoami').then(
       (answer) => {
         setWhoami(answer);
         setState('ready');
       },
       (reason: unknown) => {
         if (reason instanceof ApiError && reason.status === 401) {
-          setState(apiKey.get() ? 'rejected' : 'key');
           apiKey.clear();
+          setState(hadKey ? 'rejected' : 'key');
         } else {
           setError(reason);
           setState('failed');
         }
       },
     );
+  };
   useEffect(() => {
     check();
     return onUnauthorized(() => {
