@@ -22,7 +22,22 @@ try {
   const page = await browser.context.newPage();
   const shots: [string, string, (() => Promise<void>)?][] = [
     ['sessions', `#/sessions?${scope}`],
-    ['inspector', `#/inspector?${scope}`],
+    [
+      'inspector',
+      `#/inspector?${scope}`,
+      async () => {
+        await page.getByLabel('compare').nth(0).check();
+        await page.getByLabel('compare').nth(1).check();
+      },
+    ],
+    [
+      'inspector-candidates',
+      `#/inspector?${scope}`,
+      async () => {
+        await page.locator('summary', { hasText: /^knowledge:/ }).scrollIntoViewIfNeeded();
+        await page.evaluate('window.scrollBy(0, -60)');
+      },
+    ],
     [
       'working-set',
       `#/working-set?${scope}&agent_id=support&query=${encodeURIComponent('delivery and returns')}`,
