@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { TRACES_COLLECTION } from '../../src/engine/context/trace-log.js';
 import { useExtensionApp } from './extension-app.js';
 
 const extensionApp = useExtensionApp();
@@ -95,8 +94,7 @@ describe('POST /v1/context/preview', () => {
     await engram.sessions.append(session, [{ role: 'user', content: 'Hi there' }]);
     const [memory] = (await engram.memories.create('t1', [{ text: 'Cy lives in Oslo.', userId: 'cy' }]))
       .inserted;
-    const tracesOf = async () =>
-      (await engram.store.documents.listDocuments('t1', TRACES_COLLECTION, { limit: 100, offset: 0 })).total;
+    const tracesOf = async () => (await engram.traces.list(session)).total;
     const accessed = async () => (await engram.memories.get('t1', memory?.id ?? '')).accessCount;
     const before = { traces: await tracesOf(), accesses: await accessed() };
 
@@ -111,6 +109,7 @@ describe('POST /v1/context/preview', () => {
     const real = await call('POST', '/v1/context', { body });
     expect(real.body.messages).toEqual(preview.body.messages);
     expect(await tracesOf()).toBe(before.traces + 1);
-    expect(await accessed()).toBeGreaterThan(before.accesses);
+    // Access statistics may be written behind the request: wait for them.
+    await expect.poll(accessed, { timeout: 5_000 }).toBeGreaterThan(before.accesses);
   });
 });
