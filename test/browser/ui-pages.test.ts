@@ -34,6 +34,15 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     await server?.close();
   });
 
+  const pages = (): [string, string][] => [
+    [`#/sessions?${scope}`, 'Sessions'],
+    [`#/inspector?${scope}`, 'Context Inspector'],
+    [`#/working-set?${scope}&query=delivery`, 'Working set'],
+    ['#/memories', 'Long-term memory'],
+    ['#/procedures', 'Procedures & knowledge'],
+    ['#/jobs', 'Background jobs'],
+  ];
+
   /** A new tab that records console errors and uncaught exceptions. */
   async function open(hash: string): Promise<{ page: Page; errors: string[] }> {
     const page = await context.newPage();
@@ -55,21 +64,35 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     trace.sections.find((entry) => entry.name === section)?.items ?? [];
 
   it('loads every page without console errors', async () => {
-    const pages: [string, string][] = [
-      [`#/sessions?${scope}`, 'Sessions'],
-      [`#/inspector?${scope}`, 'Context Inspector'],
-      [`#/working-set?${scope}&query=delivery`, 'Working set'],
-      ['#/memories', 'Long-term memory'],
-      ['#/procedures', 'Procedures & knowledge'],
-      ['#/jobs', 'Background jobs'],
-    ];
-    for (const [hash, title] of pages) {
+    for (const [hash, title] of pages()) {
       const { page, errors } = await open(hash);
       expect(await page.locator('main h1').textContent()).toBe(title);
       expect(await page.locator('[role="alert"]').count()).toBe(0);
       expect(errors, `${title}: ${errors.join('; ')}`).toEqual([]);
       await page.close();
     }
+  });
+
+  it('is usable by keyboard and fits a narrow window', async () => {
+    const { page } = await open(`#/sessions?${scope}`);
+    let focused = '';
+    for (let step = 0; step < 12 && focused !== 'Background jobs'; step++) {
+      await page.keyboard.press('Tab');
+      focused = String(await page.evaluate('document.activeElement?.textContent ?? ""'));
+    }
+    expect(focused).toBe('Background jobs');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('main h1').textContent()).toBe('Background jobs');
+    await page.setViewportSize({ width: 400, height: 800 });
+    for (const [hash, title] of pages()) {
+      await page.goto(`${server.url}/ui/${hash}`);
+      await page.waitForLoadState('networkidle');
+      // Wide tables scroll inside their frame; the page itself never scrolls sideways.
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), title).toBe(
+        true,
+      );
+    }
+    await page.close();
   });
 
   it('shows a session’s turns with the budget bar and every candidate’s reason', async () => {
