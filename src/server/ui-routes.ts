@@ -88,12 +88,15 @@ const docs = {
  * the caller's credential). Without a build, `/ui` answers 503 saying how to build it.
  */
 export function registerUiRoutes(app: FastifyInstance, options: { directory?: string } = {}): void {
-  const directory =
-    options.directory ?? defaultDirectories.find((candidate) => existsSync(join(candidate, 'index.html')));
   let assets: Map<string, Asset> | undefined;
+  // Read on first use, then served from memory (a build made after start is found then too).
   const loaded = () => {
-    if (!directory || !existsSync(join(directory, 'index.html'))) return undefined;
-    assets ??= loadAssets(directory);
+    if (assets) return assets;
+    const directory = (options.directory ? [options.directory] : defaultDirectories).find((candidate) =>
+      existsSync(join(candidate, 'index.html')),
+    );
+    if (!directory) return undefined;
+    assets = loadAssets(directory);
     return assets;
   };
   const config = { permission: 'public' as const };
