@@ -167,6 +167,25 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     await page.close();
   });
 
+  it('uploads a knowledge document with progress and shows its chunks', async () => {
+    const { page } = await open('#/procedures');
+    await page.getByLabel('Agent').selectOption(demo.agentId);
+    await page.getByLabel('Document (Markdown or text)').setInputFiles({
+      name: 'Warranty.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from('# Warranty\n\n## Kettles\nTwo years, parts and labour.\n'),
+    });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.locator('summary', { hasText: 'Warranty.md' }).click();
+    await page.getByText('Two years, parts and labour.').waitFor();
+    expect(await page.locator('progress').getAttribute('value')).toBe('1');
+    const { documents } = (await call('GET', `/v1/agents/${demo.agentId}/knowledge`)) as {
+      documents: { name: string }[];
+    };
+    expect(documents.map((document) => document.name)).toContain('Warranty.md');
+    await page.close();
+  });
+
   it('searches long-term memory with filters', async () => {
     const { page } = await open('#/memories');
     const texts = () => page.locator('tbody button.link').allTextContents();
