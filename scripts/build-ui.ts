@@ -1,6 +1,7 @@
 /**
- * Builds the web UI (src/ui) into dist/ui: one minified script bundle (Preact included), the style
- * sheet and the page, each also precompressed (brotli, gzip) so the server sends them as they are.
+ * Builds the web UI (src/ui) into dist/ui: one minified script bundle (Preact included), one
+ * minified style sheet and the page, each also precompressed (brotli, gzip) so the server sends
+ * them as they are.
  * Runs on `npm install` (`prepare`) and `npm run build:ui`; `--out DIR` builds elsewhere.
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,7 +27,14 @@ export async function buildUi(outDir = join(root, 'dist/ui')): Promise<{ file: s
     legalComments: 'none',
     logLevel: 'warning',
   });
-  for (const name of ['index.html', 'app.css', 'favicon.svg']) {
+  await build({
+    entryPoints: [join(root, 'src/ui/app.css')],
+    outfile: join(outDir, 'app.css'),
+    bundle: true,
+    minify: true,
+    logLevel: 'warning',
+  });
+  for (const name of ['index.html', 'favicon.svg']) {
     copyFileSync(join(root, 'src/ui', name), join(outDir, name));
   }
   const written = [];
