@@ -216,6 +216,28 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(((await invalidJson.json()) as { detail: Json[] }).detail[0]?.type).toBe('json_invalid');
   });
 
+  it('refuses a body that is not UTF-8 with 400, as FastAPI does, and stores nothing', async () => {
+    const prefix = Buffer.from('{"memories":[{"id":"latin-1","text":"caf');
+    const body = Buffer.concat([prefix, Buffer.from([0xe9]), Buffer.from('"}]}')]);
+    const response = await fetch(`${testServer().url}/v1/long-term-memory/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ detail: 'There was an error parsing the body' });
+    expect((await call('/v1/long-term-memory/latin-1')).status).toBe(404);
+    // Real UTF-8 (with a byte-order mark, which Python's JSON decoder drops too) is stored intact.
+    const utf8 = Buffer.from('\uFEFF{"memories":[{"id":"utf-8","text":"café ☕ 𝄞"}]}', 'utf8');
+    const stored = await fetch(`${testServer().url}/v1/long-term-memory/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: utf8,
+    });
+    expect(stored.status).toBe(200);
+    expect((await call('/v1/long-term-memory/utf-8')).body.text).toBe('café ☕ 𝄞');
+  });
+
   it('answers 404 in AMS words, also for the shadowed GET /search', async () => {
     expect(await call('/v1/long-term-memory/nope')).toEqual({
       status: 404,
