@@ -1,4 +1,5 @@
 import type { ToolCall } from '../schemas/message.js';
+import { splitIntoBoundedPieces, TOKENS_PER_CUT } from './bounded-pieces.js';
 import type { Encoding, ModelInfo } from './model-registry.js';
 
 /** Counts tokens of plain text in one encoding. */
@@ -22,13 +23,30 @@ const loaded = new Map<Encoding, Promise<TokenCounter>>();
 export function loadTokenCounter(encoding: Encoding): Promise<TokenCounter> {
   let counter = loaded.get(encoding);
   if (!counter) {
-    counter = importEncoding(encoding).then((countTokens) => ({
-      encoding,
-      count: (text: string) => (text.length === 0 ? 0 : countTokens(text)),
-    }));
+    counter = importEncoding(encoding).then((countTokens) => boundedCounter(encoding, countTokens));
     loaded.set(encoding, counter);
   }
   return counter;
+}
+
+/**
+ * A counter that hands `encode` only pieces whose runs are at most MAX_RUN_CHARS long, so its cost
+ * is linear in the text's length. Text without such a run is counted exactly; each cut inside a
+ * long run adds TOKENS_PER_CUT, which keeps the count at or above the exact one (docs/architecture.md,
+ * "Budget decisions").
+ */
+export function boundedCounter(encoding: Encoding, encode: (text: string) => number): TokenCounter {
+  return {
+    encoding,
+    count(text) {
+      if (text.length === 0) return 0;
+      const pieces = splitIntoBoundedPieces(text);
+      if (pieces.length === 1) return encode(text);
+      let total = (pieces.length - 1) * TOKENS_PER_CUT;
+      for (const piece of pieces) total += encode(piece);
+      return total;
+    },
+  };
 }
 
 async function importEncoding(encoding: Encoding): Promise<(text: string) => number> {
