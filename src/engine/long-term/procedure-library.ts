@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, parseEdit, parseWith } from '../../core/errors.js';
+import { cachedLinearPattern, compileLinearPattern } from '../../core/patterns/linear-pattern.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import {
   type Procedure,
@@ -68,6 +69,15 @@ export function renderProcedure(procedure: Procedure): string {
   return [`${procedure.name}:`, ...procedure.steps.map((step, index) => `${index + 1}. ${step}`)].join('\n');
 }
 
+/** Whether a stored trigger matches; one stored before RE2 that RE2 refuses never matches. */
+function triggerMatches(trigger: string, text: string): boolean {
+  try {
+    return cachedLinearPattern(trigger).test(text);
+  } catch {
+    return false;
+  }
+}
+
 export function createProcedureLibrary(
   memories: LongTermMemory,
   embedder: EmbeddingProvider,
@@ -83,6 +93,7 @@ export function createProcedureLibrary(
 
   async function newVersion(tenantId: string, id: string, changes: ProcedureEdit): Promise<Procedure> {
     const edit = parseEdit(procedureEditSchema, changes, 'procedure changes');
+    for (const trigger of edit.triggers ?? []) compileLinearPattern(trigger);
     const current = toProcedure(await load(tenantId, id));
     const next = { ...current, ...edit, version: current.version + 1 };
     const { id: _id, agentId: _agent, createdAt: _created, updatedAt: _updated, ...metadata } = next;
@@ -103,6 +114,7 @@ export function createProcedureLibrary(
   return {
     async create(tenantId, input) {
       const procedure = parseWith(procedureInputSchema, input, 'procedure');
+      for (const trigger of procedure.triggers) compileLinearPattern(trigger);
       const { agentId, ...rest } = procedure;
       const { inserted, duplicates } = await memories.create(tenantId, [
         {
@@ -136,10 +148,10 @@ export function createProcedureLibrary(
         .map(toProcedure)
         .filter((procedure) => procedure.status === 'approved');
       if (approved.length === 0) return null;
-      // Triggers see a bounded prefix: whatever a pattern's backtracking costs, the input is short.
+      // Triggers run on RE2 (linear time) over a bounded prefix of the message.
       const head = message.slice(0, MAX_TRIGGER_INPUT_CHARS);
       for (const procedure of approved) {
-        if (procedure.triggers.some((trigger) => new RegExp(trigger, 'iu').test(head))) {
+        if (procedure.triggers.some((trigger) => triggerMatches(trigger, head))) {
           return { procedure, score: 1, matchedBy: 'trigger' };
         }
       }
