@@ -1,5 +1,6 @@
 import { parseWith, ValidationError } from '../../core/errors.js';
 import { type MessageInput, messageInputSchema, type NewMessage } from '../../core/schemas/message.js';
+import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { countContentTokens, type TokenCounter } from '../../core/tokens/token-counter.js';
 import { newId } from '../new-id.js';
 
@@ -12,6 +13,13 @@ export const FUTURE_TOLERANCE_MS = 300_000;
  */
 export function prepareMessages(inputs: readonly unknown[], counter: TokenCounter, now: Date): NewMessage[] {
   if (!Array.isArray(inputs)) throw new ValidationError('messages must be an array');
+  // Before any per-item work: a million messages are refused as cheaply as one too many.
+  if (inputs.length > MAX_SESSION_MESSAGES) {
+    throw new ValidationError(
+      `A write may carry at most ${MAX_SESSION_MESSAGES} messages (MAX_SESSION_MESSAGES); got ${inputs.length}`,
+      [{ path: [], message: `Too many messages: at most ${MAX_SESSION_MESSAGES}` }],
+    );
+  }
   const seen = new Set<string>();
   return inputs.map((input, index) => {
     const message = parseWith(messageInputSchema, input, `message at index ${index}`);
