@@ -7,17 +7,22 @@ export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolv
 /**
  * Cuts long synchronous work into slices: call `pause()` between steps; it yields to the event loop
  * (setImmediate, so I/O callbacks run first) once `sliceMs` have passed since the last yield, and
- * resolves at once otherwise. `turns` counts the yields.
+ * resolves at once otherwise (true when it yielded). `turns` counts the yields.
  */
-export function createEventLoopSlicer(sliceMs = DEFAULT_SLICE_MS): { pause(): Promise<void>; turns: number } {
+export function createEventLoopSlicer(sliceMs = DEFAULT_SLICE_MS): {
+  /** Resolves true when it yielded. */
+  pause(): Promise<boolean>;
+  turns: number;
+} {
   let sliceStart = performance.now();
   const slicer = {
     turns: 0,
     async pause() {
-      if (performance.now() - sliceStart < sliceMs) return;
+      if (performance.now() - sliceStart < sliceMs) return false;
       await nextTurn();
       slicer.turns++;
       sliceStart = performance.now();
+      return true;
     },
   };
   return slicer;
