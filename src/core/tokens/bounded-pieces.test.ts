@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { MAX_RUN_CHARS, splitIntoBoundedPieces, TOKENS_PER_CUT } from './bounded-pieces.js';
-import { boundedCounter } from './token-counter.js';
+import { MAX_PIECE_CHARS, MAX_RUN_CHARS, splitIntoBoundedPieces, TOKENS_PER_CUT } from './bounded-pieces.js';
+import { boundedCounter, countInSlices } from './token-counter.js';
 
 const options = { disallowedSpecial: new Set<string>() };
 const exactO200k = (text: string) => countO200k(text, options);
@@ -33,7 +33,7 @@ const run = fc
 const part = fc.oneof(
   run,
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom(' ', '\n\n', ' '.repeat(300)),
+  fc.constantFrom(' ', '\n\n', ' '.repeat(300), 'Plain words, and more plain words. '.repeat(300)),
 );
 const adversarialText = fc.array(part, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(''));
 
@@ -50,10 +50,22 @@ describe('bounded token counting', () => {
     );
   });
 
-  it('is exact for text whose runs are all short', () => {
+  it('is exact for text up to MAX_PIECE_CHARS whose runs are all short', () => {
     const counter = boundedCounter('o200k_base', exactO200k);
-    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(200);
+    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(90);
+    expect(prose.length).toBeLessThanOrEqual(MAX_PIECE_CHARS);
     expect(counter.count(prose)).toBe(exactO200k(prose));
+  });
+
+  it('cuts long prose where whitespace starts, within a token per cut', () => {
+    const counter = boundedCounter('o200k_base', exactO200k);
+    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(2_000);
+    const pieces = splitIntoBoundedPieces(prose);
+    expect(pieces.length).toBeGreaterThan(10);
+    for (const piece of pieces.slice(1)) expect(piece).toMatch(/^ /);
+    const over = counter.count(prose) - exactO200k(prose);
+    expect(over).toBeGreaterThanOrEqual(0);
+    expect(over).toBeLessThanOrEqual((pieces.length - 1) * TOKENS_PER_CUT);
   });
 
   it('over-counts by at most the margin plus a few tokens per cut', () => {
@@ -74,7 +86,10 @@ describe('bounded token counting', () => {
         });
         counter.count(text);
         expect(seen.join('')).toBe(text);
-        for (const piece of seen) expect(longestRun(piece)).toBeLessThanOrEqual(MAX_RUN_CHARS);
+        for (const piece of seen) {
+          expect(longestRun(piece)).toBeLessThanOrEqual(MAX_RUN_CHARS);
+          expect(piece.length).toBeLessThanOrEqual(MAX_PIECE_CHARS);
+        }
       }),
       { numRuns: 60 },
     );
@@ -90,6 +105,21 @@ describe('bounded token counting', () => {
     expect(Math.max(...lengths)).toBeLessThanOrEqual(MAX_RUN_CHARS);
     expect(lengths.reduce((sum, length) => sum + length, 0)).toBe(100_000);
     expect(count).toBeGreaterThan(0);
+  });
+
+  it('counts the same piece by piece (countInSlices), pausing between pieces', async () => {
+    const counter = boundedCounter('o200k_base', exactO200k);
+    await fc.assert(
+      fc.asyncProperty(adversarialText, async (text) => {
+        let pauses = 0;
+        const sliced = await countInSlices(counter, text, async () => {
+          pauses++;
+        });
+        expect(sliced).toBe(counter.count(text));
+        expect(pauses).toBe(text.length <= MAX_PIECE_CHARS ? 0 : splitIntoBoundedPieces(text).length);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('never cuts a surrogate pair', () => {

@@ -33,30 +33,50 @@ function isWhitespace(code: number): boolean {
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 /**
- * Splits `text` so that no piece holds a run longer than `maxRun` characters. Text whose runs are
- * all short stays one piece (counted exactly); a long run is cut every `maxRun` characters (never
- * inside a surrogate pair), and the text around it stays whole. Returns the pieces and the number
- * of cuts made (pieces − 1).
+ * Longest piece handed to the encoder. Longer text is cut, preferably where whitespace starts, so
+ * that a caller can count a long text piece by piece and let other work run in between
+ * (countInSlices): both ways give the same number.
  */
-export function splitIntoBoundedPieces(text: string, maxRun = MAX_RUN_CHARS): string[] {
+export const MAX_PIECE_CHARS = 4_096;
+
+/**
+ * Splits `text` so that no piece is longer than `maxPiece` characters or holds a run longer than
+ * `maxRun`. Text within both bounds stays one piece (counted exactly). A long run is cut every
+ * `maxRun` characters; a long text where a whitespace run starts (else where any run starts).
+ * Never inside a surrogate pair. Cuts made = pieces − 1.
+ */
+export function splitIntoBoundedPieces(
+  text: string,
+  maxRun = MAX_RUN_CHARS,
+  maxPiece = MAX_PIECE_CHARS,
+): string[] {
   if (text.length <= maxRun) return [text];
   const pieces: string[] = [];
   let pieceStart = 0;
   let runStart = 0;
   let runIsSpace = isWhitespace(text.charCodeAt(0));
+  // Where the latest whitespace run in the current piece began (the preferred place to cut).
+  let spaceStart = runIsSpace ? 0 : -1;
+  const cutAt = (cut: number) => {
+    pieces.push(text.slice(pieceStart, cut));
+    pieceStart = cut;
+    if (runStart < cut) runStart = cut;
+    if (spaceStart < cut) spaceStart = runIsSpace ? runStart : -1;
+  };
   for (let index = 1; index < text.length; index++) {
     const space = isWhitespace(text.charCodeAt(index));
     if (space !== runIsSpace) {
       runStart = index;
       runIsSpace = space;
+      if (space) spaceStart = index;
+    } else if (index - runStart >= maxRun) {
+      // The run reached maxRun characters: cut before `index`, one earlier to keep a surrogate pair whole.
+      cutAt(isHighSurrogate(text.charCodeAt(index - 1)) && index - 1 > runStart ? index - 1 : index);
       continue;
     }
-    if (index - runStart < maxRun) continue;
-    // The run reached maxRun characters: cut before `index`, one earlier to keep a surrogate pair whole.
-    const cut = isHighSurrogate(text.charCodeAt(index - 1)) && index - 1 > runStart ? index - 1 : index;
-    pieces.push(text.slice(pieceStart, cut));
-    pieceStart = cut;
-    runStart = cut;
+    if (index - pieceStart < maxPiece) continue;
+    const boundary = spaceStart > pieceStart ? spaceStart : runStart > pieceStart ? runStart : index;
+    cutAt(boundary === index && isHighSurrogate(text.charCodeAt(index - 1)) ? index - 1 : boundary);
   }
   pieces.push(text.slice(pieceStart));
   return pieces;

@@ -113,16 +113,13 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
       };
       if (upload.content.length > BACKGROUND_DOCUMENT_CHARS) {
         const { task, documentId } = await engram.knowledge.ingestInBackground(tenantId, input);
-        return reply
-          .status(202)
-          .header('location', `/v1/tasks/${task.id}`)
-          .send({
-            task_id: task.id,
-            status: 'pending',
-            document_id: documentId,
-            agent_id,
-            name: upload.name,
-          });
+        return reply.status(202).header('location', `/v1/tasks/${task.id}`).send({
+          task_id: task.id,
+          status: 'pending',
+          document_id: documentId,
+          agent_id,
+          name: upload.name,
+        });
       }
       const document = await engram.knowledge.ingest(tenantId, input);
       return reply.status(201).send(toDocumentBody(document));
