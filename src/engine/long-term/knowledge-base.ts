@@ -65,7 +65,7 @@ export interface KnowledgeBase {
 
 const PAGE = 1_000;
 /** Chunks embedded and stored per step: one step's embedding work stays short. */
-const STORE_PAGE = 64;
+const STORE_PAGE = 16;
 
 /** The id a document gets when the caller names none: from its agent and name. */
 export function documentIdOf(agentId: string, name: string): string {
