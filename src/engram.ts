@@ -224,7 +224,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     clock,
   });
   const taskProgress = createTaskProgressLog(store.documents);
-  const knowledge = withBackgroundIngest(longTerm.knowledge, jobs, taskProgress);
+  const knowledge = withBackgroundIngest(longTerm.knowledge, jobs, taskProgress, store.documents);
   jobs.start();
   registerSessionEndHandlers(jobs, {
     store,

@@ -86,6 +86,36 @@ describe('knowledge ingest in slices', () => {
     expect(await engram.taskProgress.get('t2', task.id)).toBeNull();
   });
 
+  it('takes documents larger than a job payload may be (1 MiB): the text waits beside the job', async () => {
+    engram = await createEngram({ store: createMemoryStore(), sweepIntervalMs: 0 });
+    const paragraph = (index: number) =>
+      `Paragraph ${index}: ${'the policy applies to every office. '.repeat(50)}`;
+    const content = Array.from({ length: 700 }, (_, index) => paragraph(index)).join('\n\n');
+    expect(content.length).toBeGreaterThan(1_200_000);
+    const { task } = await engram.knowledge.ingestInBackground('t1', {
+      agentId: 'hr',
+      name: 'Large.md',
+      content,
+      chunkTokens: 2_000,
+    });
+    expect(JSON.stringify(task.payload).length).toBeLessThan(2_000);
+    for (let poll = 0; poll < 100_000; poll++) {
+      const job = await engram.jobs.get('t1', task.id);
+      if (job?.status === 'succeeded' || job?.status === 'failed') break;
+      await nextTurn();
+    }
+    const finished = await engram.jobs.get('t1', task.id);
+    expect(finished?.error).toBeNull();
+    expect(finished).toMatchObject({ status: 'succeeded' });
+    const [listed] = await engram.knowledge.list('t1', 'hr');
+    expect(listed?.chunks).toBeGreaterThan(10);
+    const uploads = await engram.store.documents.listDocuments('t1', 'knowledge_uploads', {
+      limit: 10,
+      offset: 0,
+    });
+    expect(uploads.total).toBe(0);
+  });
+
   it('validates a background document before queuing anything', async () => {
     engram = await createEngram({ store: createMemoryStore(), sweepIntervalMs: 0 });
     await expect(

@@ -1,8 +1,10 @@
-import { parseWith } from '../../core/errors.js';
+import { parseWith, ValidationError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
+import type { DocumentStore } from '../../stores/document-store.js';
 import type { Job } from '../../stores/job-store.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { TaskProgressLog } from '../jobs/task-progress.js';
+import { newId } from '../new-id.js';
 import {
   type DocumentInput,
   documentIdOf,
@@ -20,6 +22,12 @@ export const INGEST_DOCUMENT_JOB = 'ingest_document';
  * a few hundred milliseconds of chunking and embedding, in slices.
  */
 export const BACKGROUND_DOCUMENT_CHARS = 100_000;
+
+/**
+ * Where the document's text waits for its job: a job payload is at most 1 MiB (MAX_DATA_BYTES) and
+ * a document up to 5 MB, so the payload names the upload instead of carrying it.
+ */
+const UPLOADS = 'knowledge_uploads';
 
 /** Progress reports are written at most this often (each is one store write). */
 const REPORT_INTERVAL_MS = 200;
@@ -39,9 +47,18 @@ export function withBackgroundIngest(
   knowledge: KnowledgeBase,
   jobs: JobRunner,
   progress: TaskProgressLog,
+  documents: DocumentStore,
 ): KnowledgeService {
   jobs.register(INGEST_DOCUMENT_JOB, async (payload, { job, signal }) => {
-    const input = parseWith(documentInputSchema, payload.document, 'document');
+    const uploadId = String(payload.upload_id);
+    const upload = await documents.getDocument(job.tenantId, UPLOADS, uploadId);
+    if (!upload)
+      throw new ValidationError(`The text of upload ${uploadId} is gone; upload the document again`);
+    const input = parseWith(
+      documentInputSchema,
+      { ...(payload.document as JsonObject), content: upload.value.content },
+      'document',
+    );
     let lastReport = 0;
     const report = async (state: IngestProgress) => {
       if (state.phase !== 'done' && performance.now() - lastReport < REPORT_INTERVAL_MS) return;
@@ -49,6 +66,7 @@ export function withBackgroundIngest(
       await progress.report(job.tenantId, job.id, { ...state, unit: 'chunks' });
     };
     const document = await knowledge.ingest(job.tenantId, input, { signal, onProgress: report });
+    await documents.deleteDocument(job.tenantId, UPLOADS, uploadId);
     return { document_id: document.documentId, chunks: document.chunks };
   });
   return {
@@ -56,7 +74,13 @@ export function withBackgroundIngest(
     async ingestInBackground(tenantId, input) {
       const document = parseWith(documentInputSchema, input, 'document');
       const documentId = document.documentId ?? documentIdOf(document.agentId, document.name);
-      const payload = { document: { ...document, documentId } } as unknown as JsonObject;
+      const { content, ...described } = document;
+      const uploadId = newId(Date.now());
+      await documents.putDocument(tenantId, UPLOADS, uploadId, { content });
+      const payload = {
+        document: { ...described, documentId },
+        upload_id: uploadId,
+      } as unknown as JsonObject;
       const task = await jobs.enqueue(tenantId, INGEST_DOCUMENT_JOB, payload);
       await progress.report(tenantId, task.id, {
         phase: 'queued',
