@@ -1,3 +1,4 @@
+import { VersionConflictError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { DocumentStore } from '../../stores/document-store.js';
 
@@ -9,15 +10,29 @@ const COLLECTION = 'task_progress';
  * the job store's schema stays as it is and any process running the job can report.
  */
 export interface TaskProgressLog {
-  report(tenantId: string, taskId: string, progress: JsonObject): Promise<void>;
+  /** Records the task's progress; with `onlyIfNone`, only when nothing was reported yet. */
+  report(
+    tenantId: string,
+    taskId: string,
+    progress: JsonObject,
+    options?: { onlyIfNone?: boolean },
+  ): Promise<void>;
   /** The latest report for the task, or null (none yet, or another tenant's task). */
   get(tenantId: string, taskId: string): Promise<JsonObject | null>;
 }
 
 export function createTaskProgressLog(documents: DocumentStore): TaskProgressLog {
   return {
-    async report(tenantId, taskId, progress) {
-      await documents.putDocument(tenantId, COLLECTION, taskId, progress);
+    async report(tenantId, taskId, progress, options = {}) {
+      if (!options.onlyIfNone) {
+        await documents.putDocument(tenantId, COLLECTION, taskId, progress);
+        return;
+      }
+      await documents
+        .putDocument(tenantId, COLLECTION, taskId, progress, { expectedVersion: 0 })
+        .catch((error) => {
+          if (!(error instanceof VersionConflictError)) throw error;
+        });
     },
     async get(tenantId, taskId) {
       return (await documents.getDocument(tenantId, COLLECTION, taskId))?.value ?? null;

@@ -82,13 +82,9 @@ export function withBackgroundIngest(
         upload_id: uploadId,
       } as unknown as JsonObject;
       const task = await jobs.enqueue(tenantId, INGEST_DOCUMENT_JOB, payload);
-      await progress.report(tenantId, task.id, {
-        phase: 'queued',
-        chunks: 0,
-        stored: 0,
-        total: null,
-        unit: 'chunks',
-      });
+      const queued = { phase: 'queued', chunks: 0, stored: 0, total: null, unit: 'chunks' };
+      // Only if the job has not reported yet (it may already be running): never overwrite its progress.
+      await progress.report(tenantId, task.id, queued, { onlyIfNone: true });
       return { task, documentId };
     },
   };
