@@ -21,8 +21,9 @@ import { type AgentRegistry, createAgentRegistry } from './engine/access/agent-r
 import { type ChatTurn, type ChatTurnRequest, createChatService } from './engine/chat/chat-turn.js';
 import { createTraceLog, type TraceLog } from './engine/context/trace-log.js';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/jobs/job-runner.js';
+import { createTaskProgressLog, type TaskProgressLog } from './engine/jobs/task-progress.js';
 import type { EpisodeLog } from './engine/long-term/episode-log.js';
-import type { KnowledgeBase } from './engine/long-term/knowledge-base.js';
+import { type KnowledgeService, withBackgroundIngest } from './engine/long-term/knowledge-ingest-job.js';
 import type { LongTermMemory } from './engine/long-term/long-term-memory.js';
 import { createLongTermServices } from './engine/long-term/long-term-services.js';
 import type { ProcedureLibrary } from './engine/long-term/procedure-library.js';
@@ -137,8 +138,8 @@ export interface Engram {
   readonly sessions: SessionOperations & SessionEnding;
   /** Long-term memories: create, edit (versions), search (hybrid), working set. */
   readonly memories: LongTermMemory;
-  /** Knowledge documents per agent. */
-  readonly knowledge: KnowledgeBase;
+  /** Knowledge documents per agent; large ones can be ingested as a background job. */
+  readonly knowledge: KnowledgeService;
   /** Episodes: summaries of past sessions per user. */
   readonly episodes: EpisodeLog;
   /** Procedures: proposed, approved, matched. */
@@ -151,6 +152,8 @@ export interface Engram {
   readonly llm: LlmProvider | null;
   /** Durable background jobs (`store.jobs`): register handlers, enqueue, read status. */
   readonly jobs: JobRunner;
+  /** Progress of long background jobs (a large document's ingest), as `GET /v1/tasks/{id}` shows it. */
+  readonly taskProgress: TaskProgressLog;
   /** What every session write enqueues (summary, promotion, extraction); add triggers here. */
   readonly writePath: WritePath;
   /** Summary views: LLM summaries of long-term memory per group, full runs as jobs (AMS §4.15). */
@@ -225,6 +228,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     jobs,
     clock,
   });
+  const taskProgress = createTaskProgressLog(store.documents);
+  const knowledge = withBackgroundIngest(longTerm.knowledge, jobs, taskProgress, store.documents);
   jobs.start();
   registerSessionEndHandlers(jobs, {
     store,
@@ -363,13 +368,14 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     store,
     sessions: { ...sessions, ...createSessionEnding(store, jobs) },
     memories: longTerm.memories,
-    knowledge: longTerm.knowledge,
+    knowledge,
     episodes: longTerm.episodes,
     procedures: longTerm.procedures,
     agents,
     traces,
     llm: llm ?? null,
     jobs,
+    taskProgress,
     writePath,
     summaryViews,
     assemble,

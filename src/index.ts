@@ -47,8 +47,21 @@ export type { MessageInput, MessageRole, StoredMessage, ToolCall } from './core/
 export type { Procedure, ProcedureInput, ProcedureStatus } from './core/schemas/procedure.js';
 export type { SessionInput, SessionKey, SessionState, SessionSummary } from './core/schemas/session.js';
 export { type ModelInfo, resolveModel } from './core/tokens/model-registry.js';
+export type { TaskProgressLog } from './engine/jobs/task-progress.js';
 export type { Episode, EpisodeInput, EpisodeLog } from './engine/long-term/episode-log.js';
-export type { DocumentInput, KnowledgeBase, KnowledgeDocument } from './engine/long-term/knowledge-base.js';
+export type {
+  DocumentInput,
+  IngestOptions,
+  IngestProgress,
+  KnowledgeBase,
+  KnowledgeDocument,
+} from './engine/long-term/knowledge-base.js';
+export { MAX_DOCUMENT_CHARS } from './engine/long-term/knowledge-base.js';
+export {
+  BACKGROUND_DOCUMENT_CHARS,
+  INGEST_DOCUMENT_JOB,
+  type KnowledgeService,
+} from './engine/long-term/knowledge-ingest-job.js';
 export type {
   CreateOptions,
   EditOptions,

@@ -9,6 +9,7 @@ export type ErrorCategory =
   | 'unauthorized'
   | 'forbidden'
   | 'budget'
+  | 'unprocessable'
   | 'unavailable'
   | 'internal';
 
@@ -21,6 +22,7 @@ export const httpStatusByCategory: Record<ErrorCategory, number> = {
   unauthorized: 401,
   forbidden: 403,
   budget: 422,
+  unprocessable: 422,
   unavailable: 503,
   internal: 500,
 };
@@ -34,6 +36,7 @@ export const mcpCodeByCategory: Record<ErrorCategory, number> = {
   unauthorized: -32001,
   forbidden: -32003,
   budget: -32022,
+  unprocessable: -32602,
   unavailable: -32503,
   internal: -32603,
 };

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EngramError, type ErrorCategory, mcpCodeByCategory } from '../core/errors.js';
+import { MAX_DETAILS_CHARS, previewValue, truncateText } from '../core/preview-value.js';
 
 /** The error a failed tool call reports, inside an `isError` result (docs/mcp.md, "Errors"). */
 export interface ToolErrorBody {
@@ -32,8 +33,11 @@ export function toolError(error: unknown, onUnexpected: (error: unknown) => void
       code: known ? error.code : 'internal',
       category,
       mcpCode: mcpCodeByCategory[category],
-      message: known ? error.message : 'Internal error',
-      ...(known && error.details ? { details: error.details } : {}),
+      // Bounded: a message or detail may quote the caller's (possibly huge) value.
+      message: known ? truncateText(error.message, 1_000) : 'Internal error',
+      ...(known && error.details
+        ? { details: previewValue(error.details, MAX_DETAILS_CHARS) as Record<string, unknown> }
+        : {}),
     },
   };
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkDocument } from './chunk-document.js';
+import { chunkDocument, chunkDocumentSteps } from './chunk-document.js';
 
 const count = (text: string) => text.split(/\s+/).filter(Boolean).length; // one token per word, for clarity
 
@@ -89,5 +89,32 @@ describe('chunkDocument', () => {
     expect(
       chunkDocument(' \n\n ', { format: 'markdown', targetTokens: 50, overlapTokens: 10, count }),
     ).toEqual([]);
+  });
+});
+
+describe('chunkDocument on hostile input', () => {
+  const options = { format: 'markdown' as const, targetTokens: 50, overlapTokens: 5, count };
+
+  it('reads a heading with a long run of spaces in linear time, and trims closing hashes', () => {
+    // `(.+?)\s*#*\s*$` took 49 s on 4,000 spaces (cubic backtracking).
+    const [chunk] = chunkDocument(`# Title${' '.repeat(50_000)}x ##\nbody`, options);
+    expect(chunk?.headings[0]).toMatch(/^Title {50000}x$/);
+    expect(chunkDocument('## C# notes ##\nbody', options)[0]?.headings).toEqual(['C# notes']);
+  });
+
+  it('yields a step per block and per piece, so a caller can pause between them', () => {
+    const content = Array.from({ length: 40 }, (_, index) => `Paragraph ${index} has words.`).join('\n\n');
+    const steps = [...chunkDocumentSteps(content, options)];
+    expect(steps.filter((step) => step === null).length).toBeGreaterThanOrEqual(40);
+    expect(steps.filter((step) => step !== null)).toEqual(chunkDocument(content, options));
+  });
+
+  it('cuts a word longer than any chunk into slices instead of one giant chunk', () => {
+    const chunks = chunkDocument('x'.repeat(100_000), {
+      ...options,
+      count: (text) => Math.ceil(text.length / 4),
+    });
+    expect(chunks.length).toBeGreaterThan(100);
+    for (const chunk of chunks) expect(chunk.text.length).toBeLessThanOrEqual(400);
   });
 });

@@ -22,74 +22,129 @@ interface Block {
   headings: string[];
 }
 
-const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
+// Linear on any line: the title's trailing `#`s and spaces are trimmed by hand, not by a pattern
+// such as `(.+?)\s*#*\s*$`, which backtracks cubically on a long run of spaces.
+const HEADING = /^(#{1,6})\s+([\s\S]*)$/;
+
+const isSpace = (char: string | undefined) => char !== undefined && char.trim() === '';
+
+/** An ATX heading's level and title (closing `#`s removed), or null when the line is no heading. */
+function headingOf(line: string): { level: number; title: string } | null {
+  const match = HEADING.exec(line);
+  if (!match) return null;
+  const text = match[2] ?? '';
+  let end = text.length;
+  while (end > 0 && isSpace(text[end - 1])) end--;
+  let hashes = end;
+  while (hashes > 0 && text[hashes - 1] === '#') hashes--;
+  // A closing run of `#`s counts only after a space (or as the whole rest); the title keeps a char.
+  if (hashes < end && (hashes === 0 || isSpace(text[hashes - 1]))) end = hashes;
+  while (end > 0 && isSpace(text[end - 1])) end--;
+  return { level: match[1]?.length ?? 1, title: end > 0 ? text.slice(0, end) : text.slice(0, 1) };
+}
 const FENCE = /^(```|~~~)/;
 
-/** Splits Markdown (or plain text) into blocks: paragraphs, lists, fenced code, under their headings. */
-function toBlocks(content: string, format: ChunkOptions['format']): Block[] {
-  const blocks: Block[] = [];
+/** The lines of `content` one at a time (`\n`, `\r\n` or `\r`), without splitting it all at once. */
+function* linesOf(content: string): Generator<string> {
+  let start = 0;
+  while (start <= content.length) {
+    let end = start;
+    while (end < content.length && content[end] !== '\n' && content[end] !== '\r') end++;
+    yield content.slice(start, end);
+    if (end >= content.length) return;
+    start = content[end] === '\r' && content[end + 1] === '\n' ? end + 2 : end + 1;
+  }
+}
+
+/**
+ * Splits Markdown (or plain text) into blocks: paragraphs, lists, fenced code, under their headings.
+ * Lazily: each block is produced as soon as its lines are read.
+ */
+function* toBlocks(content: string, format: ChunkOptions['format']): Generator<Block> {
   const headings: string[] = [];
   let current: string[] = [];
   let fence: string | null = null;
-  const flush = () => {
+  // Empty slots (e.g. ### right under #) are dropped from the path.
+  const flush = (): Block | null => {
     const text = current.join('\n').trim();
-    if (text) blocks.push({ text, headings: [...headings] });
     current = [];
+    return text ? { text, headings: headings.filter(Boolean) } : null;
   };
-  for (const line of content.replace(/\r\n?/g, '\n').split('\n')) {
+  for (const line of linesOf(content)) {
+    let done: Block | null = null;
     if (format === 'markdown') {
       const fenceMatch = FENCE.exec(line.trim());
       if (fence !== null) {
         current.push(line);
         if (fenceMatch && line.trim().startsWith(fence)) {
           fence = null;
-          flush();
+          done = flush();
         }
+        if (done) yield done;
         continue;
       }
       if (fenceMatch) {
-        flush();
+        done = flush();
         fence = fenceMatch[1] ?? '```';
         current.push(line);
+        if (done) yield done;
         continue;
       }
-      const heading = HEADING.exec(line);
+      const heading = headingOf(line);
       if (heading) {
-        flush();
-        const level = heading[1]?.length ?? 1;
-        headings.splice(level - 1, headings.length, heading[2] ?? '');
-        // Empty slots (e.g. ### right under #) are dropped from the path.
+        done = flush();
+        headings.splice(heading.level - 1, headings.length, heading.title);
+        if (done) yield done;
         continue;
       }
     }
-    if (line.trim() === '') flush();
+    if (line.trim() === '') done = flush();
     else current.push(line);
+    if (done) yield done;
   }
-  flush();
-  return blocks.map((block) => ({ ...block, headings: block.headings.filter(Boolean) }));
+  const last = flush();
+  if (last) yield last;
+}
+
+/**
+ * Text longer than this many characters per target token is over target whatever it holds (a token
+ * rarely spans 16 characters), so it is split without being counted whole first: counting a
+ * multi-megabyte paragraph would be one long step.
+ */
+const CHARS_PER_TOKEN_BOUND = 16;
+
+const surelyOver = (text: string, options: ChunkOptions) =>
+  text.length > options.targetTokens * CHARS_PER_TOKEN_BOUND;
+
+/** Words of a sentence; a "word" too long for any chunk (no whitespace) is cut into slices. */
+function* wordsOf(sentence: string, options: ChunkOptions): Generator<string> {
+  const sliceChars = options.targetTokens * 2;
+  for (const word of sentence.split(/(\s+)/)) {
+    if (word.length <= sliceChars) yield word;
+    else
+      for (let start = 0; start < word.length; start += sliceChars)
+        yield word.slice(start, start + sliceChars);
+  }
 }
 
 /** Splits an oversized block into sentences, and sentences that are still too long into word runs. */
-function splitBlock(text: string, options: ChunkOptions): string[] {
+function* splitBlock(text: string, options: ChunkOptions): Generator<string> {
   const sentences = text.match(/[^.!?\n]+(?:[.!?]+["')\]]*|\n|$)\s*/g) ?? [text];
-  const pieces: string[] = [];
   for (const sentence of sentences) {
-    if (options.count(sentence) <= options.targetTokens) {
-      pieces.push(sentence);
+    if (!surelyOver(sentence, options) && options.count(sentence) <= options.targetTokens) {
+      if (sentence.trim()) yield sentence.trim();
       continue;
     }
-    const words = sentence.split(/(\s+)/);
     let run = '';
-    for (const word of words) {
+    for (const word of wordsOf(sentence, options)) {
       if (run && options.count(run + word) > options.targetTokens) {
-        pieces.push(run);
+        if (run.trim()) yield run.trim();
         run = '';
       }
       run += word;
     }
-    if (run.trim()) pieces.push(run);
+    if (run.trim()) yield run.trim();
   }
-  return pieces.map((piece) => piece.trim()).filter(Boolean);
 }
 
 /** The last `tokens` worth of whole words of `text`, for overlap. */
@@ -112,46 +167,64 @@ function tail(text: string, tokens: number, count: (text: string) => number): st
  * `overlapTokens` so a fact on a boundary is whole in at least one chunk.
  */
 export function chunkDocument(content: string, options: ChunkOptions): DocumentChunk[] {
-  const chunks: DocumentChunk[] = [];
+  return [...chunkDocumentSteps(content, options)].filter((step) => step !== null);
+}
+
+/**
+ * chunkDocument as a generator: yields each chunk when it is complete, and `null` after every block,
+ * so a caller can pause between steps (a multi-megabyte document is thousands of blocks, and
+ * counting their tokens takes seconds) and see progress. Each step's work is bounded by one block.
+ */
+export function* chunkDocumentSteps(
+  content: string,
+  options: ChunkOptions,
+): Generator<DocumentChunk | null, void, undefined> {
+  let index = 0;
   let body: string[] = [];
   let headings: string[] = [];
   let bodyTokens = 0;
   // True while `body` holds nothing but the overlap carried from the previous chunk.
   let onlyOverlap = false;
-  const emit = () => {
-    if (body.length === 0) return;
+  const emit = (): DocumentChunk | null => {
+    if (body.length === 0) return null;
     const text = body.join('\n\n');
     const prefix = headings.length > 0 ? `${headings.join(' > ')}\n` : '';
-    chunks.push({
-      index: chunks.length,
-      text: prefix + text,
-      headings,
-      tokens: options.count(prefix + text),
-    });
+    const chunk = { index: index++, text: prefix + text, headings, tokens: options.count(prefix + text) };
     const overlap = tail(text, options.overlapTokens, options.count);
     body = overlap ? [overlap] : [];
     bodyTokens = overlap ? options.count(overlap) : 0;
     onlyOverlap = body.length > 0;
+    return chunk;
   };
   for (const block of toBlocks(content, options.format)) {
     if (block.headings.join('\u0000') !== headings.join('\u0000')) {
-      emit();
+      const chunk = emit();
+      if (chunk) yield chunk;
       body = [];
       bodyTokens = 0;
       onlyOverlap = false;
       headings = block.headings;
     }
-    const blockTokens = options.count(block.text);
-    const pieces = blockTokens > options.targetTokens ? splitBlock(block.text, options) : [block.text];
+    const blockTokens = surelyOver(block.text, options)
+      ? Number.POSITIVE_INFINITY
+      : options.count(block.text);
+    const whole = blockTokens <= options.targetTokens;
+    const pieces = whole ? [block.text] : splitBlock(block.text, options);
     for (const piece of pieces) {
-      const pieceTokens = pieces.length === 1 ? blockTokens : options.count(piece);
-      if (body.length > 0 && !onlyOverlap && bodyTokens + pieceTokens > options.targetTokens) emit();
+      const pieceTokens = whole ? blockTokens : options.count(piece);
+      if (body.length > 0 && !onlyOverlap && bodyTokens + pieceTokens > options.targetTokens) {
+        const chunk = emit();
+        if (chunk) yield chunk;
+      }
       body.push(piece);
       bodyTokens += pieceTokens;
       onlyOverlap = false;
+      yield null;
     }
   }
   // A last chunk holding only the overlap carried from its predecessor adds nothing.
-  if (body.length > 0 && !onlyOverlap) emit();
-  return chunks;
+  if (body.length > 0 && !onlyOverlap) {
+    const chunk = emit();
+    if (chunk) yield chunk;
+  }
 }

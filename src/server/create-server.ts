@@ -147,7 +147,9 @@ export function createServer(options: ServerOptions): EngramServer {
     done();
   });
   app.setErrorHandler((error, request, reply) => {
-    const answer = describeError(error, request.routeOptions.config.errorShape ?? 'ams');
+    const answer = describeError(error, request.routeOptions.config.errorShape ?? 'ams', {
+      bodyLimitBytes: config.bodyLimitBytes,
+    });
     if (answer.unexpected) request.log.error({ err: error }, 'request failed');
     if (answer.status === 401) reply.header('www-authenticate', 'Bearer');
     return reply.status(answer.status).send(answer.body);

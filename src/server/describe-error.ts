@@ -1,4 +1,5 @@
 import { EngramError } from '../core/errors.js';
+import { MAX_DETAILS_CHARS, previewValue, truncateText } from '../core/preview-value.js';
 import { AmsHttpError } from './ams/ams-http-error.js';
 import { RequestValidationError } from './request-validation-error.js';
 
@@ -12,9 +13,26 @@ export interface ErrorAnswer {
   unexpected: boolean;
 }
 
+/** Longest error message answered (engram's messages are short; a quoted value may not be). */
+const MAX_MESSAGE_CHARS = 1_000;
+
 const engramBody = (code: string, category: string, message: string, details?: Record<string, unknown>) => ({
   error: { code, category, message, ...(details ? { details } : {}) },
 });
+
+/** Settings an error message names (the body limit, for a 413). */
+export interface ErrorLimits {
+  bodyLimitBytes?: number;
+}
+
+/** The 413 message: the limit in bytes and the setting that raises it. */
+export function bodyTooLargeMessage(bodyLimitBytes: number | undefined): string {
+  const limit = bodyLimitBytes === undefined ? 'the body limit' : `the body limit of ${bodyLimitBytes} bytes`;
+  return (
+    `Request body is larger than ${limit}; the server's bodyLimitBytes setting ` +
+    '(environment ENGRAM_BODY_LIMIT_BYTES or the config file key "bodyLimitBytes") raises it'
+  );
+}
 
 /** Framework errors (body too large, malformed headers) carry a 4xx `statusCode`. */
 function clientStatus(error: unknown): number | undefined {
@@ -26,7 +44,7 @@ function clientStatus(error: unknown): number | undefined {
  * Maps any thrown value to an answer: validation → 422 (AMS) or 400 (engram); EngramError by its
  * category's `httpStatus`; framework 4xx as is; anything else → 500 `Internal Server Error`.
  */
-export function describeError(error: unknown, shape: ErrorShape): ErrorAnswer {
+export function describeError(error: unknown, shape: ErrorShape, limits: ErrorLimits = {}): ErrorAnswer {
   if (error instanceof RequestValidationError) {
     return shape === 'ams'
       ? { status: 422, body: { detail: error.details }, unexpected: false }
@@ -37,20 +55,28 @@ export function describeError(error: unknown, shape: ErrorShape): ErrorAnswer {
         };
   }
   if (error instanceof AmsHttpError) {
-    return { status: error.status, body: { detail: error.message }, unexpected: false };
+    return { status: error.status, body: { detail: truncateText(error.message) }, unexpected: false };
   }
   if (error instanceof EngramError) {
     const status = error.httpStatus;
+    // Messages and details may quote a caller's value: both are bounded here.
+    const message = truncateText(error.message, MAX_MESSAGE_CHARS);
+    const details = error.details
+      ? (previewValue(error.details, MAX_DETAILS_CHARS) as Record<string, unknown>)
+      : undefined;
     return {
       status,
-      body: shape === 'ams' ? { detail: error.message } : { error: error.toJSON() },
+      body: shape === 'ams' ? { detail: message } : engramBody(error.code, error.category, message, details),
       unexpected: status >= 500,
     };
   }
   const status = clientStatus(error);
   if (status !== undefined) {
-    const message = (error as Error).message;
     const code = String((error as { code?: unknown }).code ?? 'bad_request');
+    const message =
+      code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? bodyTooLargeMessage(limits.bodyLimitBytes)
+        : truncateText((error as Error).message, MAX_MESSAGE_CHARS);
     return {
       status,
       body: shape === 'ams' ? { detail: message } : engramBody(code, 'validation', message),

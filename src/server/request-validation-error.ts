@@ -1,3 +1,5 @@
+import { previewValue, truncateText } from '../core/preview-value.js';
+
 /** Where a request value came from, as FastAPI names it in `loc`. */
 export type RequestLocation = 'body' | 'query' | 'path' | 'header';
 
@@ -10,6 +12,9 @@ export interface ValidationDetail {
   ctx?: Record<string, unknown>;
 }
 
+/** Most problems one error lists (zod reports one per bad item: a million bad items make a million). */
+const MAX_DETAILS = 100;
+
 /**
  * A request that failed validation before reaching engram. AMS routes answer it as
  * 422 `{"detail": [...]}`; engram's own routes as 400 `{"error": {code: "validation_failed", …}}`.
@@ -18,6 +23,13 @@ export class RequestValidationError extends Error {
   readonly details: ValidationDetail[];
 
   constructor(details: ValidationDetail[]) {
+    // The offending value is echoed back bounded: never a 5 MB document or a million-item list.
+    details = details.slice(0, MAX_DETAILS).map((detail) => ({
+      ...detail,
+      msg: truncateText(detail.msg),
+      input: previewValue(detail.input),
+      ...(detail.ctx ? { ctx: previewValue(detail.ctx) as Record<string, unknown> } : {}),
+    }));
     super(
       `Invalid request: ${details
         .slice(0, 3)

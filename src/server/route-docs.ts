@@ -25,6 +25,8 @@ export interface RouteDocs {
    * (e.g. `{ 404: 'No such session' }`); their body is the route's error shape.
    */
   errors?: Record<number, string>;
+  /** Success statuses besides `status` (e.g. 202 for work moved to the background), with their bodies. */
+  otherResponses?: Record<number, { description: string; response: z.ZodType }>;
   /** Extension routes (not in AMS) are marked `x-engram-extension`. */
   extension?: boolean;
 }

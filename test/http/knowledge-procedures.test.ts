@@ -155,12 +155,22 @@ describe('procedures per agent', () => {
     const { call } = extensionApp();
     for (const body of [
       { name: 'No steps', steps: [] },
-      { name: 'Bad trigger', triggers: ['('], steps: ['x'] },
       { name: 'Approved already', steps: ['x'], status: 'approved' },
     ]) {
       const answer = await call('POST', '/v1/agents/support/procedures', { body });
       expect(answer.status).toBe(400);
       expect(answer.body.error.code).toBe('validation_failed');
+    }
+    for (const [trigger, construct] of [
+      ['(', 'syntax RE2 refuses'],
+      ['refund(?=ed)', 'lookahead'],
+    ]) {
+      const answer = await call('POST', '/v1/agents/support/procedures', {
+        body: { name: 'Bad trigger', triggers: [trigger], steps: ['x'] },
+      });
+      expect(answer.status).toBe(422);
+      expect(answer.body.error).toMatchObject({ code: 'unsupported_pattern', category: 'unprocessable' });
+      expect(answer.body.error.message).toContain(construct);
     }
     expect((await call('GET', '/v1/agents/support/procedures?status=maybe')).status).toBe(400);
     const created = await call('POST', '/v1/agents/support/procedures', {

@@ -1,23 +1,13 @@
 import { z } from 'zod';
 
-/** Longest trigger pattern accepted; long patterns are where catastrophic backtracking hides. */
+/** Longest trigger pattern accepted. */
 export const MAX_TRIGGER_CHARS = 300;
 
-const triggerSchema = z
-  .string()
-  .min(1)
-  .max(MAX_TRIGGER_CHARS)
-  .refine(
-    (pattern) => {
-      try {
-        new RegExp(pattern, 'iu');
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'Trigger is not a valid regular expression' },
-  );
+/**
+ * A trigger's shape; whether RE2 accepts it is checked by the procedure library
+ * (compileLinearPattern), which answers 422 `unsupported_pattern` naming the construct.
+ */
+const triggerSchema = z.string().min(1).max(MAX_TRIGGER_CHARS);
 
 export const procedureStatusSchema = z.enum(['pending', 'approved', 'rejected']);
 export type ProcedureStatus = z.infer<typeof procedureStatusSchema>;
@@ -26,7 +16,7 @@ export type ProcedureStatus = z.infer<typeof procedureStatusSchema>;
 export const procedureInputSchema = z.object({
   agentId: z.string().min(1).max(256),
   name: z.string().trim().min(1).max(200),
-  /** Regular expressions (case-insensitive) tried first against the user's message. */
+  /** Regular expressions (case-insensitive, RE2 syntax: linear time) tried first against the user's message. */
   triggers: z.array(triggerSchema).max(20).default([]),
   /** Example phrasings, matched by embedding similarity when no trigger matches. */
   examples: z.array(z.string().trim().min(1).max(1_000)).max(20).default([]),

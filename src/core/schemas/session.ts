@@ -14,6 +14,13 @@ export const sessionKeySchema = z.object({
 });
 export type SessionKey = z.infer<typeof sessionKeySchema>;
 
+/** Most messages one write (a full replace) may carry. */
+export const MAX_SESSION_MESSAGES = 100_000;
+/** Most pending memories a session may hold. */
+export const MAX_SESSION_MEMORIES = 10_000;
+/** Longest running summary (`context`), in characters. */
+export const MAX_CONTEXT_CHARS = 1_000_000;
+
 /** Largest TTL accepted: ten years. */
 export const MAX_TTL_SECONDS = 315_360_000;
 
@@ -44,10 +51,11 @@ export type MemoryStrategy = z.output<typeof memoryStrategySchema>;
 
 /** What a caller may write with a full replace (`put`). Absent fields take their defaults. */
 export const sessionInputSchema = z.object({
-  messages: z.array(messageInputSchema).max(100_000).default([]),
-  memories: z.array(pendingMemorySchema).max(10_000).default([]),
+  // zod checks an array's length before parsing its items, so an oversize batch costs no per-item work.
+  messages: z.array(messageInputSchema).max(MAX_SESSION_MESSAGES).default([]),
+  memories: z.array(pendingMemorySchema).max(MAX_SESSION_MEMORIES).default([]),
   data: jsonObjectSchema.nullable().default(null),
-  context: z.string().max(1_000_000).nullable().default(null),
+  context: z.string().max(MAX_CONTEXT_CHARS).nullable().default(null),
   ttlSeconds: z.number().int().positive().max(MAX_TTL_SECONDS).nullable().default(null),
   longTermMemoryStrategy: memoryStrategySchema.default({ strategy: 'discrete', config: {} }),
   createdAt: isoDateTimeSchema.optional(),

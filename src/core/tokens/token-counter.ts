@@ -1,4 +1,5 @@
 import type { ToolCall } from '../schemas/message.js';
+import { MAX_PIECE_CHARS, splitIntoBoundedPieces, TOKENS_PER_CUT } from './bounded-pieces.js';
 import type { Encoding, ModelInfo } from './model-registry.js';
 
 /** Counts tokens of plain text in one encoding. */
@@ -22,13 +23,30 @@ const loaded = new Map<Encoding, Promise<TokenCounter>>();
 export function loadTokenCounter(encoding: Encoding): Promise<TokenCounter> {
   let counter = loaded.get(encoding);
   if (!counter) {
-    counter = importEncoding(encoding).then((countTokens) => ({
-      encoding,
-      count: (text: string) => (text.length === 0 ? 0 : countTokens(text)),
-    }));
+    counter = importEncoding(encoding).then((countTokens) => boundedCounter(encoding, countTokens));
     loaded.set(encoding, counter);
   }
   return counter;
+}
+
+/**
+ * A counter that hands `encode` only pieces whose runs are at most MAX_RUN_CHARS long, so its cost
+ * is linear in the text's length. Text without such a run is counted exactly; each cut inside a
+ * long run adds TOKENS_PER_CUT, which keeps the count at or above the exact one (docs/architecture.md,
+ * "Budget decisions").
+ */
+export function boundedCounter(encoding: Encoding, encode: (text: string) => number): TokenCounter {
+  return {
+    encoding,
+    count(text) {
+      if (text.length === 0) return 0;
+      const pieces = splitIntoBoundedPieces(text);
+      if (pieces.length === 1) return encode(text);
+      let total = (pieces.length - 1) * TOKENS_PER_CUT;
+      for (const piece of pieces) total += encode(piece);
+      return total;
+    },
+  };
 }
 
 async function importEncoding(encoding: Encoding): Promise<(text: string) => number> {
@@ -57,6 +75,42 @@ export function countContentTokens(counter: TokenCounter, message: CountableMess
     // id, name and arguments are what the model sees of a tool call.
     total +=
       counter.count(call.id) + counter.count(call.function.name) + counter.count(call.function.arguments);
+  }
+  return total;
+}
+
+/**
+ * Counts like `counter.count`, but piece by piece (the same pieces the built-in counters use, so the
+ * same number), awaiting `pause()` between pieces: counting a megabyte lets other work run meanwhile.
+ */
+export async function countInSlices(
+  counter: TokenCounter,
+  text: string,
+  pause: () => Promise<unknown>,
+): Promise<number> {
+  if (text.length <= MAX_PIECE_CHARS) return counter.count(text);
+  const pieces = splitIntoBoundedPieces(text);
+  let total = (pieces.length - 1) * TOKENS_PER_CUT;
+  for (const piece of pieces) {
+    await pause();
+    total += counter.count(piece);
+  }
+  return total;
+}
+
+/** countContentTokens with countInSlices: the same number, pausing inside long texts. */
+export async function countContentTokensInSlices(
+  counter: TokenCounter,
+  message: CountableMessage,
+  pause: () => Promise<unknown>,
+): Promise<number> {
+  let total = await countInSlices(counter, message.content, pause);
+  if (message.name) total += NAME_OVERHEAD_TOKENS + counter.count(message.name);
+  for (const call of message.toolCalls ?? []) {
+    total +=
+      counter.count(call.id) +
+      counter.count(call.function.name) +
+      (await countInSlices(counter, call.function.arguments, pause));
   }
   return total;
 }

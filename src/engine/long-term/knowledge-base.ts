@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { NotFoundError, parseWith } from '../../core/errors.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
-import { chunkDocument } from '../../retrieval/chunk-document.js';
+import { chunkDocumentSteps, type DocumentChunk } from '../../retrieval/chunk-document.js';
+import { createEventLoopSlicer } from '../event-loop-slicer.js';
 import type { LongTermMemory } from './long-term-memory.js';
 
 /** Largest document accepted (characters): about 5 MB of text. */
@@ -25,6 +26,24 @@ export const documentInputSchema = z.object({
 });
 export type DocumentInput = z.input<typeof documentInputSchema>;
 
+/** How far an ingest has got: chunking (chunks so far), then storing (chunks stored of `total`). */
+export interface IngestProgress {
+  phase: 'chunking' | 'storing' | 'done';
+  chunks: number;
+  stored: number;
+  /** Known once chunking is done. */
+  total: number | null;
+}
+
+export interface IngestOptions {
+  /** Called whenever the ingest lets the event loop run (about every 10 ms of work). */
+  onProgress?: (progress: IngestProgress) => void | Promise<void>;
+  /** Stops the ingest between steps (the chunks stored so far stay; ingesting again replaces them). */
+  signal?: AbortSignal;
+  /** Work between two yields to the event loop, in ms (default 10; 0 yields after every step). */
+  sliceMs?: number;
+}
+
 export interface KnowledgeDocument {
   documentId: string;
   agentId: string;
@@ -35,7 +54,12 @@ export interface KnowledgeDocument {
 
 /** Knowledge documents per agent: chunked, embedded, searchable with source attribution. */
 export interface KnowledgeBase {
-  ingest(tenantId: string, input: DocumentInput): Promise<KnowledgeDocument>;
+  /**
+   * Chunks, embeds and stores a document, replacing an earlier one with the same id. Any size up to
+   * MAX_DOCUMENT_CHARS; the work runs in slices of about 10 ms that yield to the event loop, so a
+   * server keeps answering meanwhile (large uploads over REST run it as a background job instead).
+   */
+  ingest(tenantId: string, input: DocumentInput, options?: IngestOptions): Promise<KnowledgeDocument>;
   list(tenantId: string, agentId: string): Promise<KnowledgeDocument[]>;
   delete(tenantId: string, agentId: string, documentId: string): Promise<number>;
   /** One page of a document's chunks in document order, with how many it has (unknown document: 404). */
@@ -48,6 +72,16 @@ export interface KnowledgeBase {
 }
 
 const PAGE = 1_000;
+/** Chunks embedded and stored per step: one step's embedding work stays short. */
+const STORE_PAGE = 16;
+
+/** The id a document gets when the caller names none: from its agent and name. */
+export function documentIdOf(agentId: string, name: string): string {
+  return `doc_${createHash('sha256')
+    .update(JSON.stringify([agentId, name]))
+    .digest('hex')
+    .slice(0, 24)}`;
+}
 
 export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCounter): KnowledgeBase {
   async function chunkIds(tenantId: string, agentId: string, documentId?: string) {
@@ -68,27 +102,39 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
   }
 
   const base: KnowledgeBase = {
-    async ingest(tenantId, input) {
+    async ingest(tenantId, input, options = {}) {
       const document = parseWith(documentInputSchema, input, 'document');
-      const documentId =
-        document.documentId ??
-        `doc_${createHash('sha256')
-          .update(JSON.stringify([document.agentId, document.name]))
-          .digest('hex')
-          .slice(0, 24)}`;
-      const chunks = chunkDocument(document.content, {
+      const documentId = document.documentId ?? documentIdOf(document.agentId, document.name);
+      const { signal, onProgress } = options;
+      const slicer = createEventLoopSlicer(options.sliceMs);
+      const progress: IngestProgress = { phase: 'chunking', chunks: 0, stored: 0, total: null };
+      // Between steps: let other requests run once a slice is used up, and say how far it got.
+      const pause = async () => {
+        if (!(await slicer.pause())) return;
+        signal?.throwIfAborted();
+        await onProgress?.({ ...progress });
+      };
+      const chunks: DocumentChunk[] = [];
+      for (const step of chunkDocumentSteps(document.content, {
         format: document.format,
         targetTokens: document.chunkTokens,
         overlapTokens: document.overlapTokens,
         count: (text) => counter.count(text),
-      });
+      })) {
+        if (step) chunks.push(step);
+        progress.chunks = chunks.length;
+        await pause();
+      }
+      Object.assign(progress, { phase: 'storing', total: chunks.length });
+      await onProgress?.({ ...progress });
       // Replace, never mix versions: the old chunks go once the new ones are stored.
       const previous = await chunkIds(tenantId, document.agentId, documentId);
       const created = [];
-      for (let start = 0; start < chunks.length; start += PAGE) {
+      for (let start = 0; start < chunks.length; start += STORE_PAGE) {
+        await pause();
         const { inserted, duplicates } = await memories.create(
           tenantId,
-          chunks.slice(start, start + PAGE).map((chunk) => ({
+          chunks.slice(start, start + STORE_PAGE).map((chunk) => ({
             text: chunk.text,
             memoryType: 'semantic' as const,
             agentId: document.agentId,
@@ -99,12 +145,14 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
           })),
         );
         created.push(...inserted, ...duplicates.map((duplicate) => duplicate.existing));
+        progress.stored = created.length;
       }
       const keep = new Set(created.map((record) => record.id));
       const stale = previous.filter((record) => !keep.has(record.id)).map((record) => record.id);
       for (let start = 0; start < stale.length; start += PAGE) {
         await memories.delete(tenantId, stale.slice(start, start + PAGE));
       }
+      await onProgress?.({ ...progress, phase: 'done' });
       return {
         documentId,
         agentId: document.agentId,

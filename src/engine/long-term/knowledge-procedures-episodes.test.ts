@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, ValidationError } from '../../core/errors.js';
+import { cachedLinearPattern, UnsupportedPatternError } from '../../core/patterns/linear-pattern.js';
 import { loadTokenCounter, type TokenCounter } from '../../core/tokens/token-counter.js';
 import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../../providers/embeddings/static-embedding-provider.js';
@@ -147,6 +148,16 @@ describe('procedures', () => {
     expect(await procedures.match(tenant, 'support', `${padding} refund`)).toBeNull();
   });
 
+  it('runs an approved (a+)+$ trigger on RE2: a near-miss answers at once instead of backtracking', async () => {
+    const { procedures } = services();
+    const created = await procedures.create(tenant, { ...refund, triggers: ['(a+)+$'], examples: [] });
+    await procedures.approve(tenant, created.id);
+    // 30 `a` and `!` took 13 s on a backtracking engine (doubling per `a`): over the test timeout.
+    expect(await procedures.match(tenant, 'support', `${'a'.repeat(30)}!`)).toBeNull();
+    expect((await procedures.match(tenant, 'support', 'a'.repeat(30)))?.matchedBy).toBe('trigger');
+    expect(cachedLinearPattern('(a+)+$').engine).toBe('re2js');
+  });
+
   it('falls back to example similarity when no trigger matches', async () => {
     const { procedures } = services();
     const created = await procedures.create(tenant, { ...refund, triggers: [] });
@@ -163,8 +174,18 @@ describe('procedures', () => {
   it('validates triggers and steps', async () => {
     const { procedures } = services();
     await expect(procedures.create(tenant, { ...refund, triggers: ['(unclosed'] })).rejects.toBeInstanceOf(
-      ValidationError,
+      UnsupportedPatternError,
     );
+    await expect(procedures.create(tenant, { ...refund, triggers: ['refund(?!ed)'] })).rejects.toMatchObject({
+      code: 'unsupported_pattern',
+      httpStatus: 422,
+      message: expect.stringContaining('negative lookahead'),
+    });
+    const created = await procedures.create(tenant, refund);
+    await expect(procedures.update(tenant, created.id, { triggers: ['(a)\\1'] })).rejects.toMatchObject({
+      code: 'unsupported_pattern',
+      message: expect.stringContaining('backreferences'),
+    });
     await expect(procedures.create(tenant, { ...refund, steps: [] })).rejects.toBeInstanceOf(ValidationError);
   });
 });

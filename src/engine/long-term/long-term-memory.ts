@@ -24,9 +24,10 @@ import { hybridSearch, type SearchRequest, type SearchResult } from '../../retri
 import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../../stores/memory-record-store.js';
 import { newId } from '../new-id.js';
 
-const MAX_BATCH = 1_000;
+/** Most records one create, edit or delete may name. */
+export const MAX_MEMORY_BATCH = 1_000;
 const tenantSchema = z.string().min(1).max(256);
-const idsSchema = z.array(z.string().min(1).max(128)).min(1).max(MAX_BATCH);
+const idsSchema = z.array(z.string().min(1).max(128)).min(1).max(MAX_MEMORY_BATCH);
 const pageSchema = z.object({
   limit: z.number().int().min(1).max(1_000).default(20),
   offset: z.number().int().min(0).default(0),
@@ -164,8 +165,8 @@ export function createLongTermMemory(
     inputs: MemoryRecordInput[],
     writtenBy: MemoryWriter,
   ): Promise<NewMemoryRecord[]> {
-    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_BATCH) {
-      throw new ValidationError(`memories must be an array of 1 to ${MAX_BATCH} records`);
+    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_MEMORY_BATCH) {
+      throw new ValidationError(`memories must be an array of 1 to ${MAX_MEMORY_BATCH} records`);
     }
     const now = clock().toISOString();
     const parsed = inputs.map((input, index) =>

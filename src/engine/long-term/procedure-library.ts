@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { NotFoundError, parseEdit, parseWith } from '../../core/errors.js';
+import { cachedLinearPattern, compileLinearPattern } from '../../core/patterns/linear-pattern.js';
 import type { MemoryRecord, MemoryWriter } from '../../core/schemas/memory-record.js';
 import {
   type Procedure,
@@ -92,6 +93,15 @@ export function renderProcedure(procedure: Procedure): string {
   return [`${procedure.name}:`, ...procedure.steps.map((step, index) => `${index + 1}. ${step}`)].join('\n');
 }
 
+/** Whether a stored trigger matches; one stored before RE2 that RE2 refuses never matches. */
+function triggerMatches(trigger: string, text: string): boolean {
+  try {
+    return cachedLinearPattern(trigger).test(text);
+  } catch {
+    return false;
+  }
+}
+
 export function createProcedureLibrary(
   memories: LongTermMemory,
   embedder: EmbeddingProvider,
@@ -112,6 +122,7 @@ export function createProcedureLibrary(
     writtenBy: MemoryWriter,
   ): Promise<Procedure> {
     const edit = parseEdit(procedureEditSchema, changes, 'procedure changes');
+    for (const trigger of edit.triggers ?? []) compileLinearPattern(trigger);
     const record = await load(tenantId, id);
     const current = toProcedure(record);
     const stored = current as unknown as Record<string, unknown>;
@@ -137,6 +148,7 @@ export function createProcedureLibrary(
   return {
     async create(tenantId, input, options = {}) {
       const procedure = parseWith(procedureInputSchema, input, 'procedure');
+      for (const trigger of procedure.triggers) compileLinearPattern(trigger);
       const { agentId, ...rest } = procedure;
       const { inserted, duplicates } = await memories.create(
         tenantId,
@@ -180,10 +192,10 @@ export function createProcedureLibrary(
         .map(toProcedure)
         .filter((procedure) => procedure.status === 'approved');
       if (approved.length === 0) return null;
-      // Triggers see a bounded prefix: whatever a pattern's backtracking costs, the input is short.
+      // Triggers run on RE2 (linear time) over a bounded prefix of the message.
       const head = message.slice(0, MAX_TRIGGER_INPUT_CHARS);
       for (const procedure of approved) {
-        if (procedure.triggers.some((trigger) => new RegExp(trigger, 'iu').test(head))) {
+        if (procedure.triggers.some((trigger) => triggerMatches(trigger, head))) {
           return { procedure, score: 1, matchedBy: 'trigger' };
         }
       }

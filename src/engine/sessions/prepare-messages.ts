@@ -1,6 +1,8 @@
 import { parseWith, ValidationError } from '../../core/errors.js';
 import { type MessageInput, messageInputSchema, type NewMessage } from '../../core/schemas/message.js';
-import { countContentTokens, type TokenCounter } from '../../core/tokens/token-counter.js';
+import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
+import { countContentTokensInSlices, type TokenCounter } from '../../core/tokens/token-counter.js';
+import { createEventLoopSlicer } from '../event-loop-slicer.js';
 import { newId } from '../new-id.js';
 
 /** Messages dated further in the future than this are rejected (clock skew tolerance, as in AMS). */
@@ -9,11 +11,27 @@ export const FUTURE_TOLERANCE_MS = 300_000;
 /**
  * Validates messages and makes them ready to store: ids (ULID) and timestamps filled in, content
  * tokens counted once. Either all messages are valid or a ValidationError names the bad ones.
+ * Yields to the event loop about every 10 ms (between messages, and inside a long content's
+ * counting), so a large batch or a megabyte message never holds other requests for long.
  */
-export function prepareMessages(inputs: readonly unknown[], counter: TokenCounter, now: Date): NewMessage[] {
+export async function prepareMessages(
+  inputs: readonly unknown[],
+  counter: TokenCounter,
+  now: Date,
+): Promise<NewMessage[]> {
   if (!Array.isArray(inputs)) throw new ValidationError('messages must be an array');
+  // Before any per-item work: a million messages are refused as cheaply as one too many.
+  if (inputs.length > MAX_SESSION_MESSAGES) {
+    throw new ValidationError(
+      `A write may carry at most ${MAX_SESSION_MESSAGES} messages (MAX_SESSION_MESSAGES); got ${inputs.length}`,
+      [{ path: [], message: `Too many messages: at most ${MAX_SESSION_MESSAGES}` }],
+    );
+  }
   const seen = new Set<string>();
-  return inputs.map((input, index) => {
+  const slicer = createEventLoopSlicer();
+  const prepared: NewMessage[] = [];
+  for (const [index, input] of inputs.entries()) {
+    await slicer.pause();
     const message = parseWith(messageInputSchema, input, `message at index ${index}`);
     const id = message.id ?? newId(now.getTime());
     if (seen.has(id)) {
@@ -28,7 +46,7 @@ export function prepareMessages(inputs: readonly unknown[], counter: TokenCounte
         { path: [index, 'createdAt'], message: 'createdAt is in the future' },
       ]);
     }
-    return {
+    prepared.push({
       id,
       role: message.role,
       content: message.content,
@@ -36,10 +54,11 @@ export function prepareMessages(inputs: readonly unknown[], counter: TokenCounte
       ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
       ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
       createdAt: createdAt.toISOString(),
-      tokenCount: countContentTokens(counter, message),
+      tokenCount: await countContentTokensInSlices(counter, message, slicer.pause),
       tokenEncoding: counter.encoding,
-    };
-  });
+    });
+  }
+  return prepared;
 }
 
 export type { MessageInput };

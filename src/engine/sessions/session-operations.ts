@@ -149,7 +149,7 @@ export function createSessionOperations(
       const write = parseWith(sessionInputSchema, input, 'session');
       const { expectedVersion } = parseWith(writeOptionsSchema, options, 'write options');
       const now = clock();
-      const messages = prepareMessages(write.messages, counter, now);
+      const messages = await prepareMessages(write.messages, counter, now);
       const state = await store.putSession(
         key,
         {
@@ -174,7 +174,7 @@ export function createSessionOperations(
     async append(ref, messages, options = {}) {
       const key = toSessionKey(ref);
       const parsedOptions = parseWith(appendOptionsSchema, options, 'append options');
-      const prepared = prepareMessages(messages, counter, clock());
+      const prepared = await prepareMessages(messages, counter, clock());
       const { contextWindow: _window, ...storeOptions } = parsedOptions;
       return store.appendMessages(key, prepared, storeOptions);
     },

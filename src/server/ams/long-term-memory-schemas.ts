@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_MEMORY_BATCH } from '../../engine/long-term/long-term-memory.js';
 import { laxInteger, plainObject } from '../lax-fields.js';
 import { amsDateTime } from './ams-datetime.js';
 import { amsFilterFields } from './ams-filters.js';
@@ -32,15 +33,18 @@ export type AmsRecordInput = z.output<typeof amsRecordInputSchema>;
 
 /** CreateMemoryRecordRequest (§4.7). */
 export const createMemoriesBodySchema = z.object({
-  memories: z.array(amsRecordInputSchema).superRefine((memories, context) => {
-    for (const [index, memory] of memories.entries()) {
-      for (const field of ['id', 'text'] as const) {
-        if (memory[field] !== '') continue;
-        const message = `Memory at index ${index} has empty ${field}`;
-        context.addIssue({ code: 'custom', path: [index, field], message, params: valueError(message) });
+  memories: z
+    .array(amsRecordInputSchema)
+    .max(MAX_MEMORY_BATCH)
+    .superRefine((memories, context) => {
+      for (const [index, memory] of memories.entries()) {
+        for (const field of ['id', 'text'] as const) {
+          if (memory[field] !== '') continue;
+          const message = `Memory at index ${index} has empty ${field}`;
+          context.addIssue({ code: 'custom', path: [index, field], message, params: valueError(message) });
+        }
       }
-    }
-  }),
+    }),
   deduplicate: laxBoolean().default(true),
 });
 

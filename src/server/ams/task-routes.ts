@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { JsonObject } from '../../core/schemas/json.js';
 import type { Engram } from '../../engram.js';
 import type { Job, JobStatus } from '../../stores/job-store.js';
 import { tenantOf } from '../auth/principal.js';
@@ -22,6 +23,12 @@ export const amsTaskSchema = z.object({
   completed_at: z.string().nullable(),
   /** The last failure: the final one when failed, the one awaiting retry while pending. */
   error_message: z.string().nullable(),
+  /**
+   * engram extension: how far a long job has got, when it reports (a large knowledge document:
+   * `{phase: queued|chunking|storing|done, chunks, stored, total, unit: "chunks"}`); absent otherwise,
+   * so other tasks keep AMS's exact shape.
+   */
+  progress: z.record(z.string(), z.unknown()).optional(),
 });
 
 const statusNames: Record<JobStatus, (typeof amsTaskStatuses)[number]> = {
@@ -34,7 +41,7 @@ const statusNames: Record<JobStatus, (typeof amsTaskStatuses)[number]> = {
 const amsTime = (iso: string | null) => (iso === null ? null : formatAmsDateTime(iso));
 
 /** Maps a job to the AMS Task body. */
-export function toAmsTask(job: Job): z.output<typeof amsTaskSchema> {
+export function toAmsTask(job: Job, progress: JsonObject | null = null): z.output<typeof amsTaskSchema> {
   const viewId = job.payload.view_id;
   return {
     id: job.id,
@@ -45,6 +52,7 @@ export function toAmsTask(job: Job): z.output<typeof amsTaskSchema> {
     started_at: amsTime(job.startedAt),
     completed_at: amsTime(job.completedAt),
     error_message: job.error?.message ?? null,
+    ...(progress ? { progress } : {}),
   };
 }
 
@@ -64,9 +72,10 @@ export function registerTaskRoutes(app: FastifyInstance, engram: Engram): void {
     },
     async (request, reply) => {
       const { task_id } = readPath(request, taskPathSchema);
-      const job = await engram.jobs.get(tenantOf(request), task_id);
+      const tenantId = tenantOf(request);
+      const job = await engram.jobs.get(tenantId, task_id);
       if (!job) return reply.status(404).send({ detail: `Task ${task_id} not found` });
-      return toAmsTask(job);
+      return toAmsTask(job, await engram.taskProgress.get(tenantId, task_id));
     },
   );
 }

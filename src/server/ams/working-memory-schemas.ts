@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { MAX_TTL_SECONDS } from '../../core/schemas/session.js';
+import {
+  MAX_CONTEXT_CHARS,
+  MAX_SESSION_MEMORIES,
+  MAX_SESSION_MESSAGES,
+  MAX_TTL_SECONDS,
+} from '../../core/schemas/session.js';
 import { FUTURE_TOLERANCE_MS } from '../../engine/sessions/prepare-messages.js';
 import { laxInteger, plainObject } from '../lax-fields.js';
 import { amsDateTime } from './ams-datetime.js';
@@ -66,22 +71,26 @@ export const amsMemoryItemSchema = z.object({
 });
 export type AmsMemoryItem = z.output<typeof amsMemoryItemSchema>;
 
-const memoryList = z.array(amsMemoryItemSchema).superRefine((memories, context) => {
-  for (const [index, memory] of memories.entries()) {
-    for (const field of ['id', 'text'] as const) {
-      if (memory[field] !== '') continue;
-      const message = `Memory at index ${index} has empty ${field}`;
-      context.addIssue({ code: 'custom', path: [index, field], message, params: valueError(message) });
+// Lengths are checked before any item is parsed: an oversize batch is refused without per-item work.
+const memoryList = z
+  .array(amsMemoryItemSchema)
+  .max(MAX_SESSION_MEMORIES)
+  .superRefine((memories, context) => {
+    for (const [index, memory] of memories.entries()) {
+      for (const field of ['id', 'text'] as const) {
+        if (memory[field] !== '') continue;
+        const message = `Memory at index ${index} has empty ${field}`;
+        context.addIssue({ code: 'custom', path: [index, field], message, params: valueError(message) });
+      }
     }
-  }
-});
+  });
 
 /** UpdateWorkingMemory, the PUT body (§2.5). Unknown fields (e.g. `session_id`) are dropped. */
 export const amsWorkingMemoryBodySchema = z.object({
-  messages: z.array(amsMessageSchema).default([]),
+  messages: z.array(amsMessageSchema).max(MAX_SESSION_MESSAGES).default([]),
   memories: memoryList.default([]),
   data: plainObject().nullable().default(null),
-  context: z.string().nullable().default(null),
+  context: z.string().max(MAX_CONTEXT_CHARS).nullable().default(null),
   user_id: z.string().max(256).nullable().default(null),
   namespace: z.string().max(256).nullable().default(null),
   tokens: laxInteger().optional(),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { KnowledgeDocument } from '../../engine/long-term/knowledge-base.js';
 import { MAX_DOCUMENT_CHARS } from '../../engine/long-term/knowledge-base.js';
+import { BACKGROUND_DOCUMENT_CHARS } from '../../engine/long-term/knowledge-ingest-job.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
 import { isJsonMediaType } from '../read-json-body.js';
@@ -61,6 +62,15 @@ const toChunkBody = (chunk: MemoryRecord): z.output<typeof knowledgeChunkBodySch
   };
 };
 
+/** 202 for a document ingested in the background: poll the task (`GET /v1/tasks/{task_id}`). */
+export const acceptedDocumentBodySchema = z.object({
+  task_id: z.string(),
+  status: z.literal('pending'),
+  document_id: z.string(),
+  agent_id: z.string(),
+  name: z.string(),
+});
+
 const toDocumentBody = (document: KnowledgeDocument) => ({
   document_id: document.documentId,
   agent_id: document.agentId,
@@ -94,12 +104,20 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
           summary: 'Upload a knowledge document',
           description:
             'JSON `{name, content, content_type}`, or the text itself as `text/markdown` or `text/plain` ' +
-            'with `?name=`. Chunked by structure; the same name again replaces the document.',
+            'with `?name=`. Chunked by structure; the same name again replaces the document. A document ' +
+            `over ${BACKGROUND_DOCUMENT_CHARS} characters is ingested by a background job: 202 with its ` +
+            '`task_id` (and `Location: /v1/tasks/{task_id}`), whose progress the task shows.',
           tags,
           params: agentPathSchema,
           body: uploadDocumentBodySchema,
           response: knowledgeDocumentBodySchema,
           status: 201,
+          otherResponses: {
+            202: {
+              description: 'Large document: ingesting in the background',
+              response: acceptedDocumentBodySchema,
+            },
+          },
         },
         'admin',
       ),
@@ -109,13 +127,24 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
       const upload = readUpload(request);
       const tenantId = tenantOf(request);
       await engram.agents.resolve(tenantId, agent_id);
-      const document = await engram.knowledge.ingest(tenantId, {
+      const input = {
         agentId: agent_id,
         name: upload.name,
         content: upload.content,
         format: contentTypes[upload.content_type],
         ...(upload.document_id === undefined ? {} : { documentId: upload.document_id }),
-      });
+      };
+      if (upload.content.length > BACKGROUND_DOCUMENT_CHARS) {
+        const { task, documentId } = await engram.knowledge.ingestInBackground(tenantId, input);
+        return reply.status(202).header('location', `/v1/tasks/${task.id}`).send({
+          task_id: task.id,
+          status: 'pending',
+          document_id: documentId,
+          agent_id,
+          name: upload.name,
+        });
+      }
+      const document = await engram.knowledge.ingest(tenantId, input);
       return reply.status(201).send(toDocumentBody(document));
     },
   );

@@ -52,6 +52,12 @@ function responsesOf(route: DocumentedRoute, docs: RouteDocs): Record<string, Re
         : {}),
     },
   };
+  for (const [status, other] of Object.entries(docs.otherResponses ?? {})) {
+    responses[status] = {
+      description: other.description,
+      content: { [mediaType]: { schema: jsonSchemaOf(other.response, 'output') } },
+    };
+  }
   if (docs.params || docs.query || docs.body) {
     responses[shape === 'ams' ? '422' : '400'] = errorResponse(shape, 'Invalid request', true);
   }

@@ -1,3 +1,8 @@
+import {
+  compileLinearPattern,
+  type LinearPattern,
+  UnsupportedPatternError,
+} from '../../../core/patterns/linear-pattern.js';
 import { MAX_TRIGGER_CHARS } from '../../../core/schemas/procedure.js';
 
 /** Longest literal-free stretch a trigger may rely on: it must name at least one word this long. */
@@ -17,7 +22,8 @@ function repeats(rest: string): boolean {
 
 /**
  * Why a model-proposed trigger is unsafe to run against every user message, or null when it is
- * fine. Checked: length (at most {@link MAX_TRIGGER_CHARS}), that it compiles (`iu`), no
+ * fine. Every trigger runs on RE2 (linear time); this screen adds what a model-proposed one must also
+ * meet. Checked: length (at most {@link MAX_TRIGGER_CHARS}), that RE2 compiles it, no
  * backreferences, no repeated group that itself contains a repetition or an alternation (the
  * shapes of catastrophic backtracking, such as `(a+)+` or `(a|a)*`), that it cannot match the
  * empty string, and that it names a literal word of at least three letters (so `.*` or `\w+`,
@@ -27,11 +33,11 @@ export function unsafeTriggerReason(pattern: string): string | null {
   if (pattern.length === 0 || pattern.length > MAX_TRIGGER_CHARS) {
     return `length must be 1 to ${MAX_TRIGGER_CHARS} characters`;
   }
-  let compiled: RegExp;
+  let compiled: LinearPattern;
   try {
-    compiled = new RegExp(pattern, 'iu');
-  } catch {
-    return 'not a valid regular expression';
+    compiled = compileLinearPattern(pattern);
+  } catch (error) {
+    return error instanceof UnsupportedPatternError ? `uses ${error.construct}` : 'does not compile';
   }
   if (/\\[1-9]|\\k</.test(pattern)) return 'uses a backreference';
   // Walk the groups; each open group records whether it holds a repetition or an alternation.

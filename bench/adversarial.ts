@@ -1,0 +1,383 @@
+/**
+ * Adversarial inputs against a real engram server while a client polls `/v1/health`: a message of
+ * one long run without whitespace (append and PUT), a `(a+)+$` procedure trigger and a near-miss
+ * message, a 4.9 MB Markdown document, PUTs of 100,000 and 1,000,000 messages, and a body over the
+ * limit. For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
+ * and the server's event-loop delay p99/max (perf_hooks.monitorEventLoopDelay in the server
+ * process), next to a quiet baseline (health polling alone) measured in the same run, first and
+ * last. Goal: no adversarial input raises health p99 above 5× the quiet baseline.
+ * The server runs in a child process over a temporary SQLite file, authentication off, its body
+ * limit raised (--body-limit) so that the large inputs reach the server's own limits.
+ * Usage: node --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
+ *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
+ *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,put-1m,oversize-body]
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { request } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { createEngram } from '../src/engram.js';
+import { createServer } from '../src/server/create-server.js';
+import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { machine, percentile, printTable } from './bench-utilities.js';
+
+const allScenarios = [
+  'no-space-append',
+  'no-space-put',
+  'redos',
+  'big-document',
+  'put-100k',
+  'put-1m',
+  'oversize-body',
+] as const;
+
+const { values } = parseArgs({
+  options: {
+    'quiet-seconds': { type: 'string', default: '3' },
+    'run-chars': { type: 'string', default: '900000' },
+    'document-mb': { type: 'string', default: '4.9' },
+    'health-interval-ms': { type: 'string', default: '5' },
+    'body-limit': { type: 'string', default: '40000000' },
+    repeat: { type: 'string', default: '3' },
+    scenarios: { type: 'string', default: allScenarios.join(',') },
+    serve: { type: 'boolean', default: false },
+  },
+});
+
+/** The child: engram over a temporary SQLite file, with an event-loop delay histogram over IPC. */
+async function serve(): Promise<void> {
+  const store = await createSqliteStore({
+    path: join(mkdtempSync(join(tmpdir(), 'engram-adv-')), 'engram.db'),
+  });
+  const engram = await createEngram({ store, sweepIntervalMs: 0 });
+  const server = createServer({
+    engram,
+    config: { port: 0, logLevel: 'silent', bodyLimitBytes: Number(values['body-limit']) },
+  });
+  const { port } = await server.listen();
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  process.on('message', (message) => {
+    if (message === 'reset') delay.reset();
+    if (message === 'delay') {
+      process.send?.({ p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 });
+    }
+  });
+  process.once('SIGTERM', () => process.exit(0));
+  process.send?.({ port });
+}
+
+/** Asks the child for something over IPC and waits for its answer. */
+function ask(child: ChildProcess, message: string): Promise<Record<string, number>> {
+  return new Promise((resolve) => {
+    child.once('message', (answer) => resolve(answer as Record<string, number>));
+    child.send(message);
+  });
+}
+
+/** Text of `length` characters from a 64-letter alphabet, without whitespace (pseudo-random). */
+function noSpaceRun(length: number, seed = 1): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const parts: string[] = [];
+  let state = seed;
+  for (let index = 0; index < length; index++) {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    parts.push(alphabet[state % 64] as string);
+  }
+  return parts.join('');
+}
+
+/** A Markdown document of about `bytes` bytes: sections of paragraphs of varied words. */
+function markdown(bytes: number): string {
+  const words = [
+    'policy',
+    'leave',
+    'travel',
+    'budget',
+    'approval',
+    'receipt',
+    'manager',
+    'deadline',
+    'office',
+  ];
+  const parts: string[] = [];
+  for (let section = 0, size = 0; size < bytes; section++) {
+    const sentence = (n: number) =>
+      `Rule ${section}.${n}: ${words[(section + n) % words.length]} requests for item ${section * 7 + n} go to the ${words[(section * 3 + n) % words.length]} desk.`;
+    const part = `## Section ${section}\n\n${sentence(1)} ${sentence(2)}\n\n${sentence(3)} ${sentence(4)}\n\n`;
+    parts.push(part);
+    size += part.length;
+  }
+  return parts.join('');
+}
+
+interface Context {
+  base: string;
+  child: ChildProcess;
+}
+
+async function call(
+  context: Context,
+  method: string,
+  path: string,
+  body?: string,
+  type = 'application/json',
+) {
+  const response = await fetch(`${context.base}${path}`, {
+    method,
+    ...(body === undefined ? {} : { body, headers: { 'content-type': type } }),
+  });
+  const text = await response.text();
+  return { status: response.status, text };
+}
+
+/** Each scenario's setup (not measured) and action (measured); the action says its outcome. */
+const scenarios: Record<
+  (typeof allScenarios)[number],
+  {
+    label: string;
+    /** Not measured: builds the request body (so building it never counts) and any server state. */
+    setup?: (context: Context) => Promise<string | undefined>;
+    action: (context: Context, body: string | undefined) => Promise<string>;
+  }
+> = {
+  'no-space-append': {
+    label: `append 1 message of ${values['run-chars']} chars, no whitespace`,
+    async action(context) {
+      const body = JSON.stringify({
+        messages: [{ role: 'user', content: noSpaceRun(Number(values['run-chars'])) }],
+      });
+      return String((await call(context, 'POST', '/v1/working-memory/adv-append/messages', body)).status);
+    },
+  },
+  'no-space-put': {
+    label: `PUT 1 message of ${values['run-chars']} chars, no whitespace`,
+    async action(context) {
+      const content = noSpaceRun(Number(values['run-chars']), 2);
+      const body = JSON.stringify({
+        messages: [{ role: 'user', content, created_at: new Date().toISOString() }],
+      });
+      return String((await call(context, 'PUT', '/v1/working-memory/adv-put', body)).status);
+    },
+  },
+  redos: {
+    label: `(a+)+$ trigger, context for 30 a + "!" ×${values.repeat}`,
+    async setup(context) {
+      await call(context, 'POST', '/v1/agents', JSON.stringify({ id: 'adv' }));
+      const created = await call(
+        context,
+        'POST',
+        '/v1/agents/adv/procedures',
+        JSON.stringify({ name: 'Catastrophic', triggers: ['(a+)+$'], steps: ['Say hi'] }),
+      );
+      const { id } = JSON.parse(created.text) as { id: string };
+      await call(context, 'POST', `/v1/agents/adv/procedures/${id}/approve`);
+      // Warm-up (model, counters, embedder): the measured requests are the near-misses only.
+      await call(
+        context,
+        'POST',
+        '/v1/context',
+        JSON.stringify({ agent_id: 'adv', session_id: 'warm', message: 'hi' }),
+      );
+      return undefined;
+    },
+    async action(context) {
+      const statuses: number[] = [];
+      for (let index = 0; index < Number(values.repeat); index++) {
+        const body = JSON.stringify({
+          agent_id: 'adv',
+          session_id: 'adv-redos',
+          message: `${'a'.repeat(30)}!`,
+        });
+        statuses.push((await call(context, 'POST', '/v1/context', body)).status);
+      }
+      return statuses.join(',');
+    },
+  },
+  'big-document': {
+    label: `${values['document-mb']} MB Markdown upload, until its task succeeds`,
+    async setup(context) {
+      await call(context, 'POST', '/v1/agents', JSON.stringify({ id: 'adv-docs' }));
+      return markdown(Number(values['document-mb']) * 1_000_000);
+    },
+    async action(context, content) {
+      const accepted = await call(
+        context,
+        'POST',
+        '/v1/agents/adv-docs/knowledge?name=Big.md',
+        content,
+        'text/markdown',
+      );
+      if (accepted.status !== 202) return String(accepted.status);
+      const { task_id } = JSON.parse(accepted.text) as { task_id: string };
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const task = JSON.parse((await call(context, 'GET', `/v1/tasks/${task_id}`)).text) as {
+          status: string;
+          progress?: { total: number | null };
+        };
+        if (task.status === 'success' || task.status === 'failed') {
+          return `202, task ${task.status} (${task.progress?.total ?? '?'} chunks)`;
+        }
+      }
+    },
+  },
+  'put-100k': {
+    label: 'PUT 100,000 messages (at the limit)',
+    async action(context) {
+      const now = new Date().toISOString();
+      const messages = Array.from({ length: 100_000 }, (_, index) => ({
+        role: index % 2 ? 'assistant' : 'user',
+        content: `message ${index}`,
+        created_at: now,
+      }));
+      return String(
+        (await call(context, 'PUT', '/v1/working-memory/adv-100k', JSON.stringify({ messages }))).status,
+      );
+    },
+  },
+  'put-1m': {
+    label: 'PUT 1,000,000 messages (over the limit)',
+    async action(context) {
+      const messages = `[${Array.from({ length: 1_000_000 }, () => '{"role":"user","content":"x"}').join(',')}]`;
+      return String(
+        (await call(context, 'PUT', '/v1/working-memory/adv-1m', `{"messages":${messages}}`)).status,
+      );
+    },
+  },
+  'oversize-body': {
+    label: 'body 1 byte over the body limit',
+    setup: async () => JSON.stringify({ context: 'x'.repeat(Number(values['body-limit'])) }),
+    async action(context, body = '') {
+      // The server answers 413 from the Content-Length and closes: read the answer, ignore EPIPE.
+      return new Promise<string>((resolve) => {
+        const outgoing = request(`${context.base}/v1/working-memory/adv-huge`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        });
+        outgoing.on('response', (response) => {
+          response.resume();
+          resolve(String(response.statusCode));
+        });
+        outgoing.on('error', () => resolve('413 (closed while sending)'));
+        outgoing.end(body);
+      });
+    },
+  },
+};
+
+/**
+ * Polls /v1/health one request after another (pausing `intervalMs`) from a worker thread, so that
+ * building and sending the adversarial bodies in this thread never delays a health request.
+ */
+function pollHealth(port: number, intervalMs: number) {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const http = require('node:http');
+     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+     const latencies = [];
+     let running = true;
+     parentPort.on('message', () => { running = false; });
+     const once = () => new Promise((resolve, reject) => {
+       const started = performance.now();
+       http.get({ agent, host: '127.0.0.1', port: workerData.port, path: '/v1/health' }, (response) => {
+         response.resume();
+         response.on('end', () => resolve(performance.now() - started));
+       }).on('error', reject);
+     });
+     (async () => {
+       while (running) {
+         latencies.push(await once());
+         await new Promise((resolve) => setTimeout(resolve, workerData.intervalMs));
+       }
+       agent.destroy();
+       parentPort.postMessage(latencies);
+     })();`,
+    { eval: true, workerData: { port, intervalMs } },
+  );
+  return {
+    stop(): Promise<number[]> {
+      const latencies = new Promise<number[]>((resolve) => worker.once('message', resolve));
+      worker.postMessage('stop');
+      return latencies.finally(() => worker.terminate());
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  if (values.serve) return serve();
+  const script = process.argv[1] ?? '';
+  const child = fork(script, ['--serve', '--body-limit', values['body-limit']], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const { port } = await new Promise<{ port: number }>((resolve) =>
+    child.once('message', (m) => resolve(m as never)),
+  );
+  const context: Context = { base: `http://127.0.0.1:${port}`, child };
+  const chosen = values.scenarios.split(',') as (typeof allScenarios)[number][];
+  console.log(
+    `engram adversarial inputs (${machine()}, load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}), ${new Date().toISOString().slice(0, 10)}, health polled every ` +
+      `${values['health-interval-ms']} ms, body limit ${values['body-limit']} bytes\n`,
+  );
+  const rows: (string | number)[][] = [];
+  let baseline = Number.NaN;
+  const measure = async (label: string, action: () => Promise<string>) => {
+    child.send('reset');
+    const poller = pollHealth(port, Number(values['health-interval-ms']));
+    const started = performance.now();
+    const outcome = await action();
+    const seconds = (performance.now() - started) / 1_000;
+    const latencies = await poller.stop();
+    const delay = await ask(child, 'delay');
+    const p99 = percentile(latencies, 99);
+    if (Number.isNaN(baseline)) baseline = p99;
+    rows.push([
+      label,
+      outcome,
+      seconds,
+      latencies.length,
+      percentile(latencies, 50),
+      p99,
+      Math.max(...latencies),
+      delay.p99 ?? Number.NaN,
+      delay.max ?? Number.NaN,
+      `${(p99 / baseline).toFixed(1)}×`,
+    ]);
+  };
+  const quiet = () =>
+    new Promise<string>((resolve) => setTimeout(() => resolve('-'), Number(values['quiet-seconds']) * 1_000));
+  try {
+    await measure('quiet baseline (start)', quiet);
+    for (const key of chosen) {
+      const scenario = scenarios[key];
+      const body = await scenario.setup?.(context);
+      await measure(scenario.label, () => scenario.action(context, body));
+    }
+    await measure('quiet baseline (end)', quiet);
+  } finally {
+    child.kill();
+  }
+  printTable(
+    [
+      'input',
+      'status',
+      's',
+      'health reqs',
+      'health p50 ms',
+      'health p99 ms',
+      'health max ms',
+      'loop delay p99 ms',
+      'loop delay max ms',
+      'p99 / quiet',
+    ],
+    rows,
+  );
+}
+
+await main();

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../core/errors.js';
+import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
+import { loadTokenCounter, type TokenCounter } from '../../core/tokens/token-counter.js';
+import { nextTurn } from '../event-loop-slicer.js';
+import { prepareMessages } from './prepare-messages.js';
+
+const counter: TokenCounter = { encoding: 'o200k_base', count: (text) => text.length };
+
+describe('prepareMessages', () => {
+  it('refuses more than MAX_SESSION_MESSAGES before reading any message', async () => {
+    let reads = 0;
+    const item = new Proxy({}, { get: () => ++reads && 'x', has: () => ++reads > 0 });
+    const inputs = Array.from({ length: MAX_SESSION_MESSAGES + 1 }, () => item);
+    await expect(prepareMessages(inputs, counter, new Date())).rejects.toThrowError(ValidationError);
+    await expect(prepareMessages(inputs, counter, new Date())).rejects.toThrowError(
+      /at most 100000 messages/,
+    );
+    expect(reads).toBe(0);
+  });
+
+  it('prepares a batch within the limit', async () => {
+    const [message] = await prepareMessages([{ role: 'user', content: 'hello' }], counter, new Date());
+    expect(message).toMatchObject({ role: 'user', content: 'hello', tokenCount: 5 });
+  });
+
+  it('lets the event loop run while counting a long message, and counts it as count() does', async () => {
+    const real = await loadTokenCounter('o200k_base');
+    let seed = 7;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    let content = '';
+    for (let index = 0; index < 200_000; index++) {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      content += alphabet[seed % alphabet.length];
+    }
+    const state = { turns: 0, running: true };
+    (async () => {
+      while (state.running) {
+        await nextTurn();
+        state.turns++;
+      }
+    })();
+    const [message] = await prepareMessages([{ role: 'user', content }], real, new Date());
+    state.running = false;
+    expect(message?.tokenCount).toBe(real.count(content));
+    // 200,000 characters of base64-like text take hundreds of ms to count: never in one go.
+    expect(state.turns).toBeGreaterThan(1);
+  });
+});

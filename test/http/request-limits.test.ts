@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_SESSION_MESSAGES } from '../../src/core/schemas/session.js';
+import { MAX_DOCUMENT_CHARS } from '../../src/engine/long-term/knowledge-base.js';
+import { useTestServer } from './test-server.js';
+
+const BODY_LIMIT = 6_000_000;
+const testServer = useTestServer({ bodyLimitBytes: BODY_LIMIT });
+
+async function send(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await testServer().request(path, { method, body, headers });
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: assertions walk arbitrary JSON answers
+  return { status: response.status, text, body: JSON.parse(text) as any };
+}
+
+describe('limits answer before per-item work, in the status AMS uses, without echoing input', () => {
+  it('a PUT of more than 100,000 messages is 422 too_long, with a bounded echo', async () => {
+    // `{}` items are invalid messages: the answer names only the count, so no item was parsed.
+    const messages = `[${Array.from({ length: MAX_SESSION_MESSAGES + 1 }, () => '{}').join(',')}]`;
+    const answer = await send('PUT', '/v1/working-memory/big', `{"messages": ${messages}}`);
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail).toEqual([
+      {
+        type: 'too_long',
+        loc: ['body', 'messages'],
+        msg: `List should have at most ${MAX_SESSION_MESSAGES} items after validation`,
+        input: expect.any(Array),
+        ctx: { field_type: 'List', max_length: MAX_SESSION_MESSAGES },
+      },
+    ]);
+    expect(answer.text.length).toBeLessThan(2_000);
+    expect(answer.body.detail[0].input.at(-1)).toBe(`… (${MAX_SESSION_MESSAGES + 1} items)`);
+  });
+
+  it('a long-term create of more than 1,000 records is 422 before any record is read', async () => {
+    const memories = Array.from({ length: 1_001 }, () => ({}));
+    const answer = await send('POST', '/v1/long-term-memory/', { memories });
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail).toHaveLength(1);
+    expect(answer.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['body', 'memories'] });
+  });
+
+  it('a document over MAX_DOCUMENT_CHARS is refused with a few hundred characters of it, not all of it', async () => {
+    await send('POST', '/v1/agents', { id: 'librarian' });
+    const content = 'x'.repeat(MAX_DOCUMENT_CHARS + 1);
+    const answer = await send('POST', '/v1/agents/librarian/knowledge', { name: 'Huge.md', content });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.code).toBe('validation_failed');
+    expect(answer.text.length).toBeLessThan(3_000);
+    expect(answer.text).toContain(`(${MAX_DOCUMENT_CHARS + 1} characters)`);
+  });
+
+  it('a body over the limit is 413 naming the limit in bytes and the setting that raises it', async () => {
+    const answer = await send('PUT', '/v1/working-memory/huge', { context: 'x'.repeat(BODY_LIMIT) });
+    expect(answer.status).toBe(413);
+    expect(answer.body.detail).toContain(`${BODY_LIMIT} bytes`);
+    expect(answer.body.detail).toContain('ENGRAM_BODY_LIMIT_BYTES');
+    expect(answer.body.detail).toContain('bodyLimitBytes');
+    const engramShape = await send('POST', '/v1/agents', { id: 'x'.repeat(BODY_LIMIT) });
+    expect(engramShape.status).toBe(413);
+    expect(engramShape.body.error.message).toContain(`${BODY_LIMIT} bytes`);
+  });
+});
