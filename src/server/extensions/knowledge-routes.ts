@@ -38,7 +38,7 @@ export const knowledgeDocumentBodySchema = z.object({
   created_at: z.string(),
 });
 
-const toDocumentBody = (document: KnowledgeDocument) => ({
+export const toDocumentBody = (document: KnowledgeDocument) => ({
   document_id: document.documentId,
   agent_id: document.agentId,
   name: document.name,
