@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { Engram } from '../engram.js';
+import { registerApiReferenceRoutes } from './api-reference-routes.js';
 import { registerLongTermMemoryRoutes } from './ams/long-term-memory-routes.js';
 import { registerMemoryPromptRoutes } from './ams/memory-prompt-routes.js';
 import { registerSummaryViewRoutes } from './ams/summary-view-routes.js';
@@ -158,6 +159,7 @@ export function createServer(options: ServerOptions): EngramServer {
     registry: metrics.registry,
     isClosing: () => state.closing !== undefined,
   });
+  registerApiReferenceRoutes(app);
   registerWorkingMemoryRoutes(app, engram);
   registerLongTermMemoryRoutes(app, engram);
   registerMemoryPromptRoutes(app, engram);
