@@ -32,7 +32,7 @@ const componentsSchema = z.object({
   confidence: z.number(),
   weights: z.object({ similarity: z.number(), salience: z.number(), confidence: z.number() }),
 });
-const curationSchema = z.object({
+export const workingSetCurationSchema = z.object({
   session_id: z.string(),
   namespace: z.string().nullable(),
   user_id: z.string().nullable(),
@@ -40,7 +40,7 @@ const curationSchema = z.object({
   pinned: z.array(z.string()),
   removed: z.array(z.string()),
 });
-export const workingSetResponseSchema = curationSchema.extend({
+export const workingSetResponseSchema = workingSetCurationSchema.extend({
   items: z.array(
     z.object({
       id: z.string(),
@@ -156,7 +156,7 @@ export function registerWorkingSetRoutes(app: FastifyInstance, engram: Engram): 
         params: sessionPathSchema,
         query: sessionScopeQuerySchema,
         body: workingSetChangesBodySchema,
-        response: curationSchema,
+        response: workingSetCurationSchema,
       }),
     },
     async (request) => {
