@@ -58,15 +58,22 @@ describe('engram demo', () => {
       { stdio: ['pipe', 'pipe', 'inherit'] },
     );
     let output = '';
+    let step = 0;
     child.stdout.on('data', (chunk) => {
       output += chunk;
-      // Answer the first prompt; stdin is never closed, as on a terminal.
-      if (output.endsWith('you> ') && !output.includes('budget')) child.stdin.write('hello\n');
-      else if (output.endsWith('you> ')) child.stdin.write('/quit\n');
+      // Stdin is never closed, as on a terminal: only /quit may end the process.
+      if (step === 0 && output.includes('or /quit.')) {
+        step = 1;
+        child.stdin.write('hello\n');
+      } else if (step === 1 && output.includes('budget')) {
+        step = 2;
+        child.stdin.write('/quit\n');
+      }
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(0);
-    expect(output.match(/you> /g)?.length).toBe(2);
+    // A prompt before each message: the first, then after the answer.
+    expect(output).toMatch(/or \/quit\.\nyou> [\s\S]*budget[\s\S]*\nyou> /);
   });
 
   it('reports a budget too small for the message as a typed error and goes on', async () => {
