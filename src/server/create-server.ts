@@ -8,12 +8,12 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { Engram } from '../engram.js';
-import { registerApiReferenceRoutes } from './api-reference-routes.js';
 import { registerLongTermMemoryRoutes } from './ams/long-term-memory-routes.js';
 import { registerMemoryPromptRoutes } from './ams/memory-prompt-routes.js';
 import { registerSummaryViewRoutes } from './ams/summary-view-routes.js';
 import { registerTaskRoutes } from './ams/task-routes.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
+import { registerApiReferenceRoutes } from './api-reference-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { anonymousPrincipal, authorize, type Principal, permissionOf } from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
