@@ -5,6 +5,9 @@ import { EngramError, parseWith } from '../core/errors.js';
 import { type AgentInput, pruningStrategySchema } from '../core/schemas/agent.js';
 import { createEngram } from '../engram.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
+import { DEMO_AGENT_ID, DEMO_SUGGESTION, DEMO_USER_ID, seedDemoExample } from './demo-example.js';
+
+const PROMPT = 'you> ';
 
 export interface DemoOptions {
   databasePath: string;
@@ -45,6 +48,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const strategy = parseWith(pruningStrategySchema, options.strategy, '--strategy');
   const engram = await createEngram({ store: await createSqliteStore({ path: options.databasePath }) });
   const agent: AgentInput = {
+    id: DEMO_AGENT_ID,
     systemPrompt: 'You are a helpful assistant with a long memory.',
     memory: {
       maxWorkingMemoryTokens: options.budget,
@@ -52,21 +56,33 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       pruningStrategy: strategy,
     },
   };
-  const session = { sessionId: options.sessionId };
+  // A user, so that facts and episodes about them can be recalled.
+  const session = { sessionId: options.sessionId, userId: DEMO_USER_ID };
   const existing = await engram.sessions.get(session, { recentMessagesLimit: 1 });
   print(`engram demo — session "${options.sessionId}" in ${options.databasePath}`);
+  if (await seedDemoExample(engram)) {
+    print(
+      'Seeded an example: an approved procedure ("Damaged order"), a knowledge document ("Returns policy.md"),\n' +
+        'an episode of a past session and a fact about the user. Try:',
+    );
+    print(`  ${DEMO_SUGGESTION}`);
+  }
   print(`${existing?.messageCount ?? 0} stored messages. Type a message, /context, or /quit.`);
 
   let lastContext: ContextMessage[] = [];
   const lines = createInterface({ input: options.input, terminal: false });
+  const prompt = () => options.output.write(PROMPT);
+  prompt();
   for await (const line of lines) {
     const text = line.trim();
-    if (text === '' || text === '/quit') {
-      if (text === '/quit') break;
+    if (text === '/quit') break;
+    if (text === '') {
+      prompt();
       continue;
     }
     if (text === '/context') {
       print(formatContext(lastContext));
+      prompt();
       continue;
     }
     try {
@@ -81,6 +97,11 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       if (!(error instanceof EngramError)) throw error;
       print(`error ${error.code}: ${error.message}`);
     }
+    prompt();
   }
+  // Stop reading: an open stdin would keep the process alive after /quit.
+  lines.close();
+  (options.input as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+  print('');
   await engram.close();
 }

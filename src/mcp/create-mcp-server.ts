@@ -1,13 +1,17 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerContextAssembleTool } from './context-assemble-tool.js';
 import { registerCurrentDatetimeTool } from './current-datetime-tool.js';
 import type { McpContext } from './define-tool.js';
+import { registerKnowledgeTools } from './knowledge-tools.js';
 import { registerLongTermMemoryTools } from './long-term-memory-tools.js';
 import { registerMemoryPromptTool } from './memory-prompt-tool.js';
 import { registerMemoryQueryTool } from './memory-query-tool.js';
+import { registerProcedureListTool } from './procedure-list-tool.js';
 import { registerWorkingMemoryTools } from './working-memory-tools.js';
 
 const INSTRUCTIONS =
-  'engram is the memory of this agent. Before answering questions about the user, their preferences or ' +
+  'engram is the memory of this agent. context.assemble builds the next turn’s context (history, ' +
+  'facts, knowledge, procedure, episodes) under the token budget. Before answering questions about the user, their preferences or ' +
   'history, look in memory (memory.query or search_long_term_memory). Store durable facts with ' +
   'create_long_term_memories, resolving pronouns and relative dates first (get_current_datetime).';
 
@@ -17,10 +21,13 @@ const INSTRUCTIONS =
  */
 export function createMcpServer(context: McpContext, version = '0.1.0'): McpServer {
   const server = new McpServer({ name: 'engram', version }, { instructions: INSTRUCTIONS });
+  registerContextAssembleTool(server, context);
   registerMemoryQueryTool(server, context);
   registerLongTermMemoryTools(server, context);
   registerMemoryPromptTool(server, context);
   registerWorkingMemoryTools(server, context);
+  registerKnowledgeTools(server, context);
+  registerProcedureListTool(server, context);
   registerCurrentDatetimeTool(server, context);
   return server;
 }

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Engram } from '../engram.js';
+import type { Permission } from '../server/auth/principal.js';
 import { toolError, toolResult } from './tool-result.js';
 
 /** What the tools of one MCP server act as: an engram instance, one tenant, and the caller's rights. */
@@ -9,17 +10,20 @@ export interface McpContext {
   engram: Engram;
   /** Every tool call is scoped to this tenant (stdio: `--tenant`; HTTP: the request's principal). */
   tenantId: string;
-  /** Throws a `forbidden` EngramError unless the caller may `read` (or `write`). */
-  authorize: (permission: 'read' | 'write') => void;
+  /** Throws a `forbidden` EngramError unless the caller's role grants `permission` (as on REST). */
+  authorize: (permission: ToolPermission) => void;
   /** Errors that are the server's fault (not the caller's), for the log. */
   onUnexpected: (error: unknown) => void;
 }
+
+/** What a tool needs: the permission REST asks of the same operation. */
+export type ToolPermission = Exclude<Permission, 'public'>;
 
 /** One tool: its arguments (zod, checked by the SDK and listed as JSON Schema) and what it needs. */
 export interface ToolDefinition<Shape extends z.ZodRawShape> {
   description: string;
   inputSchema: Shape;
-  permission: 'read' | 'write';
+  permission: ToolPermission;
   annotations?: ToolAnnotations;
 }
 

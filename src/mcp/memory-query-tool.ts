@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
 import { toSessionKey } from '../engine/sessions/session-ref.js';
+import { toComponentsBody } from '../server/extensions/working-set-routes.js';
 import { toAmsMemoryRecord } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
 
@@ -56,7 +57,14 @@ export function registerMemoryQueryTool(server: McpServer, context: McpContext):
       return {
         items: set.items.map((item) => {
           const memory = byId.get(item.id);
-          return { ...item, memory: memory ? toAmsMemoryRecord(memory) : null };
+          return {
+            id: item.id,
+            score: item.score,
+            components: toComponentsBody(item.components),
+            pinned: item.pinned,
+            pack: item.pack,
+            memory: memory ? toAmsMemoryRecord(memory) : null,
+          };
         }),
         packs: set.packs,
         excluded: set.excluded,

@@ -13,6 +13,7 @@ import { registerMemoryPromptRoutes } from './ams/memory-prompt-routes.js';
 import { registerSummaryViewRoutes } from './ams/summary-view-routes.js';
 import { registerTaskRoutes } from './ams/task-routes.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
+import { registerApiReferenceRoutes } from './api-reference-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { anonymousPrincipal, authorize, type Principal, permissionOf } from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
@@ -165,6 +166,7 @@ export function createServer(options: ServerOptions): EngramServer {
     registry: metrics.registry,
     isClosing: () => state.closing !== undefined,
   });
+  registerApiReferenceRoutes(app);
   registerWorkingMemoryRoutes(app, engram);
   registerLongTermMemoryRoutes(app, engram);
   registerMemoryPromptRoutes(app, engram);

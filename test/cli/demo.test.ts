@@ -1,8 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { DEMO_SUGGESTION } from '../../src/cli/demo-example.js';
 import { runDemo } from '../../src/cli/run-demo.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 
@@ -33,6 +34,46 @@ describe('engram demo', () => {
     expect(second).toContain('4 stored messages');
     expect(second).toContain('[history/user] My name is Ada');
     expect(second).toContain('[current/user] What is my name?');
+  });
+
+  it('seeds an example on first run, so a first message fills all six sections, and only once', async () => {
+    const databasePath = temporaryDatabase();
+    const first = await demo([DEMO_SUGGESTION], databasePath);
+    expect(first).toContain('Seeded an example');
+    for (const section of ['system', 'procedure', 'knowledge', 'episodes', 'current']) {
+      expect(first, section).toMatch(new RegExp(`${section}\\s+[1-9]\\d* tokens {2}[1-9]\\d* in`));
+    }
+    const second = await demo([DEMO_SUGGESTION, '/context'], databasePath);
+    expect(second).not.toContain('Seeded an example');
+    expect(second).toMatch(/history\s+[1-9]\d* tokens {2}2 in/);
+    expect(second).toContain('(Source: Returns policy.md)');
+    expect(second).toContain('Damaged order:');
+    expect(second).toContain('The user reported a damaged kettle');
+  });
+
+  it('shows a prompt, and /quit ends the process while stdin stays open', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--db', temporaryDatabase()],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    let step = 0;
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      // Stdin is never closed, as on a terminal: only /quit may end the process.
+      if (step === 0 && output.includes('or /quit.')) {
+        step = 1;
+        child.stdin.write('hello\n');
+      } else if (step === 1 && output.includes('budget')) {
+        step = 2;
+        child.stdin.write('/quit\n');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    // A prompt before each message: the first, then after the answer.
+    expect(output).toMatch(/or \/quit\.\nyou> [\s\S]*budget[\s\S]*\nyou> /);
   });
 
   it('reports a budget too small for the message as a typed error and goes on', async () => {

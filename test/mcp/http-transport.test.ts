@@ -20,10 +20,13 @@ describe('MCP over streamable HTTP at /mcp', () => {
     await client?.close();
   });
 
-  describeMemoryTools(() => {
-    if (!client) throw new Error('not connected');
-    return client;
-  });
+  describeMemoryTools(
+    () => {
+      if (!client) throw new Error('not connected');
+      return client;
+    },
+    { sources: false },
+  );
 
   it('runs through the authentication hook: the principal’s tenant is the one REST uses', async () => {
     await callOk(client as Client, 'append_working_memory', {
@@ -34,6 +37,30 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { messages: { content: string }[] };
     expect(body.messages.map((message) => message.content)).toEqual(['written over MCP']);
+  });
+
+  it('procedures.list answers the procedures REST stored, snake_case as on REST', async () => {
+    const created = await server().request('/v1/agents/default/procedures', {
+      method: 'POST',
+      body: { name: 'Damaged order', triggers: ['damaged'], steps: ['Apologize', 'Offer a replacement'] },
+    });
+    expect(created.status).toBe(201);
+    const stored = (await created.json()) as { id: string };
+    const listed = await callOk<{ procedures: Record<string, unknown>[] }>(
+      client as Client,
+      'procedures.list',
+      {
+        status: 'pending',
+      },
+    );
+    const rest = (await (await server().request('/v1/agents/default/procedures?status=pending')).json()) as {
+      procedures: unknown[];
+    };
+    expect(listed.procedures).toEqual(rest.procedures);
+    expect(listed.procedures.map((procedure) => procedure.id)).toContain(stored.id);
+    expect(await callOk(client as Client, 'procedures.list', { status: 'approved' })).toEqual({
+      procedures: [],
+    });
   });
 
   it('is stateless: no session id, GET and DELETE are 405, and malformed JSON is a JSON-RPC parse error', async () => {
@@ -65,7 +92,6 @@ describe('/mcp with an authenticated principal', () => {
   const engramPromise = createEngram({
     store: createMemoryStore(),
     sweepIntervalMs: 0,
-    defaultSources: false,
   });
   const app = Fastify();
   let url = '';
@@ -114,6 +140,31 @@ describe('/mcp with an authenticated principal', () => {
       messages: [{ role: 'user', content: 'no' }],
     });
     expect(append.code).toBe('forbidden');
+    // As on REST: assembling a context writes (its trace is stored), uploading knowledge needs admin.
+    expect(
+      (await callOk<{ hits: unknown[] }>(inspector, 'knowledge.search', { query: 'anvils' })).hits,
+    ).toEqual([]);
+    expect(await callOk(inspector, 'procedures.list', {})).toEqual({ procedures: [] });
+    const assemble = await callFailing(inspector, 'context.assemble', { session_id: 's', message: 'hi' });
+    expect(assemble.code).toBe('forbidden');
     await inspector.close();
+  });
+
+  it('lets an agent assemble and search but only an admin upload knowledge', async () => {
+    const agent = await connectHttp(url, { 'x-test-principal': 'acme:agent' });
+    const admin = await connectHttp(url, { 'x-test-principal': 'acme:admin' });
+    const upload = { name: 'Anvils.md', content: 'Anvils are heavy.' };
+    expect((await callFailing(agent, 'knowledge.upload', upload)).code).toBe('forbidden');
+    expect(await callOk(admin, 'knowledge.upload', upload)).toMatchObject({ name: 'Anvils.md' });
+    const { hits } = await callOk<{ hits: { source: string }[] }>(agent, 'knowledge.search', {
+      query: 'anvils',
+    });
+    expect(hits.map((hit) => hit.source)).toEqual(['Anvils.md']);
+    const assembled = await callOk<{ messages: { content: string }[] }>(agent, 'context.assemble', {
+      session_id: 's',
+      message: 'How heavy are anvils?',
+    });
+    expect(assembled.messages.map((message) => message.content).join('\n')).toContain('Anvils are heavy.');
+    await Promise.all([agent.close(), admin.close()]);
   });
 });

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { mcpCodeByCategory } from '../../src/core/errors.js';
+import { describeAssemblyTools } from './assembly-tool-scenarios.js';
 import { callFailing, callOk, callRejected } from './mcp-test-client.js';
 
 /** Every tool the server lists, by exact name. */
@@ -17,6 +18,10 @@ export const toolNames = [
   'append_working_memory',
   'set_working_memory_data',
   'get_current_datetime',
+  'context.assemble',
+  'knowledge.search',
+  'knowledge.upload',
+  'procedures.list',
 ];
 
 interface AmsRecord {
@@ -41,8 +46,12 @@ interface WorkingMemory {
   data: Record<string, unknown>;
 }
 
-/** The same tool behaviour over any transport; `client()` is connected before the first test. */
-export function describeMemoryTools(client: () => Client): void {
+/**
+ * The same tool behaviour over any transport; `client()` is connected before the first test.
+ * `sources`: whether the engram behind it assembles with its built-in memory sources.
+ */
+export function describeMemoryTools(client: () => Client, { sources = true } = {}): void {
+  describeAssemblyTools(client, sources);
   describe('tools', () => {
     it('lists every tool with a JSON Schema of its arguments', async () => {
       const { tools } = await client().listTools();
@@ -171,11 +180,20 @@ export function describeMemoryTools(client: () => Client): void {
         ],
       });
       const set = await callOk<{
-        items: { id: string; score: number; memory: AmsRecord }[];
+        items: { id: string; score: number; components: Record<string, unknown>; memory: AmsRecord }[];
         packs: unknown[];
         excluded: unknown[];
       }>(client(), 'memory.query', { query: 'how does she take her coffee?', user_id: 'barbara' });
       expect(set.items[0]?.memory.text).toBe('Barbara takes her coffee black');
+      // Field names as on REST's working set: snake_case throughout.
+      expect(Object.keys(set.items[0]?.components ?? {}).sort()).toEqual([
+        'confidence',
+        'decay',
+        'decayed_salience',
+        'salience',
+        'similarity',
+        'weights',
+      ]);
       expect(set.items.every((item) => item.memory.user_id === 'barbara')).toBe(true);
       expect(set.packs.length).toBeGreaterThan(0);
       const episodic = await callOk<{ items: { memory: AmsRecord }[] }>(client(), 'memory.query', {

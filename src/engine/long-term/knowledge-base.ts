@@ -69,6 +69,26 @@ export interface KnowledgeBase {
     documentId: string,
     page: { limit: number; offset: number },
   ): Promise<{ chunks: MemoryRecord[]; total: number }>;
+  /** The agent's chunks most relevant to `query` (hybrid search), best first, with their document. */
+  search(tenantId: string, request: KnowledgeSearchRequest): Promise<KnowledgeHit[]>;
+}
+
+export interface KnowledgeSearchRequest {
+  agentId: string;
+  query: string;
+  /** Most chunks answered; default 5. */
+  limit?: number;
+}
+
+/** One chunk found by `search`: its text, document, relevance in [0, 1] and place in the document. */
+export interface KnowledgeHit {
+  id: string;
+  documentId: string;
+  /** The document's name. */
+  source: string;
+  text: string;
+  relevance: number;
+  chunkIndex: number | null;
 }
 
 const PAGE = 1_000;
@@ -199,6 +219,22 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
       );
       if (total === 0) throw new NotFoundError('Document', documentId);
       return { chunks, total };
+    },
+
+    async search(tenantId, request) {
+      const { hits } = await memories.search(tenantId, {
+        text: request.query,
+        limit: request.limit ?? 5,
+        filter: { agentId: { eq: request.agentId }, documentId: { exists: true } },
+      });
+      return hits.map(({ memory, relevance }) => ({
+        id: memory.id,
+        documentId: memory.documentId as string,
+        source: memory.source ?? (memory.documentId as string),
+        text: memory.text,
+        relevance,
+        chunkIndex: typeof memory.metadata.chunkIndex === 'number' ? memory.metadata.chunkIndex : null,
+      }));
     },
   };
   return base;

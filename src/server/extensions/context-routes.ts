@@ -43,35 +43,45 @@ const toNeutralMessage = (message: ContextMessage) => ({
   ...(message.toolCallId === undefined ? {} : { tool_call_id: message.toolCallId }),
 });
 
+export type ContextBody = z.output<typeof contextBodySchema>;
+export type ContextResponseBody = z.output<typeof contextResponseSchema>;
+
+/** Assembles a turn from a validated `POST /v1/context` body (shared with the MCP `context.assemble` tool). */
+export async function assembleContextBody(
+  engram: Engram,
+  tenantId: string,
+  body: ContextBody,
+  options: { preview?: boolean } = {},
+): Promise<ContextResponseBody> {
+  const agent = await engram.agents.resolve(tenantId, body.agent_id);
+  const result = await engram.assemble({
+    agent: { id: agent.id, systemPrompt: agent.systemPrompt, memory: agent.memory },
+    session: {
+      tenantId,
+      sessionId: body.session_id,
+      namespace: body.namespace ?? null,
+      userId: body.user_id ?? null,
+    },
+    message: body.message,
+    format: body.format,
+    preview: options.preview === true,
+    ...(body.pinned_ids === undefined ? {} : { pinnedIds: body.pinned_ids }),
+    ...(body.removed_ids === undefined ? {} : { removedIds: body.removed_ids }),
+  });
+  return {
+    messages: body.format === 'neutral' ? result.context.map(toNeutralMessage) : result.messages,
+    trace: toTraceBody({ ...result.trace, durationMs: result.trace.durationMs ?? null }),
+    agent: { id: agent.id, version: agent.version },
+  };
+}
+
 /**
  * The full six-section assembly over HTTP. Unknown agent → 404; system prompt plus message over
  * the budget → 422 `context_budget_exceeded`; a budget beyond the model's window → 400.
  */
 export function registerContextRoutes(app: FastifyInstance, engram: Engram): void {
-  const assemble = (preview: boolean) => async (request: FastifyRequest) => {
-    const body = readBody(request, contextBodySchema);
-    const tenantId = tenantOf(request);
-    const agent = await engram.agents.resolve(tenantId, body.agent_id);
-    const result = await engram.assemble({
-      agent: { id: agent.id, systemPrompt: agent.systemPrompt, memory: agent.memory },
-      session: {
-        tenantId,
-        sessionId: body.session_id,
-        namespace: body.namespace ?? null,
-        userId: body.user_id ?? null,
-      },
-      message: body.message,
-      format: body.format,
-      preview,
-      ...(body.pinned_ids === undefined ? {} : { pinnedIds: body.pinned_ids }),
-      ...(body.removed_ids === undefined ? {} : { removedIds: body.removed_ids }),
-    });
-    return {
-      messages: body.format === 'neutral' ? result.context.map(toNeutralMessage) : result.messages,
-      trace: toTraceBody({ ...result.trace, durationMs: result.trace.durationMs ?? null }),
-      agent: { id: agent.id, version: agent.version },
-    };
-  };
+  const assemble = (preview: boolean) => async (request: FastifyRequest) =>
+    assembleContextBody(engram, tenantOf(request), readBody(request, contextBodySchema), { preview });
 
   app.post(
     '/v1/context',

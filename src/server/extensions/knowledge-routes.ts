@@ -71,7 +71,7 @@ export const acceptedDocumentBodySchema = z.object({
   name: z.string(),
 });
 
-const toDocumentBody = (document: KnowledgeDocument) => ({
+export const toDocumentBody = (document: KnowledgeDocument) => ({
   document_id: document.documentId,
   agent_id: document.agentId,
   name: document.name,

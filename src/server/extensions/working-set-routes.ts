@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../core/errors.js';
+import type { ScoreComponents } from '../../core/ranking/rank-working-set.js';
 import type { SessionState } from '../../core/schemas/session.js';
 import { toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
@@ -31,7 +32,7 @@ const componentsSchema = z.object({
   confidence: z.number(),
   weights: z.object({ similarity: z.number(), salience: z.number(), confidence: z.number() }),
 });
-const curationSchema = z.object({
+export const workingSetCurationSchema = z.object({
   session_id: z.string(),
   namespace: z.string().nullable(),
   user_id: z.string().nullable(),
@@ -39,7 +40,7 @@ const curationSchema = z.object({
   pinned: z.array(z.string()),
   removed: z.array(z.string()),
 });
-export const workingSetResponseSchema = curationSchema.extend({
+export const workingSetResponseSchema = workingSetCurationSchema.extend({
   items: z.array(
     z.object({
       id: z.string(),
@@ -59,6 +60,12 @@ export const workingSetResponseSchema = curationSchema.extend({
   packs: z.array(z.object({ key: z.string(), ids: z.array(z.string()) })),
   excluded: z.array(z.object({ id: z.string(), reason: z.string(), score: z.number().optional() })),
 });
+
+/** Score components on the wire (snake_case), shared with the MCP `memory.query` tool. */
+export function toComponentsBody(components: ScoreComponents): z.output<typeof componentsSchema> {
+  const { decayedSalience, ...rest } = components;
+  return { ...rest, decayed_salience: decayedSalience };
+}
 
 const toCuration = (state: SessionState) => ({
   session_id: state.sessionId,
@@ -114,12 +121,11 @@ export function registerWorkingSetRoutes(app: FastifyInstance, engram: Engram): 
         items: set.items.flatMap((item) => {
           const memory = byId.get(item.id);
           if (!memory) return [];
-          const { decayedSalience, ...components } = item.components;
           return [
             {
               id: item.id,
               score: item.score,
-              components: { ...components, decayed_salience: decayedSalience },
+              components: toComponentsBody(item.components),
               pinned: item.pinned,
               pack: item.pack,
               memory: {
@@ -150,7 +156,7 @@ export function registerWorkingSetRoutes(app: FastifyInstance, engram: Engram): 
         params: sessionPathSchema,
         query: sessionScopeQuerySchema,
         body: workingSetChangesBodySchema,
-        response: curationSchema,
+        response: workingSetCurationSchema,
       }),
     },
     async (request) => {

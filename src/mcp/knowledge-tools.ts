@@ -1,0 +1,78 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { agentIdField } from '../server/extensions/agent-schemas.js';
+import {
+  type knowledgeDocumentBodySchema,
+  toDocumentBody,
+  uploadDocumentBodySchema,
+} from '../server/extensions/knowledge-routes.js';
+import { defineTool, type McpContext } from './define-tool.js';
+
+const formats = { 'text/markdown': 'markdown', 'text/plain': 'text' } as const;
+
+/**
+ * `knowledge.search` (read) and `knowledge.upload` (admin, as `POST /v1/agents/{id}/knowledge`):
+ * an agent's knowledge documents, which must belong to an existing agent (or `default`).
+ */
+export function registerKnowledgeTools(server: McpServer, context: McpContext): void {
+  const { engram, tenantId } = context;
+  defineTool(
+    server,
+    context,
+    'knowledge.search',
+    {
+      description:
+        "Search an agent's knowledge documents: the chunks most relevant to the query (hybrid search), " +
+        'each with its document name as the source to cite.',
+      inputSchema: {
+        agent_id: agentIdField.default('default'),
+        query: z.string().min(1).max(10_000),
+        limit: z.number().int().min(1).max(50).default(5),
+      },
+      permission: 'read',
+    },
+    async (args) => {
+      await engram.agents.resolve(tenantId, args.agent_id);
+      const hits = await engram.knowledge.search(tenantId, {
+        agentId: args.agent_id,
+        query: args.query,
+        limit: args.limit,
+      });
+      return {
+        hits: hits.map((hit) => ({
+          id: hit.id,
+          document_id: hit.documentId,
+          source: hit.source,
+          text: hit.text,
+          relevance: hit.relevance,
+          chunk_index: hit.chunkIndex,
+        })),
+      };
+    },
+  );
+
+  defineTool(
+    server,
+    context,
+    'knowledge.upload',
+    {
+      description:
+        "Add a document (Markdown or plain text) to an agent's knowledge: chunked by structure and " +
+        'searchable at once. The same name (or document_id) again replaces the document.',
+      inputSchema: { agent_id: agentIdField.default('default'), ...uploadDocumentBodySchema.shape },
+      permission: 'admin',
+      annotations: { idempotentHint: true },
+    },
+    async (args): Promise<z.output<typeof knowledgeDocumentBodySchema>> => {
+      await engram.agents.resolve(tenantId, args.agent_id);
+      const document = await engram.knowledge.ingest(tenantId, {
+        agentId: args.agent_id,
+        name: args.name,
+        content: args.content,
+        format: formats[args.content_type],
+        ...(args.document_id === undefined ? {} : { documentId: args.document_id }),
+      });
+      return toDocumentBody(document);
+    },
+  );
+}
