@@ -14,14 +14,14 @@ const directories: string[] = [];
 afterAll(() => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
-const drivers: Record<string, () => Promise<EngramStore>> = {
+const drivers = {
   memory: async () => createMemoryStore(),
   sqlite: async () => {
     const directory = mkdtempSync(join(tmpdir(), 'engram-transfer-'));
     directories.push(directory);
     return createSqliteStore({ path: join(directory, 'engram.db') });
   },
-};
+} satisfies Record<string, () => Promise<EngramStore>>;
 const tenant = 'acme';
 const open = async (store: EngramStore) =>
   createEngram({ store, sweepIntervalMs: 0, sessionEnd: { idleMs: 0 }, defaultSources: false });
@@ -79,7 +79,7 @@ async function collect(store: EngramStore): Promise<TransferLine[]> {
 
 /** The data of an export: bookkeeping that a restore restarts (versions, update times, vectors) left out. */
 function comparable(lines: TransferLine[]) {
-  const kept = lines.flatMap((line) => {
+  const kept = lines.flatMap((line): unknown[] => {
     if (line.type === 'engram-export') return [];
     if (line.type === 'session') {
       const { version: _v, updatedAt: _u, expiresAt: _e, ...session } = line.session;
@@ -92,12 +92,10 @@ function comparable(lines: TransferLine[]) {
     return [line];
   });
   // Sessions are listed newest write first, and an import writes them anew.
-  const order = (line: (typeof kept)[number]) =>
-    line.type === 'session'
-      ? `session ${line.session.sessionId}`
-      : line.type === 'memory'
-        ? 'memory'
-        : line.type;
+  const order = (line: unknown) => {
+    const { type, session } = line as { type: string; session?: { sessionId: string } };
+    return session ? `session ${session.sessionId}` : type;
+  };
   return kept
     .map((line, index) => ({ line, index }))
     .sort((a, b) => order(a.line).localeCompare(order(b.line)) || a.index - b.index)
@@ -122,12 +120,13 @@ const pairs = [
 
 describe.each(pairs)('export from %s, import into %s', (from, to) => {
   it('gives identical data, and re-importing changes nothing', async () => {
-    const source = await open(await drivers[from]!());
+    const source = await open(await drivers[from]());
     await fill(source);
     const exported = await collect(source.store);
-    expect(exported.filter((line) => line.type === 'memory').length).toBe(7); // 3 versions of m1, a chunk, 2 of the procedure, an episode
+    // 3 versions of m1, a knowledge chunk, 2 versions of the procedure, an episode.
+    expect(exported.filter((line) => line.type === 'memory').length).toBe(7);
 
-    const target = await open(await drivers[to]!());
+    const target = await open(await drivers[to]());
     const outcomes = await importAll(target.store, exported);
     expect(outcomes.filter((outcome) => outcome.status === 'failed')).toEqual([]);
     // The version whose newer version was deleted is left out, not resurrected.
@@ -160,7 +159,7 @@ describe('resuming an import', () => {
     const source = await open(createMemoryStore());
     await fill(source);
     const exported = await collect(source.store);
-    const target = await open(await drivers.sqlite!());
+    const target = await open(await drivers.sqlite());
     // Stops after some lines (no `finish`), as a killed process would.
     const partial = createTenantImporter(target.store, tenant);
     for (const line of exported.slice(0, Math.ceil(exported.length / 2))) await partial.importLine(line);
