@@ -76,12 +76,12 @@ async function importEngramExport(
       }
       importer = createTenantImporter(engram.store, tenantId);
     }
-    const outcome = await importer.importLine(value);
-    if (outcome)
+    for (const outcome of await importer.importLine(value)) {
       recordOutcome(
         summary,
         outcome.status === 'failed' ? { ...outcome, item: `line ${number} (${outcome.item})` } : outcome,
       );
+    }
     if ((value as { type?: unknown }).type !== 'engram-export') progress.increment();
   }
   for (const outcome of (await importer?.finish()) ?? []) recordOutcome(summary, outcome);

@@ -18,8 +18,12 @@ export interface ImportOutcome {
 
 /** Applies export lines to a store, one at a time; see `createTenantImporter`. */
 export interface TenantImporter {
-  /** Validates and applies one line (a parsed JSON value). Never throws for a bad item: it reports it. */
-  importLine(value: unknown): Promise<ImportOutcome | null>;
+  /**
+   * Validates and applies one line (a parsed JSON value): the outcomes of its item and of items that
+   * waited for it (none for the header, or for a version held back until its predecessor comes).
+   * Never throws for a bad item: it reports it.
+   */
+  importLine(value: unknown): Promise<ImportOutcome[]>;
   /**
    * Settles what waited for later lines: versions whose predecessor never came are stored as they
    * are, and superseded versions whose newer version never came are removed again.
@@ -103,7 +107,7 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
     return existing ? { status: 'skipped', item, reason: 'already present' } : { status: 'created', item };
   }
 
-  async function storeVersion(memory: MemoryRecord): Promise<ImportOutcome> {
+  async function storeVersion(memory: MemoryRecord): Promise<ImportOutcome[]> {
     const item = `memory ${memory.id}`;
     const record = toNewRecord(memory);
     const [predecessor] = memory.supersedes
@@ -116,42 +120,42 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
       const { duplicates } = await store.memories.insertMemories(tenantId, [record]);
       const duplicate = duplicates[0];
       if (duplicate) {
-        return { status: 'deduplicated', item, reason: `same text and scope as ${duplicate.existing.id}` };
+        return [{ status: 'deduplicated', item, reason: `same text and scope as ${duplicate.existing.id}` }];
       }
     }
     if (memory.supersededBy !== null) awaitingSuccessor.set(memory.id, memory);
-    const outcome: ImportOutcome = { status: 'created', item };
-    await releaseWaiting(memory.id);
-    return outcome;
+    return [{ status: 'created', item }, ...(await releaseWaiting(memory.id))];
   }
 
-  async function releaseWaiting(id: string): Promise<void> {
+  async function releaseWaiting(id: string): Promise<ImportOutcome[]> {
     const next = waiting.get(id);
-    if (!next) return;
+    if (!next) return [];
     waiting.delete(id);
-    for (const memory of next) await storeVersion(memory);
+    const outcomes = [];
+    for (const memory of next) outcomes.push(...(await storeVersion(memory)));
+    return outcomes;
   }
 
-  async function importMemory(line: MemoryLine): Promise<ImportOutcome | null> {
+  async function importMemory(line: MemoryLine): Promise<ImportOutcome[]> {
     const { memory } = line;
     const [existing] = await store.memories.getMemories(tenantId, [memory.id]);
     if (existing) {
       // Stored as current by a run that stopped before its newer version came: still waiting.
       if (memory.supersededBy !== null && existing.validTo === null) awaitingSuccessor.set(memory.id, memory);
-      return { status: 'skipped', item: `memory ${memory.id}`, reason: 'already present' };
+      return [{ status: 'skipped', item: `memory ${memory.id}`, reason: 'already present' }];
     }
     if (memory.supersedes !== null) {
       const [predecessor] = await store.memories.getMemories(tenantId, [memory.supersedes]);
       if (!predecessor) {
         // Its predecessor may come later in the file; `finish` stores it if it never does.
         waiting.set(memory.supersedes, [...(waiting.get(memory.supersedes) ?? []), memory]);
-        return null;
+        return [];
       }
     }
     return storeVersion(memory);
   }
 
-  async function apply(value: unknown): Promise<ImportOutcome | null> {
+  async function apply(value: unknown): Promise<ImportOutcome[]> {
     const line = parseWith(transferLineSchema, value, 'export line');
     switch (line.type) {
       case 'engram-export':
@@ -160,11 +164,11 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
             `Export format ${line.formatVersion} is newer than this engram reads (${TRANSFER_FORMAT_VERSION})`,
           );
         }
-        return null;
+        return [];
       case 'agent':
-        return importAgent(line);
+        return [await importAgent(line)];
       case 'session':
-        return importSession(line);
+        return [await importSession(line)];
       case 'memory':
         return importMemory(line);
     }
@@ -177,7 +181,7 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
       } catch (error) {
         if (!(error instanceof EngramError)) throw error;
         const type = (value as { type?: unknown } | null)?.type;
-        return { status: 'failed', item: typeof type === 'string' ? type : 'line', reason: error.message };
+        return [{ status: 'failed', item: typeof type === 'string' ? type : 'line', reason: error.message }];
       }
     },
 
@@ -185,7 +189,7 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
       const outcomes: ImportOutcome[] = [];
       for (const [id, memories] of [...waiting]) {
         waiting.delete(id);
-        for (const memory of memories) outcomes.push(await storeVersion(memory));
+        for (const memory of memories) outcomes.push(...(await storeVersion(memory)));
       }
       // A superseded version whose newer version is not in the file (it was deleted at the source)
       // must not come back as current.

@@ -106,8 +106,7 @@ async function importAll(store: EngramStore, lines: readonly unknown[]): Promise
   const importer = createTenantImporter(store, tenant);
   const outcomes: ImportOutcome[] = [];
   for (const line of lines) {
-    const outcome = await importer.importLine(JSON.parse(JSON.stringify(line)));
-    if (outcome) outcomes.push(outcome);
+    outcomes.push(...(await importer.importLine(JSON.parse(JSON.stringify(line)))));
   }
   return [...outcomes, ...(await importer.finish())];
 }
@@ -128,7 +127,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
 
     const target = await open(await drivers[to]());
     const outcomes = await importAll(target.store, exported);
-    expect(outcomes.filter((outcome) => outcome.status === 'failed')).toEqual([]);
+    expect(outcomes.filter((outcome) => outcome.status !== 'created')).toEqual([]);
+    expect(outcomes).toHaveLength(exported.length - 1);
     // The version whose newer version was deleted is left out, not resurrected.
     expect(exported.some((line) => line.type === 'memory' && line.memory.id === 'm2')).toBe(false);
     expect(comparable(await collect(target.store))).toEqual(comparable(exported));
