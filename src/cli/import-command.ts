@@ -119,7 +119,7 @@ async function createAmsBatch(
       outcomes.push(
         existing === undefined
           ? { status: 'created', item }
-          : { status: 'deduplicated', item, reason: `same text and scope as ${existing}` },
+          : { status: 'deduplicated', item, reason: 'same text and scope as a stored memory' },
       );
     }
     if (inserted.length + duplicates.length !== fresh.length) throw new Error('Unexpected insert result');

@@ -11,8 +11,8 @@ export interface RunSummary {
   deduplicated: number;
   skipped: number;
   failed: number;
-  /** Skip reasons and how often each occurred. */
-  skipReasons: Map<string, number>;
+  /** Why items were skipped or deduplicated (`skipped empty`), and how often. */
+  reasons: Map<string, number>;
   /** The first failures, item and reason (`failed` counts them all). */
   failures: { item: string; reason: string }[];
 }
@@ -21,14 +21,16 @@ export interface RunSummary {
 const LISTED_FAILURES = 20;
 
 export function createRunSummary(): RunSummary {
-  return { created: 0, deduplicated: 0, skipped: 0, failed: 0, skipReasons: new Map(), failures: [] };
+  return { created: 0, deduplicated: 0, skipped: 0, failed: 0, reasons: new Map(), failures: [] };
 }
 
 export function recordOutcome(summary: RunSummary, outcome: ItemOutcome): void {
   summary[outcome.status]++;
   const reason = outcome.reason ?? 'no reason given';
-  if (outcome.status === 'skipped')
-    summary.skipReasons.set(reason, (summary.skipReasons.get(reason) ?? 0) + 1);
+  if (outcome.status === 'skipped' || outcome.status === 'deduplicated') {
+    const key = `${outcome.status} ${reason}`;
+    summary.reasons.set(key, (summary.reasons.get(key) ?? 0) + 1);
+  }
   if (outcome.status === 'failed' && summary.failures.length < LISTED_FAILURES) {
     summary.failures.push({ item: outcome.item, reason });
   }
@@ -39,7 +41,10 @@ export function formatSummary(title: string, summary: RunSummary): string {
   const lines = [
     `${title}: ${summary.created} created, ${summary.deduplicated} deduplicated, ${summary.skipped} skipped, ${summary.failed} failed`,
   ];
-  for (const [reason, count] of summary.skipReasons) lines.push(`  skipped ${count}: ${reason}`);
+  for (const [key, count] of summary.reasons) {
+    const [status, ...reason] = key.split(' ');
+    lines.push(`  ${status} ${count}: ${reason.join(' ')}`);
+  }
   for (const { item, reason } of summary.failures) lines.push(`  failed ${item}: ${reason}`);
   if (summary.failed > summary.failures.length) {
     lines.push(`  … and ${summary.failed - summary.failures.length} more failures`);

@@ -120,7 +120,7 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
       const { duplicates } = await store.memories.insertMemories(tenantId, [record]);
       const duplicate = duplicates[0];
       if (duplicate) {
-        return [{ status: 'deduplicated', item, reason: `same text and scope as ${duplicate.existing.id}` }];
+        return [{ status: 'deduplicated', item, reason: 'same text and scope as a stored memory' }];
       }
     }
     if (memory.supersededBy !== null) awaitingSuccessor.set(memory.id, memory);
