@@ -45,15 +45,20 @@ export type { MessageInput, MessageRole, StoredMessage, ToolCall } from './core/
 export type { Procedure, ProcedureInput, ProcedureStatus } from './core/schemas/procedure.js';
 export type { SessionInput, SessionKey, SessionState, SessionSummary } from './core/schemas/session.js';
 export { type ModelInfo, resolveModel } from './core/tokens/model-registry.js';
-export type { Episode, EpisodeInput, EpisodeLog } from './engine/long-term/episode-log.js';
-export type { DocumentInput, KnowledgeBase, KnowledgeDocument } from './engine/long-term/knowledge-base.js';
-export type { LongTermMemory, WorkingSetRequest } from './engine/long-term/long-term-memory.js';
-export type { ProcedureLibrary, ProcedureMatch } from './engine/long-term/procedure-library.js';
-export type { AgentCreateInput, AgentEdit, AgentRegistry, StoredAgent } from './engine/access/agent-registry.js';
+export type {
+  AgentCreateInput,
+  AgentEdit,
+  AgentRegistry,
+  StoredAgent,
+} from './engine/access/agent-registry.js';
 export type { ApiKey, ApiKeys, CreateApiKeyInput } from './engine/access/api-keys.js';
 export type { ChatEvent, ChatResult, ChatTurn, ChatTurnRequest } from './engine/chat/chat-turn.js';
 export type { StoredTrace, TraceLog, TraceRecord } from './engine/context/trace-log.js';
 export type { EnqueueOptions, JobContext, JobHandler, JobRunner } from './engine/jobs/job-runner.js';
+export type { Episode, EpisodeInput, EpisodeLog } from './engine/long-term/episode-log.js';
+export type { DocumentInput, KnowledgeBase, KnowledgeDocument } from './engine/long-term/knowledge-base.js';
+export type { LongTermMemory, WorkingSetRequest } from './engine/long-term/long-term-memory.js';
+export type { ProcedureLibrary, ProcedureMatch } from './engine/long-term/procedure-library.js';
 export type { Session, SessionOperations, SessionPatchInput } from './engine/sessions/session-operations.js';
 export type { SessionRef } from './engine/sessions/session-ref.js';
 export {
