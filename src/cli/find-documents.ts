@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join, relative } from 'node:path';
+import { ValidationError } from '../core/errors.js';
 
 /** How a file is read for the knowledge base, by extension (lower case). */
 export const DOCUMENT_FORMATS: Record<string, 'markdown' | 'text' | 'html'> = {
@@ -32,7 +33,9 @@ export function findDocuments(paths: readonly string[]): FoundFile[] {
   const found: FoundFile[] = [];
   const visit = (path: string, root: string) => {
     if (found.length >= MAX_FILES) {
-      throw new Error(`More than ${MAX_FILES} files under ${paths.join(', ')}; ingest fewer at a time`);
+      throw new ValidationError(
+        `More than ${MAX_FILES} files under ${paths.join(', ')}; ingest fewer at a time`,
+      );
     }
     const stats = statSync(path);
     if (stats.isDirectory()) {

@@ -78,6 +78,11 @@ describe('engram export / import', () => {
     // Not a terminal: plain progress lines with rate and ETA.
     expect(exported.stderr).toMatch(/export: 7\/7 \(100%\), [\d.]+\/s, ETA \d+s/);
 
+    const piped = await engram(['export', '-', '--tenant', 'acme', '--db', source as string]);
+    expect(piped.stdout.trim().split('\n').slice(1)).toEqual(
+      readFileSync(file, 'utf8').trim().split('\n').slice(1),
+    );
+
     const imported = await engram(['import', file, '--db', target as string]);
     expect(imported.code).toBe(0);
     expect(imported.stderr).toContain(
