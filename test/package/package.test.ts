@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,8 @@ import { useTemporaryDirectories } from '../support/temporary-directories.js';
 /**
  * The package as a user gets it: built and packed (`npm pack`), unpacked into a fresh project's
  * node_modules (its dependencies linked from this checkout's, since tests run offline), then used
- * the way the README says: `import … from 'engram'` and the `engram` bin.
+ * the way the README says: `import … from 'engram'` and the `engram` bin. The build runs in a copy
+ * of the checkout, so this checkout's dist/ (which other tests may read meanwhile) is left alone.
  */
 const run = promisify(execFile);
 const temporaryDirectory = useTemporaryDirectories('engram-package-');
@@ -18,6 +19,8 @@ const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { version: 
 
 let packed: string[] = [];
 let project = '';
+/** A copy of the checkout's sources, where the package is built and `npm start` runs. */
+let checkout = '';
 
 /** Code blocks of a Markdown file that are whole programs importing from 'engram'. */
 function examples(file: string): string[] {
@@ -27,13 +30,27 @@ function examples(file: string): string[] {
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', 'build'], { cwd: root });
+  checkout = temporaryDirectory();
+  for (const entry of [
+    'package.json',
+    'README.md',
+    'LICENSE',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'bin',
+    'scripts',
+    'src',
+  ]) {
+    cpSync(join(root, entry), join(checkout, entry), { recursive: true });
+  }
+  symlinkSync(join(root, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+  await run('npm', ['run', 'build'], { cwd: checkout });
   const destination = temporaryDirectory();
   const { stdout } = await run(
     'npm',
     ['pack', '--json', '--ignore-scripts', '--pack-destination', destination],
     {
-      cwd: root,
+      cwd: checkout,
     },
   );
   const [result] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
@@ -119,7 +136,7 @@ describe('npm start', () => {
   it('stops the server when npm itself gets SIGTERM (the port is freed)', async () => {
     const database = join(temporaryDirectory(), 'start.db');
     const child: ChildProcess = spawn('npm', ['start'], {
-      cwd: root,
+      cwd: checkout,
       env: { ...process.env, ENGRAM_PORT: '0', ENGRAM_DATABASE_PATH: database, ENGRAM_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
