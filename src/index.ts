@@ -47,6 +47,16 @@ export type { MessageInput, MessageRole, StoredMessage, ToolCall } from './core/
 export type { Procedure, ProcedureInput, ProcedureStatus } from './core/schemas/procedure.js';
 export type { SessionInput, SessionKey, SessionState, SessionSummary } from './core/schemas/session.js';
 export { type ModelInfo, resolveModel } from './core/tokens/model-registry.js';
+export type {
+  AgentCreateInput,
+  AgentEdit,
+  AgentRegistry,
+  StoredAgent,
+} from './engine/access/agent-registry.js';
+export type { ApiKey, ApiKeys, CreateApiKeyInput } from './engine/access/api-keys.js';
+export type { ChatEvent, ChatResult, ChatTurn, ChatTurnRequest } from './engine/chat/chat-turn.js';
+export type { StoredTrace, TraceLog, TraceRecord } from './engine/context/trace-log.js';
+export type { EnqueueOptions, JobContext, JobHandler, JobRunner } from './engine/jobs/job-runner.js';
 export type { TaskProgressLog } from './engine/jobs/task-progress.js';
 export type { Episode, EpisodeInput, EpisodeLog } from './engine/long-term/episode-log.js';
 export type {
@@ -83,10 +93,32 @@ export {
   type Engram,
   type EngramOptions,
 } from './engram.js';
-export { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
-export type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
-export { createOpenAIEmbeddingProvider } from './providers/embeddings/openai-embedding-provider.js';
-export { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
+export {
+  type EmbeddingCacheOptions,
+  withEmbeddingCache,
+} from './providers/embeddings/cached-embedding-provider.js';
+export type { EmbeddingProvider, EmbedOptions } from './providers/embeddings/embedding-provider.js';
+export {
+  createOpenAIEmbeddingProvider,
+  type OpenAIEmbeddingProviderOptions,
+} from './providers/embeddings/openai-embedding-provider.js';
+export {
+  createStaticEmbeddingProvider,
+  type StaticEmbeddingProviderOptions,
+} from './providers/embeddings/static-embedding-provider.js';
+export { LlmError, type LlmErrorCode } from './providers/llm/llm-error.js';
+export type {
+  ChatChunk,
+  ChatCompletion,
+  ChatMessage,
+  ChatRequest,
+  ChatUsage,
+  LlmProvider,
+} from './providers/llm/llm-provider.js';
+export {
+  createOpenAIChatProvider,
+  type OpenAIChatProviderOptions,
+} from './providers/llm/openai-chat-provider.js';
 export type { SearchHit, SearchRequest, SearchResult } from './retrieval/hybrid-search.js';
 export { createServer, type EngramServer, type ServerOptions } from './server/create-server.js';
 export {

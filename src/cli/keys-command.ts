@@ -1,26 +1,19 @@
-import type { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
+import { Command, CommanderError, Option } from 'commander';
 import { ValidationError } from '../core/errors.js';
 import { type ApiKey, createApiKeys } from '../engine/access/api-keys.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
+import type { CliIo } from './cli-io.js';
 
-export const KEYS_HELP = `  engram keys create --tenant T --role admin|agent|inspector [--name N] [--expires-in-days D]
-      Creates an API key and prints it once (stdout; details on stderr). Only its hash is stored.
-  engram keys list [--tenant T] [--json]
-      Lists keys (never the secrets): id, tenant, role, name, created, expires, revoked, last used.
-  engram keys revoke ID
-      Revokes a key at once; it then answers 401 Invalid token.
-      All three take [--db PATH] [--config FILE], resolved like \`engram serve\`'s database.
-`;
-
-interface KeysIo {
-  stdout: Writable;
-  stderr: Writable;
-  environment: Record<string, string | undefined>;
+interface KeysFlags {
+  tenant?: string;
+  role?: string;
+  name?: string;
+  expiresInDays?: string;
+  db?: string;
+  config?: string;
+  json?: boolean;
 }
-
-const usage = (message: string) => new ValidationError(`${message}\n\nUsage:\n${KEYS_HELP}`);
 
 function describeKey(key: ApiKey): string {
   const state = key.revokedAt ? `revoked ${key.revokedAt}` : `expires ${key.expiresAt ?? 'never'}`;
@@ -35,68 +28,138 @@ function describeKey(key: ApiKey): string {
   ].join('  ');
 }
 
-/** Parses a positive integer flag, or undefined when absent. */
-function integerFlag(value: string | undefined, name: string): number | undefined {
+/** Parses a whole number of days, or undefined when absent. */
+function daysFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw usage(`--${name} must be a whole number of days`);
+  if (!/^\d+$/.test(value)) throw new ValidationError('--expires-in-days must be a whole number of days');
   return Number(value);
 }
 
-/**
- * `engram keys create|list|revoke`: manages API keys in the SQLite file the server uses (`--db`,
- * else `ENGRAM_DATABASE_PATH`, else the config file, else ./data/engram.db). Resolves the exit code.
- */
-export async function runKeysCommand(args: string[], io: KeysIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      tenant: { type: 'string' },
-      role: { type: 'string' },
-      name: { type: 'string' },
-      'expires-in-days': { type: 'string' },
-      db: { type: 'string' },
-      config: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const [action, ...operands] = positionals;
-  if (action !== 'create' && action !== 'list' && action !== 'revoke') {
-    throw usage(action === undefined ? 'Missing action' : `Unknown action "${action}"`);
-  }
-  const { databasePath } = resolveServerConfig({ db: values.db, config: values.config }, io.environment);
+/** Opens the key store on the database `serve` uses, runs `work`, closes it. */
+async function withKeys<T>(
+  flags: KeysFlags,
+  io: CliIo,
+  work: (keys: ReturnType<typeof createApiKeys>) => Promise<T>,
+) {
+  const { databasePath } = resolveServerConfig({ db: flags.db, config: flags.config }, io.environment);
   const store = await createSqliteStore({ path: databasePath });
   try {
-    const keys = createApiKeys(store.documents);
-    if (action === 'create') {
-      if (values.tenant === undefined || values.role === undefined)
-        throw usage('--tenant and --role are required');
-      const expiresInDays = integerFlag(values['expires-in-days'], 'expires-in-days');
-      const { key, apiKey } = await keys.create({
-        tenantId: values.tenant,
-        role: values.role as ApiKey['role'],
-        ...(values.name === undefined ? {} : { name: values.name }),
-        ...(expiresInDays === undefined ? {} : { expiresInDays }),
-      });
-      io.stdout.write(values.json ? `${JSON.stringify({ key, ...apiKey })}\n` : `${key}\n`);
-      io.stderr.write(
-        `Created ${describeKey(apiKey)}\nThis is the only time the key is shown: store it now.\n`,
-      );
-      return 0;
-    }
-    if (action === 'list') {
-      const listed = await keys.list(values.tenant === undefined ? {} : { tenantId: values.tenant });
-      io.stdout.write(
-        values.json ? `${JSON.stringify(listed)}\n` : listed.map((key) => `${describeKey(key)}\n`).join(''),
-      );
-      return 0;
-    }
-    const [id] = operands;
-    if (id === undefined) throw usage('revoke needs the key id');
-    const revoked = await keys.revoke(id);
-    io.stdout.write(values.json ? `${JSON.stringify(revoked)}\n` : `Revoked ${describeKey(revoked)}\n`);
-    return 0;
+    return await work(createApiKeys(store.documents));
   } finally {
     await store.close();
   }
+}
+
+const storeOptions = (command: Command) =>
+  command
+    .option(
+      '--db <path>',
+      'SQLite database (default: ENGRAM_DATABASE_PATH, the config file, ./data/engram.db)',
+    )
+    .option('--config <file>', 'JSON config file (as `engram serve`)');
+
+/**
+ * `engram keys create|list|revoke`: manages API keys in the SQLite file the server uses. `report`
+ * receives each subcommand's exit code.
+ */
+export function createKeysCommand(io: CliIo, report: (code: number) => void): Command {
+  const keys = new Command('keys')
+    .summary('create, list and revoke API keys')
+    .description('manage API keys (docs/auth.md); only their hashes are stored');
+  storeOptions(
+    keys
+      .command('create')
+      .description('create an API key and print it once (stdout; details on stderr)')
+      .requiredOption('--tenant <tenant>', 'tenant the key is scoped to')
+      .addOption(
+        new Option('--role <role>', 'what the key may do')
+          .choices(['admin', 'agent', 'inspector'])
+          .makeOptionMandatory(),
+      )
+      .option('--name <name>', 'a label for the key')
+      .option('--expires-in-days <days>', 'days until the key expires (default: never)')
+      .option('--json', 'print the key and its details as JSON'),
+  ).action(async (flags: KeysFlags) => {
+    const expiresInDays = daysFlag(flags.expiresInDays);
+    await withKeys(flags, io, async (store) => {
+      const { key, apiKey } = await store.create({
+        tenantId: flags.tenant as string,
+        role: flags.role as ApiKey['role'],
+        ...(flags.name === undefined ? {} : { name: flags.name }),
+        ...(expiresInDays === undefined ? {} : { expiresInDays }),
+      });
+      io.stdout.write(flags.json ? `${JSON.stringify({ key, ...apiKey })}\n` : `${key}\n`);
+      io.stderr.write(
+        `Created ${describeKey(apiKey)}\nThis is the only time the key is shown: store it now.\n`,
+      );
+    });
+    report(0);
+  });
+  storeOptions(
+    keys
+      .command('list')
+      .description(
+        'list keys (never the secrets): id, tenant, role, name, created, expires, revoked, last used',
+      )
+      .option('--tenant <tenant>', 'only this tenant')
+      .option('--json', 'print JSON'),
+  ).action(async (flags: KeysFlags) => {
+    await withKeys(flags, io, async (store) => {
+      const listed = await store.list(flags.tenant === undefined ? {} : { tenantId: flags.tenant });
+      io.stdout.write(
+        flags.json ? `${JSON.stringify(listed)}\n` : listed.map((key) => `${describeKey(key)}\n`).join(''),
+      );
+    });
+    report(0);
+  });
+  storeOptions(
+    keys
+      .command('revoke')
+      .description('revoke a key at once; it then answers 401 Invalid token')
+      .argument('<id>', 'the key id (`engram keys list`)')
+      .option('--json', 'print JSON'),
+  ).action(async (id: string, flags: KeysFlags) => {
+    await withKeys(flags, io, async (store) => {
+      const revoked = await store.revoke(id);
+      io.stdout.write(flags.json ? `${JSON.stringify(revoked)}\n` : `Revoked ${describeKey(revoked)}\n`);
+    });
+    report(0);
+  });
+  return keys;
+}
+
+/**
+ * Runs `engram keys ARGS` in process (tests, embedding): resolves the exit code; a usage error
+ * (missing action, unknown option, bad value) rejects with a ValidationError naming it.
+ */
+export async function runKeysCommand(args: string[], io: CliIo): Promise<number> {
+  let code = 0;
+  const keys = createKeysCommand(io, (exitCode) => {
+    code = exitCode;
+  });
+  let usage = '';
+  keys.exitOverride().configureOutput({
+    writeOut: (text) => io.stdout.write(text),
+    writeErr: (text) => {
+      usage += text;
+    },
+  });
+  for (const command of keys.commands) {
+    command.exitOverride().configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => {
+        usage += text;
+      },
+    });
+  }
+  try {
+    await keys.parseAsync(args, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed') return 0;
+      throw new ValidationError(`${error.message}\n${usage}`.trim());
+    }
+    throw error;
+  }
+  return code;
 }

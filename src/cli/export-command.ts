@@ -1,0 +1,60 @@
+import { once } from 'node:events';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { countTenant, exportTenant } from '../engine/transfer/export-tenant.js';
+import type { CliIo } from './cli-io.js';
+import { engramVersion } from './engram-version.js';
+import { type StoreFlags, withEngram } from './open-engram.js';
+import { createProgressBar } from './progress-bar.js';
+
+export interface ExportFlags extends StoreFlags {
+  tenant: string;
+}
+
+async function writeLine(stream: Writable, text: string): Promise<void> {
+  if (!stream.write(`${text}\n`)) await once(stream, 'drain');
+}
+
+/**
+ * `engram export FILE`: the tenant as JSON Lines (docs/cli.md). The file appears complete or not
+ * at all: lines go to `FILE.partial`, renamed once the last is written. `-` writes to stdout.
+ */
+export async function runExport(file: string, flags: ExportFlags, io: CliIo): Promise<number> {
+  return withEngram(flags, io, async (engram) => {
+    const toStdout = file === '-';
+    const partial = `${file}.partial`;
+    const output = toStdout ? io.stdout : createWriteStream(partial);
+    const progress = createProgressBar(io.stderr, {
+      label: 'export',
+      total: await countTenant(engram.store, flags.tenant),
+    });
+    const counts = { agent: 0, session: 0, message: 0, memory: 0 };
+    try {
+      for await (const line of exportTenant(engram.store, flags.tenant, { engramVersion })) {
+        await writeLine(output, JSON.stringify(line));
+        if (line.type === 'engram-export') continue;
+        counts[line.type]++;
+        if (line.type === 'session') counts.message += line.messages.length;
+        progress.increment();
+      }
+      progress.stop();
+      if (!toStdout) {
+        output.end();
+        await once(output, 'finish');
+        renameSync(partial, file);
+      }
+    } catch (error) {
+      progress.stop();
+      if (!toStdout) {
+        output.destroy();
+        rmSync(partial, { force: true });
+      }
+      throw error;
+    }
+    io.stderr.write(
+      `exported tenant ${JSON.stringify(flags.tenant)}: ${counts.agent} agents, ${counts.session} sessions ` +
+        `(${counts.message} messages), ${counts.memory} memory versions${toStdout ? '' : ` to ${file}`}\n`,
+    );
+    return 0;
+  });
+}

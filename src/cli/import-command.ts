@@ -1,0 +1,232 @@
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { EngramError, ValidationError } from '../core/errors.js';
+import type { MemoryRecordInput } from '../core/schemas/memory-record.js';
+import { createTenantImporter, type TenantImporter } from '../engine/transfer/import-tenant.js';
+import type { Engram } from '../engram.js';
+import type { CliIo } from './cli-io.js';
+import { type StoreFlags, withEngram } from './open-engram.js';
+import { createProgressBar, type ProgressBar } from './progress-bar.js';
+import { amsRecordsOf, toMemoryInputFromAms } from './read-ams-dump.js';
+import {
+  createRunSummary,
+  formatSummary,
+  type ItemOutcome,
+  type RunSummary,
+  recordOutcome,
+} from './run-summary.js';
+
+export interface ImportFlags extends StoreFlags {
+  /** Default: the tenant named in an engram export, else `default`. */
+  tenant?: string;
+  format?: 'auto' | 'engram' | 'ams';
+}
+
+/** Largest AMS dump read as one JSON document (JSON Lines files stream and have no limit). */
+export const MAX_JSON_DOCUMENT_BYTES = 256 * 1024 * 1024;
+/** AMS records created per call (the engine's batch limit is 1,000). */
+const AMS_BATCH = 100;
+
+function lines(file: string) {
+  return createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+}
+
+async function countLines(file: string): Promise<number> {
+  let count = 0;
+  for await (const line of lines(file)) if (line.trim() !== '') count++;
+  return count;
+}
+
+async function firstLine(file: string): Promise<string> {
+  for await (const line of lines(file)) if (line.trim() !== '') return line;
+  return '';
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function importEngramExport(
+  file: string,
+  engram: Engram,
+  flags: ImportFlags,
+  progress: ProgressBar,
+  summary: RunSummary,
+): Promise<string> {
+  let importer: TenantImporter | undefined;
+  let tenantId = flags.tenant ?? 'default';
+  let number = 0;
+  for await (const text of lines(file)) {
+    number++;
+    if (text.trim() === '') continue;
+    const value = parseJson(text);
+    if (value === undefined) {
+      recordOutcome(summary, { status: 'failed', item: `line ${number}`, reason: 'not JSON' });
+      progress.increment();
+      continue;
+    }
+    if (!importer) {
+      const header = value as { type?: unknown; tenantId?: unknown };
+      if (header.type === 'engram-export' && typeof header.tenantId === 'string') {
+        tenantId = flags.tenant ?? header.tenantId;
+      }
+      importer = createTenantImporter(engram.store, tenantId);
+    }
+    for (const outcome of await importer.importLine(value)) {
+      recordOutcome(
+        summary,
+        outcome.status === 'failed' ? { ...outcome, item: `line ${number} (${outcome.item})` } : outcome,
+      );
+    }
+    if ((value as { type?: unknown }).type !== 'engram-export') progress.increment();
+  }
+  for (const outcome of (await importer?.finish()) ?? []) recordOutcome(summary, outcome);
+  return tenantId;
+}
+
+/** Creates one batch of AMS records; on a batch failure, record by record, to name the bad one. */
+async function createAmsBatch(
+  engram: Engram,
+  tenantId: string,
+  batch: { item: string; input: MemoryRecordInput }[],
+): Promise<ItemOutcome[]> {
+  const ids = batch.flatMap(({ input }) => input.id ?? []);
+  const present = new Set(
+    ids.length > 0 ? (await engram.store.memories.getMemories(tenantId, ids)).map((memory) => memory.id) : [],
+  );
+  const skipped = batch.filter(({ input }) => input.id !== undefined && present.has(input.id));
+  const fresh = batch.filter((entry) => !skipped.includes(entry));
+  const outcomes: ItemOutcome[] = skipped.map(({ item }) => ({
+    status: 'skipped',
+    item,
+    reason: 'already present',
+  }));
+  if (fresh.length === 0) return outcomes;
+  try {
+    const { inserted, duplicates } = await engram.memories.create(
+      tenantId,
+      fresh.map(({ input }) => input),
+    );
+    const duplicateOf = new Map(
+      duplicates.map((duplicate) => [duplicate.requestedId, duplicate.existing.id]),
+    );
+    for (const { item, input } of fresh) {
+      const existing = input.id === undefined ? undefined : duplicateOf.get(input.id);
+      outcomes.push(
+        existing === undefined
+          ? { status: 'created', item }
+          : { status: 'deduplicated', item, reason: 'same text and scope as a stored memory' },
+      );
+    }
+    if (inserted.length + duplicates.length !== fresh.length) throw new Error('Unexpected insert result');
+    return outcomes;
+  } catch (error) {
+    if (!(error instanceof EngramError) || fresh.length === 1) {
+      if (error instanceof EngramError)
+        return [...outcomes, { status: 'failed', item: fresh[0]?.item ?? '', reason: error.message }];
+      throw error;
+    }
+    for (const entry of fresh) outcomes.push(...(await createAmsBatch(engram, tenantId, [entry])));
+    return outcomes;
+  }
+}
+
+async function importAmsDump(
+  file: string,
+  engram: Engram,
+  tenantId: string,
+  records: AsyncIterable<unknown> | Iterable<unknown>,
+  progress: ProgressBar,
+  summary: RunSummary,
+): Promise<void> {
+  let batch: { item: string; input: MemoryRecordInput }[] = [];
+  const flush = async () => {
+    for (const outcome of await createAmsBatch(engram, tenantId, batch)) recordOutcome(summary, outcome);
+    progress.increment(batch.length);
+    batch = [];
+  };
+  let number = 0;
+  for await (const record of records) {
+    number++;
+    const id = (record as { id?: unknown } | null)?.id;
+    const item = `record ${number}${typeof id === 'string' ? ` (${id})` : ''} of ${file}`;
+    try {
+      batch.push({ item, input: toMemoryInputFromAms(record) });
+    } catch (error) {
+      if (!(error instanceof EngramError)) throw error;
+      recordOutcome(summary, { status: 'failed', item, reason: error.message });
+      progress.increment();
+    }
+    if (batch.length >= AMS_BATCH) await flush();
+  }
+  if (batch.length > 0) await flush();
+}
+
+async function* jsonLines(file: string): AsyncGenerator<unknown> {
+  for await (const text of lines(file)) {
+    if (text.trim() === '') continue;
+    // A line that is not JSON is passed on as text: the record check reports it.
+    yield parseJson(text) ?? text.slice(0, 80);
+  }
+}
+
+/**
+ * `engram import FILE`: an engram export (idempotent, resumable: see `createTenantImporter`) or
+ * an AMS long-term memory dump (records created through engram, deduplicated by content and
+ * skipped by id when present). Progress on stderr, then a summary; exit code 1 if anything failed.
+ */
+export async function runImport(file: string, flags: ImportFlags, io: CliIo): Promise<number> {
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ValidationError(`No file ${file}`);
+  const head = await firstLine(file);
+  const first = parseJson(head) as { type?: unknown } | undefined;
+  const format =
+    flags.format && flags.format !== 'auto'
+      ? flags.format
+      : first?.type === 'engram-export'
+        ? 'engram'
+        : 'ams';
+  // An AMS dump that is one JSON document (a search response, an array) rather than JSON Lines.
+  const document =
+    format === 'ams' && (first === undefined || Array.isArray(first) || 'memories' in (first ?? {}));
+  if (document && statSync(file).size > MAX_JSON_DOCUMENT_BYTES) {
+    throw new ValidationError(
+      `${file} is one JSON document larger than ${MAX_JSON_DOCUMENT_BYTES} bytes; write it as JSON Lines (one record per line)`,
+    );
+  }
+  const records = document ? amsRecordsOf(parseJson(readFileSync(file, 'utf8'))) : undefined;
+  if (document && records === undefined) throw new ValidationError(`${file} is neither JSON nor JSON Lines`);
+
+  return withEngram(flags, io, async (engram) => {
+    const summary = createRunSummary();
+    const total = records ? records.length : (await countLines(file)) - (format === 'engram' ? 1 : 0);
+    const progress = createProgressBar(io.stderr, { label: 'import', total });
+    let tenantId = flags.tenant ?? 'default';
+    try {
+      if (format === 'engram') tenantId = await importEngramExport(file, engram, flags, progress, summary);
+      else await importAmsDump(file, engram, tenantId, records ?? jsonLines(file), progress, summary);
+    } finally {
+      progress.stop();
+    }
+    // Vectors are not part of a file: the current records get this engram's embeddings now.
+    let embedded = 0;
+    for (
+      let batch = await engram.memories.reembed(tenantId);
+      batch > 0;
+      batch = await engram.memories.reembed(tenantId)
+    ) {
+      embedded += batch;
+    }
+    io.stderr.write(
+      formatSummary(
+        `imported ${format === 'ams' ? 'AMS records' : 'export'} into tenant ${JSON.stringify(tenantId)}`,
+        summary,
+      ),
+    );
+    if (embedded > 0) io.stderr.write(`embedded ${embedded} memories\n`);
+    return summary.failed > 0 ? 1 : 0;
+  });
+}

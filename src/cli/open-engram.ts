@@ -1,0 +1,46 @@
+import { createEngram, type Engram } from '../engram.js';
+import { resolveServerConfig, type ServerConfig } from '../server/server-config.js';
+import { writePathOptionsOf } from '../server/write-path-options.js';
+import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
+import type { CliIo } from './cli-io.js';
+
+/** The flags every data command takes, resolved like `engram serve`'s. */
+export interface StoreFlags {
+  db?: string;
+  config?: string;
+}
+
+/**
+ * Opens engram on the database `serve` would use (`--db`, else `ENGRAM_DATABASE_PATH`, else the
+ * config file, else ./data/engram.db), with the same LLM settings, and no sweepers: a command
+ * does its work and closes.
+ */
+export async function openEngram(
+  flags: StoreFlags,
+  io: CliIo,
+): Promise<{ engram: Engram; config: ServerConfig }> {
+  const config = resolveServerConfig({ db: flags.db, config: flags.config }, io.environment);
+  const store = await createSqliteStore({ path: config.databasePath });
+  const engram = await createEngram({
+    store,
+    sweepIntervalMs: 0,
+    sessionEnd: { idleMs: 0 },
+    ...writePathOptionsOf(config, () => {}),
+    onBackgroundError: (error) => io.stderr.write(`engram: background work failed: ${String(error)}\n`),
+  });
+  return { engram, config };
+}
+
+/** Runs `work` on an opened engram and always closes it. */
+export async function withEngram<T>(
+  flags: StoreFlags,
+  io: CliIo,
+  work: (engram: Engram, config: ServerConfig) => Promise<T>,
+): Promise<T> {
+  const { engram, config } = await openEngram(flags, io);
+  try {
+    return await work(engram, config);
+  } finally {
+    await engram.close();
+  }
+}

@@ -1,0 +1,115 @@
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { EngramStore } from '../../stores/engram-store.js';
+import { AGENTS_COLLECTION } from '../access/agent-registry.js';
+import {
+  type AgentLine,
+  type MemoryLine,
+  memoryKindOf,
+  type SessionLine,
+  TRANSFER_FORMAT_VERSION,
+  type TransferLine,
+} from './transfer-line.js';
+
+/** Rows read per store call: bounds memory use whatever the tenant's size. */
+const PAGE = 500;
+
+/** About how many items an export of the tenant writes (agents, sessions, memory versions): for progress. */
+export async function countTenant(store: EngramStore, tenantId: string): Promise<number> {
+  const [agents, sessions, memories] = await Promise.all([
+    store.documents.listDocuments(tenantId, AGENTS_COLLECTION, { limit: 1, offset: 0 }),
+    store.listSessions({ tenantId, limit: 1, offset: 0 }),
+    store.memories.countMemories(tenantId, { includeSuperseded: true }),
+  ]);
+  return agents.total + sessions.total + memories;
+}
+
+/**
+ * Every version of every memory record of the tenant, oldest first, so that a version comes after
+ * the one it supersedes, a page at a time. This is the one place that knows how versions are read:
+ * when the store keeps a separate version history, only this function changes.
+ */
+export async function* memoryVersions(store: EngramStore, tenantId: string): AsyncGenerator<MemoryRecord[]> {
+  for (let offset = 0; ; offset += PAGE) {
+    const { memories } = await store.memories.listMemories(
+      tenantId,
+      { includeSuperseded: true },
+      { limit: PAGE, offset, order: 'created_asc' },
+    );
+    yield memories;
+    if (memories.length < PAGE) return;
+  }
+}
+
+/**
+ * Leaves out superseded versions whose newer version was deleted: imported, they would be current
+ * again, bringing back what was deleted.
+ */
+async function restorable(
+  store: EngramStore,
+  tenantId: string,
+  page: MemoryRecord[],
+): Promise<MemoryRecord[]> {
+  const successors = [...new Set(page.flatMap((memory) => memory.supersededBy ?? []))];
+  if (successors.length === 0) return page;
+  const present = new Set(
+    (await store.memories.getMemories(tenantId, successors)).map((memory) => memory.id),
+  );
+  return page.filter((memory) => memory.supersededBy === null || present.has(memory.supersededBy));
+}
+
+async function* agentLines(store: EngramStore, tenantId: string): AsyncGenerator<AgentLine> {
+  for (let offset = 0; ; offset += PAGE) {
+    const { documents } = await store.documents.listDocuments(tenantId, AGENTS_COLLECTION, {
+      limit: PAGE,
+      offset,
+      order: 'id-asc',
+    });
+    for (const document of documents) yield { type: 'agent', id: document.id, value: document.value };
+    if (documents.length < PAGE) return;
+  }
+}
+
+async function* sessionLines(store: EngramStore, tenantId: string): AsyncGenerator<SessionLine> {
+  // Keys first, then each session: a listing page stays valid while sessions are read.
+  const keys = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const { sessions } = await store.listSessions({ tenantId, limit: PAGE, offset });
+    keys.push(
+      ...sessions.map(({ namespace, userId, sessionId }) => ({ tenantId, namespace, userId, sessionId })),
+    );
+    if (sessions.length < PAGE) break;
+  }
+  for (const key of keys) {
+    const session = await store.getSession(key);
+    if (!session) continue; // expired or deleted since the listing
+    const messages = await store.readMessages(key, { order: 'oldest-first' });
+    yield { type: 'session', session, messages };
+  }
+}
+
+/**
+ * The tenant as JSON Lines records (docs/cli.md): a header, then agents, sessions with their
+ * messages, and every memory record version (knowledge chunks, procedures and episodes included).
+ * Embeddings are left out: they are derived data of one model, recomputed by the importer.
+ */
+export async function* exportTenant(
+  store: EngramStore,
+  tenantId: string,
+  options: { engramVersion: string; clock?: () => Date },
+): AsyncGenerator<TransferLine> {
+  yield {
+    type: 'engram-export',
+    formatVersion: TRANSFER_FORMAT_VERSION,
+    tenantId,
+    exportedAt: (options.clock ?? (() => new Date()))().toISOString(),
+    engramVersion: options.engramVersion,
+  };
+  yield* agentLines(store, tenantId);
+  yield* sessionLines(store, tenantId);
+  for await (const page of memoryVersions(store, tenantId)) {
+    for (const memory of await restorable(store, tenantId, page)) {
+      const line: MemoryLine = { type: 'memory', kind: memoryKindOf(memory), memory };
+      yield line;
+    }
+  }
+}

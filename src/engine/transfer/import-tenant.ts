@@ -1,0 +1,211 @@
+import { EngramError, parseWith, ValidationError } from '../../core/errors.js';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { SessionKey } from '../../core/schemas/session.js';
+import type { EngramStore } from '../../stores/engram-store.js';
+import type { NewMemoryRecord } from '../../stores/memory-record-store.js';
+import { AGENTS_COLLECTION } from '../access/agent-registry.js';
+import type { AgentLine, MemoryLine, SessionLine } from './transfer-line.js';
+import { TRANSFER_FORMAT_VERSION } from './transfer-line.js';
+import { transferLineSchema } from './transfer-line-schema.js';
+
+/** What became of one imported item. */
+export interface ImportOutcome {
+  status: 'created' | 'deduplicated' | 'skipped' | 'failed';
+  /** e.g. `memory mem_01…`, `session support/ada/s1`, `agent support`. */
+  item: string;
+  reason?: string;
+}
+
+/** Applies export lines to a store, one at a time; see `createTenantImporter`. */
+export interface TenantImporter {
+  /**
+   * Validates and applies one line (a parsed JSON value): the outcomes of its item and of items that
+   * waited for it (none for the header, or for a version held back until its predecessor comes).
+   * Never throws for a bad item: it reports it.
+   */
+  importLine(value: unknown): Promise<ImportOutcome[]>;
+  /**
+   * Settles what waited for later lines: versions whose predecessor never came are stored as they
+   * are, and superseded versions whose newer version never came are removed again.
+   */
+  finish(): Promise<ImportOutcome[]>;
+}
+
+const sessionLabel = (key: SessionKey) =>
+  `session ${[key.namespace, key.userId, key.sessionId].map((part) => part ?? '-').join('/')}`;
+
+function toNewRecord(memory: MemoryRecord): NewMemoryRecord {
+  const { tenantId: _tenant, supersededBy: _by, validTo: _to, embeddingModel: _model, ...fields } = memory;
+  // Vectors are not exported; the engine re-embeds current records (`memories.reembed`).
+  return { ...fields, embedding: null };
+}
+
+/**
+ * Imports an export (docs/cli.md) into `tenantId` of `store`, idempotently: an item the store
+ * already holds (same agent id, session key or memory id) is skipped, so re-running an import that
+ * stopped half-way adds only what is missing. Writes go to the store directly, as a restore: they
+ * enqueue no extraction or summaries. Memory versions are replayed in order (insert, then
+ * `supersede`), which rebuilds each version chain with its ids and times.
+ */
+export function createTenantImporter(store: EngramStore, tenantId: string): TenantImporter {
+  /** Versions waiting for the version they supersede, by that version's id. */
+  const waiting = new Map<string, MemoryRecord[]>();
+  /** Superseded versions stored as current until their newer version arrives. */
+  const awaitingSuccessor = new Map<string, MemoryRecord>();
+
+  async function importAgent(line: AgentLine): Promise<ImportOutcome> {
+    const item = `agent ${line.id}`;
+    if (await store.documents.getDocument(tenantId, AGENTS_COLLECTION, line.id)) {
+      return { status: 'skipped', item, reason: 'already present' };
+    }
+    await store.documents.putDocument(tenantId, AGENTS_COLLECTION, line.id, line.value, {
+      expectedVersion: 0,
+    });
+    return { status: 'created', item };
+  }
+
+  async function importSession(line: SessionLine): Promise<ImportOutcome> {
+    const { session, messages } = line;
+    const key = {
+      tenantId,
+      namespace: session.namespace,
+      userId: session.userId,
+      sessionId: session.sessionId,
+    };
+    const item = sessionLabel(key);
+    const existing = await store.getSession(key);
+    if (existing && existing.createdAt !== session.createdAt) {
+      return { status: 'skipped', item, reason: 'another session with this key exists' };
+    }
+    if (!existing) {
+      await store.putSession(
+        key,
+        {
+          messages: messages.map(({ seq: _seq, ...message }) => message),
+          memories: session.memories,
+          data: session.data,
+          context: session.context,
+          ttlSeconds: session.ttlSeconds,
+          longTermMemoryStrategy: session.longTermMemoryStrategy,
+          createdAt: session.createdAt,
+        },
+        { expectedVersion: 0 },
+      );
+    }
+    // The curation and the summary mark are set after the put; a re-run finishes what a stop left.
+    const current = existing ?? (await store.getSession(key));
+    if (current && JSON.stringify(current.workingSet) !== JSON.stringify(session.workingSet)) {
+      await store.patchSession(key, { workingSet: session.workingSet });
+    }
+    // Seqs restart at 1 in the new session: the mark moves to the same message by position.
+    const covered = messages.filter((message) => message.seq <= session.summarized.throughSeq).length;
+    if (current && covered > 0 && current.summarized.throughSeq === 0 && session.context !== null) {
+      await store.patchSession(key, {
+        summary: { context: session.context, throughSeq: covered, expectedThroughSeq: 0 },
+      });
+    }
+    return existing ? { status: 'skipped', item, reason: 'already present' } : { status: 'created', item };
+  }
+
+  async function storeVersion(memory: MemoryRecord): Promise<ImportOutcome[]> {
+    const item = `memory ${memory.id}`;
+    const record = toNewRecord(memory);
+    const [predecessor] = memory.supersedes
+      ? await store.memories.getMemories(tenantId, [memory.supersedes])
+      : [];
+    if (predecessor && predecessor.validTo === null) {
+      await store.memories.supersede(tenantId, predecessor.id, record);
+      awaitingSuccessor.delete(predecessor.id);
+    } else {
+      const { duplicates } = await store.memories.insertMemories(tenantId, [record]);
+      const duplicate = duplicates[0];
+      if (duplicate) {
+        return [{ status: 'deduplicated', item, reason: 'same text and scope as a stored memory' }];
+      }
+    }
+    if (memory.supersededBy !== null) awaitingSuccessor.set(memory.id, memory);
+    return [{ status: 'created', item }, ...(await releaseWaiting(memory.id))];
+  }
+
+  async function releaseWaiting(id: string): Promise<ImportOutcome[]> {
+    const next = waiting.get(id);
+    if (!next) return [];
+    waiting.delete(id);
+    const outcomes = [];
+    for (const memory of next) outcomes.push(...(await storeVersion(memory)));
+    return outcomes;
+  }
+
+  async function importMemory(line: MemoryLine): Promise<ImportOutcome[]> {
+    const { memory } = line;
+    const [existing] = await store.memories.getMemories(tenantId, [memory.id]);
+    if (existing) {
+      // Stored as current by a run that stopped before its newer version came: still waiting.
+      if (memory.supersededBy !== null && existing.validTo === null) awaitingSuccessor.set(memory.id, memory);
+      return [{ status: 'skipped', item: `memory ${memory.id}`, reason: 'already present' }];
+    }
+    if (memory.supersedes !== null) {
+      const [predecessor] = await store.memories.getMemories(tenantId, [memory.supersedes]);
+      if (!predecessor) {
+        // Its predecessor may come later in the file; `finish` stores it if it never does.
+        waiting.set(memory.supersedes, [...(waiting.get(memory.supersedes) ?? []), memory]);
+        return [];
+      }
+    }
+    return storeVersion(memory);
+  }
+
+  async function apply(value: unknown): Promise<ImportOutcome[]> {
+    const line = parseWith(transferLineSchema, value, 'export line');
+    switch (line.type) {
+      case 'engram-export':
+        if (line.formatVersion > TRANSFER_FORMAT_VERSION) {
+          throw new ValidationError(
+            `Export format ${line.formatVersion} is newer than this engram reads (${TRANSFER_FORMAT_VERSION})`,
+          );
+        }
+        return [];
+      case 'agent':
+        return [await importAgent(line)];
+      case 'session':
+        return [await importSession(line)];
+      case 'memory':
+        return importMemory(line);
+    }
+  }
+
+  return {
+    async importLine(value) {
+      try {
+        return await apply(value);
+      } catch (error) {
+        if (!(error instanceof EngramError)) throw error;
+        const type = (value as { type?: unknown } | null)?.type;
+        return [{ status: 'failed', item: typeof type === 'string' ? type : 'line', reason: error.message }];
+      }
+    },
+
+    async finish() {
+      const outcomes: ImportOutcome[] = [];
+      for (const [id, memories] of [...waiting]) {
+        waiting.delete(id);
+        for (const memory of memories) outcomes.push(...(await storeVersion(memory)));
+      }
+      // A superseded version whose newer version is not in the file (it was deleted at the source)
+      // must not come back as current.
+      const orphans = [...awaitingSuccessor.keys()];
+      for (let start = 0; start < orphans.length; start += 1_000) {
+        await store.memories.deleteMemories(tenantId, orphans.slice(start, start + 1_000));
+      }
+      for (const id of orphans) {
+        outcomes.push({
+          status: 'skipped',
+          item: `memory ${id}`,
+          reason: 'its newer version is not in the file',
+        });
+      }
+      awaitingSuccessor.clear();
+      return outcomes;
+    },
+  };
+}

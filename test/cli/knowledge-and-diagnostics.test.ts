@@ -1,0 +1,170 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createEngram } from '../../src/engram.js';
+import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { startScriptedOpenAIServer } from '../support/scripted-openai-server.js';
+import { useTemporaryDirectories } from '../support/temporary-directories.js';
+import { engram } from './cli-process.js';
+
+const temporaryDirectory = useTemporaryDirectories('engram-cli-knowledge-');
+
+async function open(path: string) {
+  return createEngram({
+    store: await createSqliteStore({ path }),
+    sweepIntervalMs: 0,
+    sessionEnd: { idleMs: 0 },
+  });
+}
+
+describe('engram ingest', () => {
+  it('ingests a directory tree of Markdown, text and HTML, and re-ingests only what changed', async () => {
+    const directory = temporaryDirectory();
+    const database = join(directory, 'engram.db');
+    const handbook = join(directory, 'handbook');
+    mkdirSync(join(handbook, 'shipping'), { recursive: true });
+    writeFileSync(join(handbook, 'returns.md'), '# Returns\nDamaged items can be returned within 30 days.\n');
+    writeFileSync(join(handbook, 'faq.txt'), 'Opening hours: 9 to 5 on weekdays.\n');
+    writeFileSync(
+      join(handbook, 'shipping', 'rates.html'),
+      '<html><head><style>h1{color:red}</style><script>track()</script></head>' +
+        '<body><h1>Shipping rates</h1><p>Parcels ship free above 50 euros.</p></body></html>',
+    );
+    writeFileSync(join(handbook, 'logo.png'), 'not text');
+    writeFileSync(join(handbook, 'empty.md'), '  \n');
+
+    const first = await engram(['ingest', handbook, '--agent', 'support', '--db', database]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(
+      'ingested into agent "support" (tenant "default"): 3 created, 0 deduplicated, 2 skipped, 0 failed',
+    );
+    expect(first.stderr).toContain('skipped 1: not Markdown, text or HTML');
+    expect(first.stderr).toContain('skipped 1: empty');
+    expect(first.stderr).toMatch(/ingest: 5\/5 \(100%\), [\d.]+\/s, ETA \d+s/);
+
+    const library = await open(database);
+    const documents = await library.knowledge.list('default', 'support');
+    expect(documents.map((document) => document.name)).toEqual([
+      'faq.txt',
+      'returns.md',
+      'shipping/rates.html',
+    ]);
+    const { context } = await library.assemble({
+      agent: { id: 'support' },
+      session: { sessionId: 'k' },
+      message: 'Do parcels ship free?',
+    });
+    const knowledge = context
+      .filter((message) => message.section === 'knowledge')
+      .map((message) => message.content);
+    expect(knowledge.join('\n')).toContain('Parcels ship free above 50 euros.');
+    expect(knowledge.join('\n')).not.toContain('track()');
+    await library.close();
+
+    writeFileSync(join(handbook, 'faq.txt'), 'Opening hours: 8 to 6 on weekdays.\n');
+    const second = await engram([
+      'ingest',
+      handbook,
+      join(directory, 'missing.md'),
+      '--agent',
+      'support',
+      '--db',
+      database,
+    ]);
+    expect(second).toMatchObject({ code: 1, stderr: expect.stringContaining('No file or directory') });
+    const third = await engram(['ingest', handbook, '--agent', 'support', '--db', database]);
+    expect(third.stderr).toContain('1 created, 2 deduplicated, 2 skipped, 0 failed');
+    expect(third.stderr).toContain('unchanged since the last ingest');
+
+    const noAgent = await engram(['ingest', handbook, '--db', database]);
+    expect(noAgent.code).toBe(2);
+    expect(noAgent.stderr).toContain("required option '--agent <id>' not specified");
+  }, 90_000);
+});
+
+describe('engram inspect', () => {
+  it("prints the last turns' traces as tables: sections, tokens, what was excluded and why", async () => {
+    const database = join(temporaryDirectory(), 'engram.db');
+    const library = await open(database);
+    const session = { sessionId: 'chat-42', userId: 'ada' };
+    const agent = { memory: { maxWorkingMemoryTokens: 200, reservedOutputTokens: 20 } };
+    for (let turn = 0; turn < 8; turn++) {
+      await library.sessions.append(session, [
+        { role: 'user', content: `Question number ${turn} about my damaged order and the replacement.` },
+        { role: 'assistant', content: `Answer number ${turn}: a replacement is on its way to you.` },
+      ]);
+      await library.assemble({ agent, session, message: `Follow-up ${turn}` });
+    }
+    await library.close();
+
+    const printed = await engram(['inspect', 'chat-42', '--user', 'ada', '--last', '2', '--db', database]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain('session chat-42: last 2 of 8 traced turns, oldest first');
+    expect(printed.stdout.match(/^turn /gm)).toHaveLength(2);
+    expect(printed.stdout).toMatch(/budget \d+\/180 tokens used \(max 200, 20 reserved for the answer\)/);
+    expect(printed.stdout).toMatch(/│ section\s+│ tokens\s+│ cap\s+│ in\s+│ out\s+│ excluded \(why\)/);
+    expect(printed.stdout).toMatch(/│ history\s+│ \d+\s+│ -\s+│ \d+\s+│ \d+\s+│ \d+ over_budget/);
+
+    const json = await engram([
+      'inspect',
+      'chat-42',
+      '--user',
+      'ada',
+      '--last',
+      '1',
+      '--json',
+      '--db',
+      database,
+    ]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      total: 8,
+      traces: [{ sessionId: 'chat-42', userId: 'ada' }],
+    });
+
+    const unknown = await engram(['inspect', 'nope', '--db', database]);
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('No traces for session "nope"'),
+    });
+  }, 60_000);
+});
+
+describe('engram doctor', () => {
+  it('reports versions, settings in force and that the store, embedder and LLM answer', async () => {
+    const database = join(temporaryDirectory(), 'engram.db');
+    const llm = await startScriptedOpenAIServer();
+    try {
+      llm.script({ content: 'OK' });
+      const environment = {
+        ENGRAM_LLM_BASE_URL: llm.baseUrl,
+        ENGRAM_LLM_MODEL: 'tiny',
+        ENGRAM_LLM_API_KEY: 'sk-secret',
+      };
+      const healthy = await engram(['doctor', '--db', database], environment);
+      expect(healthy.code).toBe(0);
+      expect(healthy.stdout).toMatch(/^engram \d+\.\d+\.\d+ on Node \d+/);
+      expect(healthy.stdout).toMatch(/ok {4}store +sqlite .*engram\.db: not created yet/);
+      expect(healthy.stdout).toMatch(/ok {4}embedder static:/);
+      expect(healthy.stdout).toMatch(/ok {4}llm +http:\/\/127\.0\.0\.1:\d+\/v1 answered/);
+      expect(healthy.stdout).toContain('"apiKey": "(set)"');
+      expect(healthy.stdout).not.toContain('sk-secret');
+      expect(llm.requests[0]?.body).toMatchObject({ model: 'tiny', max_tokens: 1 });
+
+      llm.script({ status: 401, body: { error: { message: 'bad key' } } });
+      const failing = await engram(['doctor', '--json', '--db', database], environment);
+      expect(failing.code).toBe(1);
+      const report = JSON.parse(failing.stdout) as { checks: { name: string; ok: boolean }[] };
+      expect(report.checks.map((check) => [check.name, check.ok])).toEqual([
+        ['store', true],
+        ['embedder', true],
+        ['llm', false],
+      ]);
+    } finally {
+      await llm.close();
+    }
+  }, 60_000);
+
+  it('--version prints the package version', async () => {
+    expect((await engram(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
