@@ -51,12 +51,24 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
     if (closed) throw new StoreError('The memory store is closed');
   };
 
-  /** Records of a tenant that `filter` accepts (current ones only, unless it includes superseded). */
+  /**
+   * Records of a tenant that `filter` accepts (current ones only, unless it includes superseded):
+   * only the smallest partition the filter confines matches to is scanned.
+   */
   const matching = (tenantId: string, filter: Parameters<typeof compileMemoryFilter>[0]): MemoryRecord[] => {
+    const tenant = tenants.get(tenantId);
+    if (!tenant) return [];
     const accept = compileMemoryFilter(filter);
     const records: MemoryRecord[] = [];
-    for (const { record } of tenants.get(tenantId)?.entries.values() ?? [])
-      if (accept(record)) records.push(record);
+    const narrowed = tenant.partitions.narrowest(filter);
+    if (narrowed) {
+      for (const id of narrowed.keys()) {
+        const record = tenant.entries.get(id)?.record;
+        if (record && accept(record)) records.push(record);
+      }
+    } else {
+      for (const { record } of tenant.entries.values()) if (accept(record)) records.push(record);
+    }
     return records;
   };
 
@@ -136,6 +148,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         tenant.entries.delete(id);
         if (entry.record.validTo === null) forgetCurrentHash(tenant, entry.record);
         tenant.text.remove(id);
+        tenant.partitions.remove(id, entry.record);
         forgetSession(tenant, entry.record);
         entry.vector?.collection.delete(entry.vector.key);
         deleted += 1;
@@ -148,10 +161,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const tenant = tenants.get(tenantId);
       if (!tenant) return 0;
       return tenant.counts.get(tenantId, filter, () => {
-        const accept = compileMemoryFilter(filter);
-        let count = 0;
-        for (const { record } of tenant.entries.values()) if (accept(record)) count++;
-        return count;
+        return matching(tenantId, filter).length;
       });
     },
 
@@ -171,7 +181,13 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       if (!tenant || limit <= 0) return [];
       const accept = compileMemoryFilter(filter);
       // The filter runs inside the index's scoring loop, before the limit: never a truncated list.
-      return tenant.text.search(query, limit, (_id, record) => accept(record));
+      const narrowed = tenant.partitions.narrowest(filter);
+      return tenant.text.search(
+        query,
+        limit,
+        (_id, record) => accept(record),
+        narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
+      );
     },
 
     async searchVector(tenantId, vector, model, filter, limit) {
@@ -180,7 +196,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const collection = tenants.get(tenantId)?.spaces.get(model);
       if (!collection) return [];
       assertDimensions(model, collection.dimensions, vector, ['vector']);
-      return collection.nearest(vector, limit, compileMemoryFilter(filter));
+      return collection.nearest(vector, limit, compileMemoryFilter(filter), filter);
     },
 
     async sessionNeighbors(tenantId, ids, filter, window) {

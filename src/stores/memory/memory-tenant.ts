@@ -1,6 +1,7 @@
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import { Bm25Index } from '../../core/text/bm25-index.js';
 import { CountCache } from '../count-cache.js';
+import { FilterPartitions } from '../filter-partitions.js';
 import type { NewMemoryRecord } from '../memory-record-store.js';
 import { assertDimensions, assertUsableVector, compareOldestFirst, toMemoryRecord } from '../memory-rules.js';
 import { VectorCollection } from '../vector-collection.js';
@@ -42,6 +43,8 @@ export interface Tenant {
   nextVectorKey: number;
   /** Ids of every record (superseded ones included) by session id, for `sessionNeighbors`. */
   sessions: Map<string, Set<string>>;
+  /** Ids of every record by user, agent, memory type and document presence: filters scan these. */
+  partitions: FilterPartitions<string>;
 }
 
 export const emptyTenant = (): Tenant => ({
@@ -52,6 +55,7 @@ export const emptyTenant = (): Tenant => ({
   spaces: new Map(),
   nextVectorKey: 0,
   sessions: new Map(),
+  partitions: new FilterPartitions(),
 });
 
 /**
@@ -153,6 +157,7 @@ export function store(tenant: Tenant, { entry, embedding }: Planned): void {
   const ids = tenant.currentByHash.get(record.memoryHash) ?? new Set<string>();
   tenant.currentByHash.set(record.memoryHash, ids.add(record.id));
   tenant.text.add(record.id, record.text, record);
+  tenant.partitions.add(record.id, record);
   if (record.sessionId !== null) {
     const session = tenant.sessions.get(record.sessionId) ?? new Set<string>();
     tenant.sessions.set(record.sessionId, session.add(record.id));

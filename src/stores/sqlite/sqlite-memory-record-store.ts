@@ -272,10 +272,16 @@ export async function createSqliteMemoryRecordStore(
       guarded(() => {
         if (limit <= 0) return [];
         // A large tenant is searched in its in-process index once built, unless the filter reads access times.
-        const index = filter.lastAccessed === undefined ? texts.index(tenantId) : undefined;
-        if (index) {
+        const mirror = filter.lastAccessed === undefined ? texts.index(tenantId) : undefined;
+        if (mirror) {
           const accept = compileStableMemoryFilter(filter);
-          return index.search(query, limit, (_id, fields) => accept(fields));
+          const narrowed = mirror.partitions.narrowest(filter);
+          return mirror.index.search(
+            query,
+            limit,
+            (_id, fields) => accept(fields),
+            narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
+          );
         }
         const match = ftsMatchExpression(query);
         if (match === null) return [];
@@ -296,7 +302,7 @@ export async function createSqliteMemoryRecordStore(
         // as a small one), unless the filter reads access times.
         const collection =
           filter.lastAccessed === undefined ? vectors.collection(tenantId, model, dimensions) : undefined;
-        if (collection) return collection.nearest(vector, limit, compileStableMemoryFilter(filter));
+        if (collection) return collection.nearest(vector, limit, compileStableMemoryFilter(filter), filter);
         const where = memoryFilterSql(tenantId, filter);
         return cache
           .get<{ id: string; distance: number }>(searchVectorSql(where, distance.sqlFunction))
