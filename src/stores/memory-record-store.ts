@@ -90,6 +90,13 @@ export interface MemoryRecordStore {
     filter: MemoryFilter,
     window: number,
   ): Promise<SessionNeighbors[]>;
+  /**
+   * An opaque token that changes whenever a record of the tenant is inserted, superseded, deleted
+   * or re-embedded (access statistics do not count); it may also change for other reasons (a
+   * write to another tenant). What a caller derived from the records stays valid while it is
+   * unchanged, so per-turn readers cache on it. Optional: a driver without it gets no caching.
+   */
+  memoryRevision?(tenantId: string): Promise<string>;
   /** Bumps access counts by one and sets `lastAccessed` to `at` (search hits, working-set use); unknown ids are ignored. */
   recordAccess(tenantId: string, ids: string[], at: string): Promise<void>;
   /** Ids (oldest first) of current records with no embedding from `model`: what to re-embed. */

@@ -68,6 +68,11 @@ export interface LongTermMemory {
   reembed(tenantId: string, batchSize?: number): Promise<number>;
   /** Resolves when a background re-embedding of the tenant (if any) has finished. */
   idle(tenantId: string): Promise<void>;
+  /**
+   * The store's memory revision (`MemoryRecordStore.memoryRevision`): what is derived from the
+   * tenant's records stays valid while it is unchanged. Null when the store cannot tell.
+   */
+  revision(tenantId: string): Promise<string | null>;
 }
 
 export function createLongTermMemory(
@@ -245,6 +250,8 @@ export function createLongTermMemory(
     async idle(tenantId) {
       await reembedding.get(tenantId);
     },
+
+    revision: async (tenantId) => (store.memoryRevision ? store.memoryRevision(tenantId) : null),
 
     async reembed(tenantId, batchSize = 256) {
       const pending = await store.findUnembedded(tenantId, embedder.model, batchSize);

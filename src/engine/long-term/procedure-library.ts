@@ -16,6 +16,9 @@ import type { LongTermMemory } from './long-term-memory.js';
 /** Procedures of one agent are few; this bounds how many are scanned per match. */
 const MAX_PROCEDURES_PER_AGENT = 1_000;
 
+/** Agents whose approved procedures are cached at most; past it the cache starts over. */
+const CACHED_AGENTS = 1_000;
+
 /** How much of a message trigger patterns are tried on (its start). */
 export const MAX_TRIGGER_INPUT_CHARS = 2_000;
 
@@ -68,6 +71,14 @@ export function renderProcedure(procedure: Procedure): string {
   return [`${procedure.name}:`, ...procedure.steps.map((step, index) => `${index + 1}. ${step}`)].join('\n');
 }
 
+/** An agent's approved procedures as matching uses them, valid while the store's revision holds. */
+interface ApprovedSet {
+  revision: string;
+  procedures: { procedure: Procedure; triggers: RegExp[] }[];
+  /** The examples' vectors, in procedure then example order, embedded on first need. */
+  exampleVectors: Promise<Float32Array[]> | null;
+}
+
 export function createProcedureLibrary(
   memories: LongTermMemory,
   embedder: EmbeddingProvider,
@@ -89,6 +100,31 @@ export function createProcedureLibrary(
     return toProcedure(
       await memories.edit(tenantId, id, { text: searchableText(next.name, next.examples), metadata }),
     );
+  }
+
+  // Procedures are few and change rarely, while match runs every turn: an agent's approved set is
+  // kept until the store's memory revision moves (any write of any memory, by any process).
+  const approvedSets = new Map<string, ApprovedSet>();
+
+  async function approvedSet(tenantId: string, agentId: string): Promise<ApprovedSet> {
+    const key = JSON.stringify([tenantId, agentId]);
+    const revision = await memories.revision(tenantId);
+    const held = approvedSets.get(key);
+    if (held && revision !== null && held.revision === revision) return held;
+    // Read after the revision: a write in between only makes the next turn read again.
+    const procedures = (await listRecords(tenantId, agentId))
+      .map(toProcedure)
+      .filter((procedure) => procedure.status === 'approved')
+      .map((procedure) => ({
+        procedure,
+        triggers: procedure.triggers.map((trigger) => new RegExp(trigger, 'iu')),
+      }));
+    const set: ApprovedSet = { revision: revision ?? '', procedures, exampleVectors: null };
+    if (revision !== null) {
+      if (approvedSets.size >= CACHED_AGENTS) approvedSets.clear();
+      approvedSets.set(key, set);
+    }
+    return set;
   }
 
   async function listRecords(tenantId: string, agentId: string): Promise<MemoryRecord[]> {
@@ -132,26 +168,29 @@ export function createProcedureLibrary(
     },
 
     async match(tenantId, agentId, message) {
-      const approved = (await listRecords(tenantId, agentId))
-        .map(toProcedure)
-        .filter((procedure) => procedure.status === 'approved');
-      if (approved.length === 0) return null;
+      const set = await approvedSet(tenantId, agentId);
+      if (set.procedures.length === 0) return null;
       // Triggers see a bounded prefix: whatever a pattern's backtracking costs, the input is short.
       const head = message.slice(0, MAX_TRIGGER_INPUT_CHARS);
-      for (const procedure of approved) {
-        if (procedure.triggers.some((trigger) => new RegExp(trigger, 'iu').test(head))) {
-          return { procedure, score: 1, matchedBy: 'trigger' };
+      for (const { procedure, triggers } of set.procedures) {
+        if (triggers.some((trigger) => trigger.test(head))) {
+          return { procedure: structuredClone(procedure), score: 1, matchedBy: 'trigger' };
         }
       }
-      const withExamples = approved.filter((procedure) => procedure.examples.length > 0);
+      const withExamples = set.procedures.filter(({ procedure }) => procedure.examples.length > 0);
       if (withExamples.length === 0) return null;
       // Each example on its own: a paraphrase matches one example far better than their blend.
-      // The engine's embedder caches vectors, so examples are embedded once, not every turn.
-      const examples = withExamples.flatMap((procedure) => procedure.examples);
-      const [query, ...vectors] = await embedder.embed([message, ...examples]);
+      // Examples are embedded once per approved set, the message every turn.
+      set.exampleVectors ??= embedder
+        .embed(withExamples.flatMap(({ procedure }) => procedure.examples))
+        .catch((error: unknown) => {
+          set.exampleVectors = null; // the next turn tries again
+          throw error;
+        });
+      const [[query], vectors] = await Promise.all([embedder.embed([message]), set.exampleVectors]);
       let best: ProcedureMatch | null = null;
       let next = 0;
-      for (const procedure of withExamples) {
+      for (const { procedure } of withExamples) {
         for (const _example of procedure.examples) {
           const similarity = dotProduct(query as Float32Array, vectors[next++] as Float32Array);
           if (similarity >= threshold && similarity > (best?.score ?? 0)) {
@@ -159,6 +198,7 @@ export function createProcedureLibrary(
           }
         }
       }
+      if (best) best.procedure = structuredClone(best.procedure);
       return best;
     },
   };

@@ -46,6 +46,8 @@ export type ClosableMemoryRecordStore = MemoryRecordStore & {
 export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMemoryRecordStore {
   const tenants = new Map<string, Tenant>();
   let closed = false;
+  /** Bumped by every write of records or vectors (any tenant): `memoryRevision`. */
+  let revision = 0;
 
   const ensureOpen = (): void => {
     if (closed) throw new StoreError('The memory store is closed');
@@ -99,7 +101,10 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       });
       // Everything is validated: now the write cannot fail halfway.
       tenants.set(tenantId, tenant);
-      if (planned.length > 0) tenant.counts.clear();
+      if (planned.length > 0) {
+        tenant.counts.clear();
+        revision += 1;
+      }
       for (const next of planned) store(tenant, next);
       return {
         inserted: planned.map(({ entry }) => copyRecord(entry.record)),
@@ -129,6 +134,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         throw duplicateMemoryIdError(replacement.id, ['replacement', 'id']);
       const next = plan(tenant, tenantId, { ...replacement, supersedes: id }, new Map(), ['replacement']);
       tenant.counts.clear();
+      revision += 1;
       forgetCurrentHash(tenant, old.record);
       old.record.supersededBy = next.entry.id;
       old.record.validTo = next.entry.record.validFrom;
@@ -145,6 +151,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         const entry = tenant.entries.get(id);
         if (!entry) continue;
         tenant.counts.clear();
+        revision += 1;
         tenant.entries.delete(id);
         if (entry.record.validTo === null) forgetCurrentHash(tenant, entry.record);
         tenant.text.remove(id);
@@ -275,7 +282,13 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
           assertDimensions(model, tenant.spaces.get(model)?.dimensions ?? batch.get(model), vector, path);
         }
       });
+      if (planned.length > 0) revision += 1;
       for (const [entry, vector] of planned) attachVector(tenant, entry, model, vector);
+    },
+
+    async memoryRevision() {
+      ensureOpen();
+      return String(revision);
     },
 
     async settled() {

@@ -290,6 +290,17 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX sessions_by_update ON sessions (updated_at);
     `,
   },
+  {
+    version: 14,
+    name: 'memories by agent and memory type',
+    sql: `
+      -- The procedure library and the knowledge base list one agent's records of one type (every
+      -- turn, on a cache miss): without this index SQLite walks every current memory of the tenant.
+      -- Partial: most memories (a user's facts) have no agent and cost this index nothing.
+      CREATE INDEX memories_by_agent ON memories (tenant_id, agent_id, memory_type, valid_to, created_at, id)
+        WHERE agent_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**

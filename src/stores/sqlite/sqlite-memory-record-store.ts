@@ -76,6 +76,12 @@ export async function createSqliteMemoryRecordStore(
   const vectors = new SqliteVectorCache(database);
   const texts = new SqliteTextCache(database);
 
+  // The change log's newest entry: triggers log every insert, delete and change of a memory or its
+  // vector (not access statistics), and AUTOINCREMENT never reuses a seq, whoever writes the file.
+  const latestChange = database
+    .prepare<[], number>('SELECT coalesce(max(seq), 0) FROM memory_vector_changes')
+    .pluck();
+
   const dimensionsOf = (tenantId: string, model: string): number | undefined =>
     statements.selectDimensions.get(tenantId, model)?.dimensions;
 
@@ -312,6 +318,8 @@ export async function createSqliteMemoryRecordStore(
 
     sessionNeighbors: (tenantId, ids, filter, window) =>
       guarded(() => neighbors(tenantId, ids, filter, window)),
+
+    memoryRevision: () => guarded(() => String(latestChange.get())),
 
     recordAccess: (tenantId, ids, at) =>
       guarded(() => {
