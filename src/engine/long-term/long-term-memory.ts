@@ -20,6 +20,7 @@ import { l2Normalize } from '../../providers/embeddings/l2-normalize.js';
 import { hybridSearch, type SearchRequest, type SearchResult } from '../../retrieval/hybrid-search.js';
 import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../../stores/memory-record-store.js';
 import { newId } from '../new-id.js';
+import { WriteBehind } from '../write-behind.js';
 
 const MAX_BATCH = 1_000;
 const tenantSchema = z.string().min(1).max(256);
@@ -73,6 +74,17 @@ export interface LongTermMemory {
    * tenant's records stays valid while it is unchanged. Null when the store cannot tell.
    */
   revision(tenantId: string): Promise<string | null>;
+  /** Writes the queued access statistics of working sets (see `workingSet`). */
+  flush(): Promise<void>;
+  /** Writes the queued access statistics and queues no more. */
+  close(): Promise<void>;
+}
+
+/** One working set's use of memories, waiting to be written. */
+interface AccessUse {
+  tenantId: string;
+  ids: string[];
+  at: string;
 }
 
 export function createLongTermMemory(
@@ -103,6 +115,29 @@ export function createLongTermMemory(
       .finally(() => reembedding.delete(tenantId));
     reembedding.set(tenantId, run);
   }
+
+  /**
+   * Writes a batch of working-set uses: per tenant, each memory's count goes up by its uses and
+   * its access time becomes the batch's latest (one store call per distinct use count, usually one).
+   */
+  async function writeAccess(batch: AccessUse[]): Promise<void> {
+    const byTenant = new Map<string, { uses: Map<string, number>; at: string }>();
+    for (const { tenantId, ids, at } of batch) {
+      const entry = byTenant.get(tenantId) ?? { uses: new Map<string, number>(), at };
+      for (const id of new Set(ids)) entry.uses.set(id, (entry.uses.get(id) ?? 0) + 1);
+      if (at > entry.at) entry.at = at;
+      byTenant.set(tenantId, entry);
+    }
+    for (const [tenantId, { uses, at }] of byTenant) {
+      for (let round = 1; ; round++) {
+        const ids = [...uses].filter(([, count]) => count >= round).map(([id]) => id);
+        if (ids.length === 0) break;
+        await store.recordAccess(tenantId, ids, at);
+      }
+    }
+  }
+  // Access statistics are bookkeeping, not part of the answer: written in batches off the turn.
+  const access = new WriteBehind<AccessUse>({ write: writeAccess, onError: onBackgroundError });
 
   async function toNewRecords(inputs: MemoryRecordInput[]): Promise<NewMemoryRecord[]> {
     if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_BATCH) {
@@ -238,18 +273,18 @@ export function createLongTermMemory(
       );
       const byId = new Map(candidates.map(({ memory }) => [memory.id, memory]));
       const memories = set.items.flatMap((item) => byId.get(item.id) ?? []);
-      if (memories.length > 0)
-        await store.recordAccess(
-          tenantId,
-          memories.map((memory) => memory.id),
-          now.toISOString(),
-        );
+      if (memories.length > 0) {
+        access.push({ tenantId, ids: memories.map((memory) => memory.id), at: now.toISOString() });
+      }
       return { ...set, memories };
     },
 
     async idle(tenantId) {
       await reembedding.get(tenantId);
     },
+
+    flush: () => access.flush(),
+    close: () => access.close(),
 
     revision: async (tenantId) => (store.memoryRevision ? store.memoryRevision(tenantId) : null),
 
