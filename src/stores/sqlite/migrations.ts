@@ -301,6 +301,17 @@ export const migrations: readonly Migration[] = [
         WHERE agent_id IS NOT NULL;
     `,
   },
+  {
+    version: 15,
+    name: 'namespace index only for records with a namespace',
+    sql: `
+      -- Every insert wrote an entry here, also for the many records without a namespace, which no
+      -- namespace equality can select through it (namespace = ? implies one is set).
+      DROP INDEX memories_by_namespace;
+      CREATE INDEX memories_by_namespace ON memories (tenant_id, namespace, valid_to, created_at, id)
+        WHERE namespace IS NOT NULL;
+    `,
+  },
 ];
 
 /**

@@ -85,17 +85,23 @@ export async function createSqliteMemoryRecordStore(
   const dimensionsOf = (tenantId: string, model: string): number | undefined =>
     statements.selectDimensions.get(tenantId, model)?.dimensions;
 
-  /** Stores `vector` as the record's embedding, checking and recording the model's dimensions. */
+  /**
+   * Stores `vector` as the record's embedding, checking and recording the model's dimensions. A
+   * write remembers the spaces it checked (`spaces`), so a batch reads and records each one once.
+   */
   const storeEmbedding = (
     tenantId: string,
     memoryPk: number,
     model: string,
     vector: Float32Array,
     path: (string | number)[],
+    spaces: Map<string, number>,
   ): void => {
     assertUsableVector(vector, path);
-    assertDimensions(model, dimensionsOf(tenantId, model), vector, path);
-    statements.insertDimensions.run(tenantId, model, vector.length);
+    const known = spaces.get(model) ?? dimensionsOf(tenantId, model);
+    assertDimensions(model, known, vector, path);
+    if (known === undefined) statements.insertDimensions.run(tenantId, model, vector.length);
+    spaces.set(model, vector.length);
     statements.upsertEmbedding.run(memoryPk, model, vectorBlob(vector));
   };
 
@@ -104,6 +110,7 @@ export async function createSqliteMemoryRecordStore(
     tenantId: string,
     input: NewMemoryRecord,
     path: (string | number)[],
+    spaces: Map<string, number>,
   ): MemoryRecord => {
     const record = toMemoryRecord(tenantId, input);
     let row: { pk: number } | undefined;
@@ -117,22 +124,26 @@ export async function createSqliteMemoryRecordStore(
     }
     if (!row) throw new StoreError('SQLite returned no memory row');
     if (input.embedding) {
-      storeEmbedding(tenantId, row.pk, input.embedding.model, input.embedding.vector, [
-        ...path,
-        'embedding',
-        'vector',
-      ]);
+      storeEmbedding(
+        tenantId,
+        row.pk,
+        input.embedding.model,
+        input.embedding.vector,
+        [...path, 'embedding', 'vector'],
+        spaces,
+      );
     }
     return record;
   };
 
   const insert = database.transaction((tenantId: string, records: NewMemoryRecord[]): InsertResult => {
     const result: InsertResult = { inserted: [], duplicates: [] };
+    const spaces = new Map<string, number>();
     records.forEach((input, index) => {
       // Earlier records of this batch are already in the table, so they are found here too.
       const existing = statements.selectCurrentByHash.get(tenantId, input.memoryHash);
       if (existing) result.duplicates.push({ requestedId: input.id, existing: rowToMemory(existing) });
-      else result.inserted.push(insertRecord(tenantId, input, ['records', index]));
+      else result.inserted.push(insertRecord(tenantId, input, ['records', index], spaces));
     });
     vectors.pruneChanges();
     return result;
@@ -142,7 +153,7 @@ export async function createSqliteMemoryRecordStore(
     const old = statements.selectById.get(tenantId, id);
     if (!old) throw new NotFoundError('Memory', id);
     if (old.valid_to !== null) throw alreadySupersededError(id, old.superseded_by);
-    const record = insertRecord(tenantId, { ...replacement, supersedes: id }, ['replacement']);
+    const record = insertRecord(tenantId, { ...replacement, supersedes: id }, ['replacement'], new Map());
     statements.closeVersion.run(record.id, Date.parse(record.validFrom), old.pk);
     vectors.pruneChanges();
     return record;
@@ -150,11 +161,12 @@ export async function createSqliteMemoryRecordStore(
 
   const setEmbeddings = database.transaction(
     (tenantId: string, model: string, embeddings: { id: string; vector: Float32Array }[]) => {
+      const spaces = new Map<string, number>();
       embeddings.forEach(({ id, vector }, index) => {
         const path = ['embeddings', index, 'vector'];
         const row = statements.selectPk.get(tenantId, id);
         // A record deleted since `findUnembedded` listed it needs no vector; the vector is still checked.
-        if (row) storeEmbedding(tenantId, row.pk, model, vector, path);
+        if (row) storeEmbedding(tenantId, row.pk, model, vector, path, spaces);
         else {
           assertUsableVector(vector, path);
           assertDimensions(model, dimensionsOf(tenantId, model), vector, path);
