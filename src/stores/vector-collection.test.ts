@@ -146,4 +146,35 @@ describe('vector collection', () => {
       }
     }
   });
+
+  it('scans a selective partition whole, exactly, rather than most of the index', () => {
+    const random = seededRandom(9);
+    const collection = new VectorCollection<Row>(4);
+    const live = new Map<number, { row: Row; vector: number[] }>();
+    for (let key = 0; key < 150_000; key += 1) {
+      const vector = Array.from({ length: 4 }, () => Math.fround(random() - 0.5));
+      const row: Row = {
+        id: `r${String(key).padStart(6, '0')}`,
+        keep: true,
+        userId: 'user-1',
+        agentId: null,
+        memoryType: key % 29 === 0 ? 'episodic' : 'semantic',
+        documentId: null,
+      };
+      collection.set(key, row, Float32Array.from(vector));
+      if (row.memoryType === 'episodic') live.set(key, { row, vector });
+    }
+    const filter: MemoryFilter = { includeSuperseded: false, memoryType: { eq: 'episodic' } };
+    const query = [0.3, -0.2, 0.1, 0.4];
+    const found = collection.nearest(
+      Float32Array.from(query),
+      20,
+      (row) => row.memoryType === 'episodic',
+      filter,
+    );
+    // 5,173 episodes: past the exact threshold, yet the index would scan about 200 / 3.4 % of it.
+    expect(live.size).toBe(5_173);
+    expect(found.map((hit) => hit.id)).toEqual(exact(live, query, 20).map((hit) => hit.id));
+    expect(collection.scannedByLastSearch).toBe(5_173);
+  });
 });

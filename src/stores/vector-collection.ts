@@ -26,7 +26,9 @@ const TRAINING_SLICE_MS = 4;
  *
  * When the caller passes the filter, the rows counted are those of the smallest partition it
  * confines matches to (its user, agent, memory types or documents: `filter-partitions.ts`), so a
- * narrow filter costs what it matches, not the collection's size; the results are the same.
+ * narrow filter costs what it matches, not the collection's size; the results are the same. Past
+ * the exact threshold, a partition smaller than what the index would scan for the filter is
+ * scanned whole instead: exact, and cheaper (an agent's or a user's episodes in a large tenant).
  *
  * Keys are the driver's row keys (any integers; the index gets dense slots for them); ties at equal
  * distance go by row id, by code point.
@@ -52,6 +54,11 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
 
   get size(): number {
     return this.slotOf.size;
+  }
+
+  /** How many vectors the last search computed a distance to (for tests and benchmarks). */
+  get scannedByLastSearch(): number {
+    return this.index.lastScanned;
   }
 
   keys(): IterableIterator<number> {
@@ -112,17 +119,28 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
         if (row !== undefined && accept(row)) this.accepted[count++] = slot;
       }
     }
+    if (count <= EXACT_SEARCH_THRESHOLD) {
+      const exact = index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak);
+      return exact.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
+    }
+    const minScanned = Math.ceil(Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / this.acceptedShare(accept));
+    // A selective filter would have the index scan about `minScanned` vectors to find enough
+    // accepted ones; when its partition is smaller, scanning that partition is cheaper and exact.
     const neighbours: Neighbour[] =
-      count <= EXACT_SEARCH_THRESHOLD
-        ? index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak)
-        : this.searchIndex(query, limit, {
-            accept: (slot) => accept(rowAt(slot)),
-            tieBreak,
-            minScanned: Math.ceil(
-              Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / this.acceptedShare(accept),
-            ),
-          });
+      narrowed && narrowed.size <= minScanned
+        ? index.searchKeys(query, limit, this.acceptedIn(narrowed.keys(), accept), tieBreak)
+        : this.searchIndex(query, limit, { accept: (slot) => accept(rowAt(slot)), tieBreak, minScanned });
     return neighbours.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
+  }
+
+  /** The slots among `slots` whose rows `accept` lets through. */
+  private acceptedIn(slots: Iterable<number>, accept: (row: Row) => boolean): number[] {
+    const found: number[] = [];
+    for (const slot of slots) {
+      const row = this.rows[slot];
+      if (row !== undefined && accept(row)) found.push(slot);
+    }
+    return found;
   }
 
   /**
