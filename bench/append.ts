@@ -1,11 +1,36 @@
 /**
  * Append latency into a short and a long session in the same run: the ratio shows whether the
- * cost of an append grows with the session's length (target: <= 1.2).
+ * cost of an append grows with the session's length (target: <= 1.2). For SQLite it also counts
+ * the WAL pages one append commits: after a TRUNCATE checkpoint (from a second connection, not
+ * timed) the -wal file holds exactly the frames of the next commit.
  * Usage: npx tsx bench/append.ts [--small 1000] [--large 100000] [--stores memory,sqlite] [--iterations 500]
  */
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import { createEngram } from '../src/engram.js';
+import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { machine, openStore, percentile, printTable, seedSession, time } from './bench-utilities.js';
+
+/** WAL frames (pages) per append of one message, over `count` appends into `sessionId`. */
+async function walPagesPerAppend(count: number): Promise<number> {
+  const path = join(mkdtempSync(join(tmpdir(), 'engram-wal-')), 'engram.db');
+  const engram = await createEngram({ store: await createSqliteStore({ path }), sweepIntervalMs: 0 });
+  await seedSession(engram, 'wal', 1_000);
+  const observer = new Database(path);
+  const pageSize = observer.pragma('page_size', { simple: true }) as number;
+  let frames = 0;
+  for (let index = 0; index < count; index++) {
+    observer.pragma('wal_checkpoint(TRUNCATE)');
+    await engram.sessions.append({ sessionId: 'wal' }, [{ role: 'user', content: `ping ${index}` }]);
+    frames += (statSync(`${path}-wal`).size - 32) / (pageSize + 24);
+  }
+  observer.close();
+  await engram.close();
+  return frames / count;
+}
 
 const { values } = parseArgs({
   options: {
@@ -47,3 +72,6 @@ for (const driver of values.stores.split(',')) {
   await engram.close();
 }
 printTable(['store', 'session messages', 'p50 ms', 'p99 ms', 'p50 ratio large/small'], rows);
+if (values.stores.split(',').includes('sqlite')) {
+  console.log(`\nSQLite WAL pages per one-message append (mean of 200): ${await walPagesPerAppend(200)}`);
+}

@@ -1,11 +1,19 @@
 /**
- * Context assembly latency at different session lengths, sources stubbed with fixed results.
- * Usage: npx tsx bench/assembly.ts [--sizes 10,1000,100000] [--stores memory,sqlite]
+ * Context assembly latency, two ways:
+ * - `engine`: sessions of different lengths, sources stubbed with fixed results (the engine alone).
+ * - `sources`: the built-in sources over a realistic store (bench/assembly-workload.ts: N memories
+ *   of one user, 20 procedures and 200 knowledge chunks for the agent, 2,000 messages), with the
+ *   physical floor measured in the same run, interleaved with the turns: reading the newest 300
+ *   messages plus a brute-force top-10 KNN over N vectors of the embedder's dimensions. SQLite
+ *   workloads are built once into bench/.cache/ (gitignored) and reused.
+ * Usage: npx tsx bench/assembly.ts [--modes engine,sources] [--sizes 10,1000,100000]
+ *        [--memories 1000,10000,100000] [--messages 2000] [--stores memory,sqlite]
  *        [--iterations 300] [--budget 8000]
  */
 import { parseArgs } from 'node:util';
 import type { MemorySource } from '../src/core/assembly/memory-source.js';
 import { createEngram } from '../src/engram.js';
+import { benchSources } from './assembly-sources.js';
 import { machine, openStore, percentile, printTable, seedSession, time } from './bench-utilities.js';
 
 const { values } = parseArgs({
@@ -13,6 +21,9 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '10,1000,100000' },
     stores: { type: 'string', default: 'memory,sqlite' },
     iterations: { type: 'string', default: '300' },
+    modes: { type: 'string', default: 'engine,sources' },
+    memories: { type: 'string', default: '1000,10000,100000' },
+    messages: { type: 'string', default: '2000' },
     budget: { type: 'string', default: '8000' },
   },
 });
@@ -33,9 +44,10 @@ const fixed = (section: MemorySource['section'], count: number): MemorySource =>
 });
 const sources = [fixed('procedure', 1), fixed('knowledge', 5), fixed('episodes', 3)];
 
+const modes = values.modes.split(',');
 console.log(`Context assembly latency (${machine()}), budget ${budget} tokens, ${iterations} iterations\n`);
 const rows: (string | number)[][] = [];
-for (const driver of values.stores.split(',')) {
+for (const driver of modes.includes('engine') ? values.stores.split(',') : []) {
   for (const size of sizes) {
     // Only the fixed stub sources: the built-in ones would measure an empty long-term store.
     const engram = await createEngram({
@@ -63,4 +75,16 @@ for (const driver of values.stores.split(',')) {
     await engram.close();
   }
 }
-printTable(['store', 'messages', 'history kept', 'p50 ms', 'p99 ms'], rows);
+if (rows.length > 0) {
+  console.log('Engine alone (sources stubbed):\n');
+  printTable(['store', 'messages', 'history kept', 'p50 ms', 'p99 ms'], rows);
+}
+if (modes.includes('sources')) {
+  await benchSources({
+    stores: values.stores.split(','),
+    memories: values.memories.split(',').map(Number),
+    messages: Number(values.messages),
+    iterations,
+    budget,
+  });
+}

@@ -184,10 +184,12 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   const sources = [...(options.defaultSources === false ? [] : longTerm.sources), ...(options.sources ?? [])];
   const plainSessions = createSessionOperations(store, writeCounter, clock);
   const agents = createAgentRegistry(store.documents);
-  const traces = createTraceLog(store.documents, clock, options.traceRetention);
-
   const reportError =
     options.onBackgroundError ?? ((error) => console.error('engram: background error', error));
+  const traces = createTraceLog(store.documents, clock, {
+    ...(options.traceRetention === undefined ? {} : { retention: options.traceRetention }),
+    onError: reportError,
+  });
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
   const sweeper =
     sweepIntervalMs > 0
@@ -350,7 +352,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     assembled.trace.durationMs = performance.now() - started;
     if (request.preview !== true) {
       options.onTrace?.(assembled.trace, request.session);
-      // The trace log serves the inspector; failing to write it never fails the turn.
+      // The trace log serves the inspector: queued, written in batches off the turn (never fails it).
       await traces.record(key, agent.id, assembled.trace).catch(reportError);
     }
     const formatted =
@@ -386,6 +388,9 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
       await chat.close();
       writePath.close();
       await jobs.close();
+      // Queued diagnostics and statistics are written before the store goes.
+      await traces.close();
+      await longTerm.memories.close();
       await store.close();
     },
   };

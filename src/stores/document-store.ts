@@ -25,6 +25,16 @@ export interface DocumentStore {
     value: JsonObject,
     options?: { expectedVersion?: number },
   ): Promise<StoredDocument>;
+  /**
+   * Creates or replaces the `put` documents and deletes the `delete` ids (absent ones are no
+   * error), all in one atomic write: for batches written off the request path (traces), one commit
+   * instead of one per document. Optional: without it, callers write one document at a time.
+   */
+  writeDocuments?(
+    tenantId: string,
+    collection: string,
+    changes: { put: { id: string; value: JsonObject }[]; delete: string[] },
+  ): Promise<void>;
   /** Resolves true when a document was deleted. */
   deleteDocument(tenantId: string, collection: string, id: string): Promise<boolean>;
   listDocuments(

@@ -98,6 +98,7 @@ export interface MemoryRecordStore {
    *   are candidates (it is never applied after the limit), every distance is exact, and `limit`
    *   results come back whenever that many records match; a true near neighbour can be missed
    *   (recall@10 ≈ 0.99 on topical embeddings at 100,000 records: see bench/memory-search.ts).
+   *   A driver may answer exactly instead where that is cheaper (a filter naming a small partition).
    * - The SQLite driver also searches exactly, in SQL, tenants of at most 5,000 memories and
    *   filters on `lastAccessed` (which its in-process index does not follow).
    */
@@ -122,6 +123,13 @@ export interface MemoryRecordStore {
     filter: MemoryFilter,
     window: number,
   ): Promise<SessionNeighbors[]>;
+  /**
+   * An opaque token that changes whenever a record of the tenant is inserted, superseded, deleted
+   * or re-embedded (access statistics do not count); it may also change for other reasons (a
+   * write to another tenant). What a caller derived from the records stays valid while it is
+   * unchanged, so per-turn readers cache on it. Optional: a driver without it gets no caching.
+   */
+  memoryRevision?(tenantId: string): Promise<string>;
   /** Bumps access counts by one and sets `lastAccessed` to `at` (search hits, working-set use); unknown ids are ignored. */
   recordAccess(tenantId: string, ids: string[], at: string): Promise<void>;
   /** Ids (oldest first) of current records with no embedding from `model`: what to re-embed. */

@@ -1,10 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { MemoryFilter } from '../core/schemas/memory-record.js';
 import { seededRandom } from '../core/vectors/seeded-random.js';
 import { cosineDistance, vectorNorm } from './memory-rules.js';
 import { VectorCollection } from './vector-collection.js';
 
-type Row = { id: string; keep: boolean };
+type Row = {
+  id: string;
+  keep: boolean;
+  userId: string | null;
+  agentId: string | null;
+  memoryType: 'semantic' | 'episodic';
+  documentId: string | null;
+};
+const fields = { userId: null, agentId: null, memoryType: 'semantic', documentId: null } as const;
 
 /** Brute force over `live`: the accepted rows by cosine distance, ties by id. */
 function exact(live: Map<number, { row: Row; vector: number[] }>, query: number[], limit: number) {
@@ -35,7 +44,7 @@ describe('vector collection', () => {
           const live = new Map<number, { row: Row; vector: number[] }>();
           for (const step of operations) {
             if ('set' in step) {
-              const row = { id: `v${String(step.set).padStart(3, '0')}`, keep: step.keep };
+              const row = { id: `v${String(step.set).padStart(3, '0')}`, keep: step.keep, ...fields };
               collection.set(step.set, row, Float32Array.from(step.vector));
               live.set(step.set, { row, vector: step.vector });
             } else {
@@ -64,7 +73,7 @@ describe('vector collection', () => {
     const live = new Map<number, { row: Row; vector: number[] }>();
     for (let key = 0; key < 7_000; key += 1) {
       const vector = Array.from({ length: 8 }, () => Math.fround(random() - 0.5));
-      const row = { id: `r${String(key).padStart(4, '0')}`, keep: key % 40 === 0 };
+      const row = { id: `r${String(key).padStart(4, '0')}`, keep: key % 40 === 0, ...fields };
       collection.set(key, row, Float32Array.from(vector));
       live.set(key, { row, vector });
     }
@@ -80,5 +89,92 @@ describe('vector collection', () => {
         [...broad.map((hit) => hit.distance)].sort((a, b) => a - b),
       );
     }
+  });
+
+  it('scans only the partition a filter names, with the same results as a scan of every row', () => {
+    const random = seededRandom(5);
+    const collection = new VectorCollection<Row>(8);
+    const live = new Map<number, { row: Row; vector: number[] }>();
+    const rowOf = (key: number): Row => ({
+      id: `r${String(key).padStart(5, '0')}`,
+      keep: true,
+      userId: key % 3 === 0 ? null : `user-${key % 7}`,
+      agentId: key % 11 === 0 ? 'agent-a' : null,
+      memoryType: key % 50 === 0 ? 'episodic' : 'semantic',
+      documentId: key % 97 === 0 ? `doc-${key % 2}` : null,
+    });
+    for (let key = 0; key < 12_000; key += 1) {
+      const vector = Array.from({ length: 8 }, () => Math.fround(random() - 0.5));
+      collection.set(key, rowOf(key), Float32Array.from(vector));
+      live.set(key, { row: rowOf(key), vector });
+    }
+    // Replacements and deletes move rows between partitions.
+    for (let key = 0; key < 12_000; key += 5) {
+      if (key % 10 === 0) {
+        collection.delete(key);
+        live.delete(key);
+      } else {
+        const row = { ...rowOf(key + 1), id: rowOf(key).id };
+        const vector = live.get(key)?.vector ?? [];
+        collection.set(key, row, Float32Array.from(vector));
+        live.set(key, { row, vector });
+      }
+    }
+    const filters: { filter: MemoryFilter; test: (row: Row) => boolean }[] = [
+      {
+        filter: { includeSuperseded: false, agentId: { eq: 'agent-a' }, documentId: { exists: true } },
+        test: (row) => row.agentId === 'agent-a' && row.documentId !== null,
+      },
+      {
+        filter: { includeSuperseded: false, userId: { eq: 'user-2' }, memoryType: { eq: 'episodic' } },
+        test: (row) => row.userId === 'user-2' && row.memoryType === 'episodic',
+      },
+      {
+        filter: { includeSuperseded: false, userId: { any: ['user-1', 'user-4'] } },
+        test: (row) => row.userId === 'user-1' || row.userId === 'user-4',
+      },
+    ];
+    for (const { filter, test } of filters) {
+      const vector = Array.from({ length: 8 }, () => random() - 0.5);
+      const query = Float32Array.from(vector);
+      const narrowed = collection.nearest(query, 20, test, filter);
+      const scanned = collection.nearest(query, 20, test);
+      expect(narrowed).toEqual(scanned);
+      const matching = new Map([...live].filter(([, { row }]) => test(row)));
+      if (matching.size <= 5_000) {
+        expect(narrowed.map((hit) => hit.id)).toEqual(exact(matching, vector, 20).map((hit) => hit.id));
+      }
+    }
+  });
+
+  it('scans a selective partition whole, exactly, rather than most of the index', () => {
+    const random = seededRandom(9);
+    const collection = new VectorCollection<Row>(4);
+    const live = new Map<number, { row: Row; vector: number[] }>();
+    for (let key = 0; key < 150_000; key += 1) {
+      const vector = Array.from({ length: 4 }, () => Math.fround(random() - 0.5));
+      const row: Row = {
+        id: `r${String(key).padStart(6, '0')}`,
+        keep: true,
+        userId: 'user-1',
+        agentId: null,
+        memoryType: key % 29 === 0 ? 'episodic' : 'semantic',
+        documentId: null,
+      };
+      collection.set(key, row, Float32Array.from(vector));
+      if (row.memoryType === 'episodic') live.set(key, { row, vector });
+    }
+    const filter: MemoryFilter = { includeSuperseded: false, memoryType: { eq: 'episodic' } };
+    const query = [0.3, -0.2, 0.1, 0.4];
+    const found = collection.nearest(
+      Float32Array.from(query),
+      20,
+      (row) => row.memoryType === 'episodic',
+      filter,
+    );
+    // 5,173 episodes: past the exact threshold, yet the index would scan about 200 / 3.4 % of it.
+    expect(live.size).toBe(5_173);
+    expect(found.map((hit) => hit.id)).toEqual(exact(live, query, 20).map((hit) => hit.id));
+    expect(collection.scannedByLastSearch).toBe(5_173);
   });
 });

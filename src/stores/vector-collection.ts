@@ -1,5 +1,7 @@
+import type { MemoryFilter } from '../core/schemas/memory-record.js';
 import { EXACT_SEARCH_THRESHOLD, IvfIndex, type IvfSearchOptions } from '../core/vectors/ivf-index.js';
 import type { Neighbour } from '../core/vectors/nearest-heap.js';
+import { FilterPartitions, type PartitionFields } from './filter-partitions.js';
 import { compareCodePoints } from './memory/list-order.js';
 
 /** Accepted candidates an index search scans per result asked for, and at least: slack for filters. */
@@ -22,14 +24,22 @@ const TRAINING_SLICE_MS = 4;
  *   neighbour in an unprobed cell can be missed. A result shorter than `limit` means every cell was
  *   scanned, so there is no approximate short answer to fall back from.
  *
+ * When the caller passes the filter, the rows counted are those of the smallest partition it
+ * confines matches to (its user, agent, memory types or documents: `filter-partitions.ts`), so a
+ * narrow filter costs what it matches, not the collection's size; the results are the same. Past
+ * the exact threshold, a partition smaller than what the index would scan for the filter is
+ * scanned whole instead: exact, and cheaper (an agent's or a user's episodes in a large tenant).
+ *
  * Keys are the driver's row keys (any integers; the index gets dense slots for them); ties at equal
  * distance go by row id, by code point.
  */
-export class VectorCollection<Row extends { readonly id: string }> {
+export class VectorCollection<Row extends { readonly id: string } & PartitionFields> {
   /** The driver's keys, by the dense slot the index knows each row under. */
   private readonly slotOf = new Map<number, number>();
   private readonly rows: (Row | undefined)[] = [];
   private readonly freeSlots: number[] = [];
+  /** Slots by user, agent, memory type and document presence. */
+  private readonly partitions = new FilterPartitions<number>();
   private readonly index: IvfIndex;
   /** The slots a filter accepts, while they are few enough for an exact scan (reused: no garbage). */
   private readonly accepted = new Int32Array(EXACT_SEARCH_THRESHOLD + 1);
@@ -46,6 +56,11 @@ export class VectorCollection<Row extends { readonly id: string }> {
     return this.slotOf.size;
   }
 
+  /** How many vectors the last search computed a distance to (for tests and benchmarks). */
+  get scannedByLastSearch(): number {
+    return this.index.lastScanned;
+  }
+
   keys(): IterableIterator<number> {
     return this.slotOf.keys();
   }
@@ -57,6 +72,9 @@ export class VectorCollection<Row extends { readonly id: string }> {
       slot = this.freeSlots.pop() ?? this.rows.length;
       this.slotOf.set(key, slot);
     }
+    const previous = this.rows[slot];
+    if (previous !== undefined) this.partitions.remove(slot, previous);
+    this.partitions.add(slot, row);
     this.rows[slot] = row;
     this.index.add(slot, vector);
   }
@@ -65,38 +83,64 @@ export class VectorCollection<Row extends { readonly id: string }> {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
     this.slotOf.delete(key);
+    const row = this.rows[slot];
+    if (row !== undefined) this.partitions.remove(slot, row);
     this.rows[slot] = undefined;
     this.freeSlots.push(slot);
     this.index.remove(slot);
     return true;
   }
 
-  /** The `limit` rows nearest to `query` among those `accept` lets through, nearest first. */
+  /**
+   * The `limit` rows nearest to `query` among those `accept` lets through, nearest first. `filter`,
+   * when given, is the filter `accept` implements: its partitions narrow the rows counted.
+   */
   nearest(
     query: Float32Array,
     limit: number,
     accept: (row: Row) => boolean,
+    filter?: MemoryFilter,
   ): { id: string; distance: number }[] {
     if (limit <= 0) return [];
     const { rows, index } = this;
     const rowAt = (slot: number) => rows[slot] as Row;
     const tieBreak = (left: number, right: number) => compareCodePoints(rowAt(left).id, rowAt(right).id);
     let count = 0;
-    for (let slot = 0; slot < rows.length && count <= EXACT_SEARCH_THRESHOLD; slot += 1) {
-      const row = rows[slot];
-      if (row !== undefined && accept(row)) this.accepted[count++] = slot;
+    const narrowed = filter ? this.partitions.narrowest(filter) : null;
+    if (narrowed) {
+      for (const slot of narrowed.keys()) {
+        if (count > EXACT_SEARCH_THRESHOLD) break;
+        const row = rows[slot];
+        if (row !== undefined && accept(row)) this.accepted[count++] = slot;
+      }
+    } else {
+      for (let slot = 0; slot < rows.length && count <= EXACT_SEARCH_THRESHOLD; slot += 1) {
+        const row = rows[slot];
+        if (row !== undefined && accept(row)) this.accepted[count++] = slot;
+      }
     }
+    if (count <= EXACT_SEARCH_THRESHOLD) {
+      const exact = index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak);
+      return exact.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
+    }
+    const minScanned = Math.ceil(Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / this.acceptedShare(accept));
+    // A selective filter would have the index scan about `minScanned` vectors to find enough
+    // accepted ones; when its partition is smaller, scanning that partition is cheaper and exact.
     const neighbours: Neighbour[] =
-      count <= EXACT_SEARCH_THRESHOLD
-        ? index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak)
-        : this.searchIndex(query, limit, {
-            accept: (slot) => accept(rowAt(slot)),
-            tieBreak,
-            minScanned: Math.ceil(
-              Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / this.acceptedShare(accept),
-            ),
-          });
+      narrowed && narrowed.size <= minScanned
+        ? index.searchKeys(query, limit, this.acceptedIn(narrowed.keys(), accept), tieBreak)
+        : this.searchIndex(query, limit, { accept: (slot) => accept(rowAt(slot)), tieBreak, minScanned });
     return neighbours.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
+  }
+
+  /** The slots among `slots` whose rows `accept` lets through. */
+  private acceptedIn(slots: Iterable<number>, accept: (row: Row) => boolean): number[] {
+    const found: number[] = [];
+    for (const slot of slots) {
+      const row = this.rows[slot];
+      if (row !== undefined && accept(row)) found.push(slot);
+    }
+    return found;
   }
 
   /**

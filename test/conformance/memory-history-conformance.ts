@@ -36,6 +36,32 @@ function nextVersion(overrides: Parameters<typeof newMemory>[1] = {}): MemoryUpd
 
 /** Stable ids: `updateMemory` writes versions in place, `memoryHistory` reads them back. */
 export function describeMemoryHistoryConformance(context: MemoryConformanceContext): void {
+  it('moves the memory revision on an in-place version, and partitions follow its new owner', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('m', { text: 'owns a bike', userId: 'ada', vector: [1, 0, 0, 0] })]);
+    const revision = () => (memories.memoryRevision as (tenant: string) => Promise<string>)(TENANT);
+    const before = await revision();
+    // Only the metadata and owner change: caches validated by the revision must still see it.
+    await memories.updateMemory(
+      TENANT,
+      'm',
+      nextVersion({
+        text: 'owns a bike',
+        userId: 'bob',
+        metadata: { status: 'approved' },
+        vector: [1, 0, 0, 0],
+      }),
+    );
+    expect(await revision()).not.toBe(before);
+    const byUser = (userId: string) => ({ ...CURRENT, userId: { eq: userId } });
+    expect(idsOf(await memories.searchVector(TENANT, unit(1, 0, 0, 0), MODEL, byUser('bob'), 5))).toEqual([
+      'm',
+    ]);
+    expect(await memories.searchVector(TENANT, unit(1, 0, 0, 0), MODEL, byUser('ada'), 5)).toEqual([]);
+    expect(idsOf(await memories.searchText(TENANT, 'bike', byUser('bob'), 5))).toEqual(['m']);
+    expect(await memories.searchText(TENANT, 'bike', byUser('ada'), 5)).toEqual([]);
+  });
+
   it('keeps the id across versions, counting them, and reads the history newest first', async () => {
     const { memories } = context;
     await insertAll(memories, [newMemory('m', { text: 'lives in Porto', validFrom: day(0) })]);

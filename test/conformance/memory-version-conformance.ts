@@ -18,6 +18,32 @@ const unit = (...values: number[]) => Float32Array.from(values);
 
 /** Merges (supersede chains), deletion and its index cleanup, access counting, re-embedding. */
 export function describeMemoryVersionConformance(context: MemoryConformanceContext): void {
+  it('moves its memory revision on every write of records or vectors, never on reads or access', async () => {
+    const { memories } = context;
+    // Optional in the contract; every driver of this repository keeps one (caches rely on it).
+    const revision = () => (memories.memoryRevision as (tenant: string) => Promise<string>)(TENANT);
+    const seen = new Set<string>([await revision()]);
+    const moved = async () => {
+      const now = await revision();
+      expect(seen.has(now)).toBe(false);
+      seen.add(now);
+    };
+    await insertAll(memories, [newMemory('r1', { text: 'lives in Porto' })]);
+    await moved();
+    await memories.supersede(TENANT, 'r1', newMemory('r2', { text: 'lives in Lisbon', validFrom: day(1) }));
+    await moved();
+    await memories.setEmbeddings(TENANT, MODEL, [{ id: 'r2', vector: unit(0, 1, 0, 0) }]);
+    await moved();
+    const unchanged = await revision();
+    await memories.recordAccess(TENANT, ['r2'], day(2));
+    await memories.getMemories(TENANT, ['r1', 'r2']);
+    await memories.listMemories(TENANT, CURRENT, { limit: 10, offset: 0 });
+    await memories.searchText(TENANT, 'Lisbon', CURRENT, 10);
+    expect(await revision()).toBe(unchanged);
+    await memories.deleteMemories(TENANT, ['r1']);
+    await moved();
+  });
+
   it('supersedes v1 → v2 → v3, closing each old version in the same step', async () => {
     const { memories } = context;
     await insertAll(memories, [newMemory('v1', { text: 'lives in Porto', validFrom: day(0) })]);

@@ -82,6 +82,34 @@ describe('Bm25Index pruning', () => {
     );
   });
 
+  it('scores only the candidates it is given (a superset of the accepted ids) with the same result', () => {
+    fc.assert(
+      fc.property(
+        corpus,
+        fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 40 }),
+        fc.array(word, { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 2, max: 40 }),
+        (documents, removed, queryWords, limit, modulus) => {
+          const index = new Bm25Index();
+          for (const [key, body] of documents) index.add(`d${key}`, body);
+          for (const key of removed) index.remove(`d${key}`);
+          const query = queryWords.join(' ');
+          const accept = (id: string) => Number(id.slice(1)) % modulus === 0;
+          // A superset of the accepted ids, with repeats and absent ids, as partitions may give.
+          const ids = Array.from({ length: 302 }, (_, key) => `d${key}`).filter(
+            (id) => accept(id) || Number(id.slice(1)) % 7 === 0,
+          );
+          const candidates = { size: 0, ids: () => [...ids, ...ids] };
+          expect(index.search(query, limit, accept, candidates)).toEqual(
+            index.searchExhaustive(query, limit, accept),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('agrees with a plain BM25 written out in full', () => {
     const index = new Bm25Index();
     const texts = ['kayak lake', 'kayak kayak trip', 'lake sun paint art', 'dog'];

@@ -10,6 +10,15 @@ export interface Bm25Options {
 
 export type Bm25Hit = ScoredId;
 
+/**
+ * Ids known to include every document a search's filter accepts (and maybe others): when they are
+ * fewer than the query terms' postings, only they are scored.
+ */
+export interface Candidates {
+  size: number;
+  ids: () => Iterable<string>;
+}
+
 /** Relative slack on score bounds, far above the rounding of a sum of a few positive terms. */
 const BOUND_SLACK = 1 + 1e-9;
 
@@ -80,6 +89,12 @@ export class Bm25Index<Item = undefined> {
     }
   }
 
+  /** What was attached to the document `id` when it was added (undefined when absent). */
+  item(id: string): Item | undefined {
+    const slot = this.slotById.get(id);
+    return slot === undefined ? undefined : this.documents[slot]?.item;
+  }
+
   /** Removes a document; a no-op when absent. */
   remove(id: string): void {
     const slot = this.slotById.get(id);
@@ -108,9 +123,17 @@ export class Bm25Index<Item = undefined> {
    * terms could add together, documents found only in those terms' lists are never scored; their
    * lists are merely probed for the documents the other terms bring.
    */
-  search(query: string, limit: number, accept: (id: string, item: Item) => boolean = () => true): Bm25Hit[] {
+  search(
+    query: string,
+    limit: number,
+    accept: (id: string, item: Item) => boolean = () => true,
+    candidates?: Candidates,
+  ): Bm25Hit[] {
     const terms = this.queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
+    if (candidates && candidates.size <= this.postingCount(terms)) {
+      return this.scoreCandidates(terms, limit, accept, candidates.ids());
+    }
     const averageLength = this.averageLength();
     const cursors: Cursor[] = [];
     terms.forEach((term, order) => {
@@ -205,6 +228,53 @@ export class Bm25Index<Item = undefined> {
       const entry = this.documents[document];
       if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
         best.add({ id: entry.id, score });
+      }
+    }
+    return best.sorted();
+  }
+
+  /** How many postings the query's terms hold together: what a walk of their lists could visit. */
+  private postingCount(terms: readonly string[]): number {
+    let count = 0;
+    for (const term of terms) count += this.postings.get(term)?.size ?? 0;
+    return count;
+  }
+
+  /**
+   * Scores only `ids` (each looked up in the query terms' postings), summing in query-term order as
+   * `search` does: the same hits, at a cost that follows the candidates, not the postings.
+   */
+  private scoreCandidates(
+    terms: readonly string[],
+    limit: number,
+    accept: (id: string, item: Item) => boolean,
+    ids: Iterable<string>,
+  ): Bm25Hit[] {
+    const averageLength = this.averageLength();
+    const lists = terms.map((term) => {
+      const list = this.postings.get(term);
+      return list ? { list, idf: this.idf(list) } : null;
+    });
+    const best = new TopHits(limit);
+    const seen = new Set<number>();
+    for (const id of ids) {
+      const document = this.slotById.get(id);
+      if (document === undefined || seen.has(document)) continue;
+      seen.add(document);
+      let score = 0;
+      let matched = false;
+      for (const entry of lists) {
+        if (entry === null) continue;
+        const position = entry.list.seek(0, document);
+        if (position < entry.list.size && entry.list.documents[position] === document) {
+          matched = true;
+          const frequency = entry.list.frequencies[position] ?? 0;
+          score += this.contribution(entry.idf, frequency, this.lengths[document] ?? 0, averageLength);
+        }
+      }
+      const held = this.documents[document];
+      if (matched && held !== undefined && best.admits(score, held.id) && accept(held.id, held.item)) {
+        best.add({ id: held.id, score });
       }
     }
     return best.sorted();

@@ -42,7 +42,7 @@ async function storedTraces(store: EngramStore, tenantId: string): Promise<strin
 describe('createTraceLog', () => {
   it('lists a session’s traces newest first and keeps only the last `retention`', async () => {
     const store = createMemoryStore();
-    const log = createTraceLog(store.documents, () => new Date(), 3);
+    const log = createTraceLog(store.documents, () => new Date(), { retention: 3 });
     const ids = [];
     for (let turn = 0; turn < 5; turn++) {
       ids.push((await log.record(session, 'support', traceWith({ durationMs: turn })))?.id);
@@ -70,9 +70,43 @@ describe('createTraceLog', () => {
     expect((await log.list(session)).total).toBe(1);
   });
 
+  it('writes traces off the turn, in one write per batch, only once flushed', async () => {
+    const store = createMemoryStore();
+    const writes: string[] = [];
+    const documents = Object.create(store.documents) as EngramStore['documents'];
+    documents.writeDocuments = (tenantId, collection, changes) => {
+      writes.push(`${tenantId}:${changes.put.length}+${changes.delete.length}-`);
+      return store.documents.writeDocuments?.(tenantId, collection, changes) ?? Promise.resolve();
+    };
+    documents.putDocument = () => Promise.reject(new Error('one document at a time'));
+    const log = createTraceLog(documents, () => new Date(), { retention: 3, delayMs: 60_000 });
+    const ids = [];
+    for (let turn = 0; turn < 2; turn++) ids.push((await log.record(session, 'a', traceWith()))?.id);
+    await log.record({ ...session, tenantId: 't2' }, 'a', traceWith());
+    expect(await storedTraces(store, 't1')).toBe('[]');
+    await log.flush();
+    expect(writes).toEqual(['t1:2+0-', 't2:1+0-']);
+    // A later batch: the newest 3 stay, the oldest goes in the same write.
+    for (let turn = 0; turn < 2; turn++) ids.push((await log.record(session, 'a', traceWith()))?.id);
+    await log.flush();
+    expect(writes.at(-1)).toBe('t1:2+1-');
+    expect((await log.list(session)).traces.map((trace) => trace.id)).toEqual(ids.slice(1).reverse());
+  });
+
+  it('holds at most `queueCapacity` traces; close writes them and records no more', async () => {
+    const store = createMemoryStore();
+    const log = createTraceLog(store.documents, () => new Date(), { queueCapacity: 2, delayMs: 60_000 });
+    expect(await log.record(session, 'a', traceWith())).not.toBeNull();
+    expect(await log.record(session, 'a', traceWith())).not.toBeNull();
+    expect(await log.record(session, 'a', traceWith())).toBeNull();
+    await log.close();
+    expect(await log.record(session, 'a', traceWith())).toBeNull();
+    expect(JSON.parse(await storedTraces(store, 't1'))).toHaveLength(2);
+  });
+
   it('records nothing with retention 0', async () => {
     const store = createMemoryStore();
-    const log = createTraceLog(store.documents, () => new Date(), 0);
+    const log = createTraceLog(store.documents, () => new Date(), { retention: 0 });
     expect(await log.record(session, 'a', traceWith())).toBeNull();
     expect((await log.list(session)).total).toBe(0);
   });
@@ -149,6 +183,9 @@ describe('engram.assemble and the trace log', () => {
         putDocument: async () => {
           throw new StoreError('disk full');
         },
+        writeDocuments: async () => {
+          throw new StoreError('disk full');
+        },
       },
     });
     const errors: unknown[] = [];
@@ -160,6 +197,7 @@ describe('engram.assemble and the trace log', () => {
     });
     const result = await engram.assemble({ session, message: 'hello' });
     expect(result.messages).not.toHaveLength(0);
+    await engram.traces.flush();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(StoreError);
     await engram.close();

@@ -7,6 +7,7 @@ import type { SessionKey } from '../../core/schemas/session.js';
 import type { DocumentStore } from '../../stores/document-store.js';
 import { newId } from '../new-id.js';
 import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
+import { WriteBehind } from '../write-behind.js';
 
 /** The `store.documents` collection traces live in. */
 export const TRACES_COLLECTION = 'traces';
@@ -53,13 +54,39 @@ const listSchema = z.object({ limit: z.number().int().min(1).max(1_000).default(
 export interface TraceLog {
   /** How many traces each session keeps (0: nothing is recorded). */
   readonly retention: number;
-  /** Stores the trace (stripped of anything content-bearing) and prunes the session's oldest. */
+  /**
+   * Queues the trace (stripped of anything content-bearing) to be stored, with the pruning of the
+   * session's oldest, in the next batch (within a second): never waits for the store. Null when
+   * nothing is recorded (retention 0, or the queue is full).
+   */
   record(session: SessionRef, agentId: string, trace: ContextTrace): Promise<TraceRecord | null>;
-  /** The session's traces, newest first, with how many are kept in all. */
+  /** The session's traces, newest first, with how many are kept in all (queued ones written first). */
   list(
     session: SessionRef,
     page?: z.input<typeof listSchema>,
   ): Promise<{ traces: TraceRecord[]; total: number }>;
+  /** Writes every queued trace. */
+  flush(): Promise<void>;
+  /** Writes every queued trace and records no more. */
+  close(): Promise<void>;
+}
+
+/** Options of the trace log's write-behind queue (see `WriteBehind`). */
+export interface TraceLogOptions {
+  retention?: number;
+  /** Traces waiting at most; past it new ones are dropped. Default 10,000. */
+  queueCapacity?: number;
+  /** Longest a trace waits before its batch is written. Default 1,000 ms. */
+  delayMs?: number;
+  /** Failed batch writes. */
+  onError?: (error: unknown) => void;
+}
+
+/** A trace waiting to be written. */
+interface QueuedTrace {
+  tenantId: string;
+  prefix: string;
+  record: TraceRecord;
 }
 
 /**
@@ -108,13 +135,61 @@ function sessionPrefix(key: SessionKey): string {
   return `${digest.slice(0, 32)}:`;
 }
 
-/** Traces in `store.documents` (collection `traces`), at most `retention` per session. */
+/**
+ * Traces in `store.documents` (collection `traces`), at most `retention` per session. Traces are
+ * diagnostics: a turn queues its trace and goes on, and batches are written off the request, one
+ * atomic write per tenant (`writeDocuments`) holding the new traces and the deletion of those past
+ * the retention. A crash loses at most the last `delayMs` of traces (docs/inspector.md).
+ */
 export function createTraceLog(
   documents: DocumentStore,
   clock: () => Date,
-  retention: number = DEFAULT_TRACE_RETENTION,
+  options: TraceLogOptions = {},
 ): TraceLog {
-  const keep = parseWith(z.number().int().nonnegative().max(100_000), retention, 'trace retention');
+  const keep = parseWith(
+    z.number().int().nonnegative().max(100_000),
+    options.retention ?? DEFAULT_TRACE_RETENTION,
+    'trace retention',
+  );
+
+  /** Writes one tenant's traces and deletes what falls past the retention, in one write. */
+  async function writeTenant(tenantId: string, queued: QueuedTrace[]): Promise<void> {
+    const byPrefix = new Map<string, TraceRecord[]>();
+    for (const { prefix, record } of queued) byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), record]);
+    const put: { id: string; value: JsonObject }[] = [];
+    const stale: string[] = [];
+    for (const [prefix, records] of byPrefix) {
+      // Ids grow with time: of a burst past the retention, only the newest are worth writing.
+      const kept = records.slice(-keep);
+      for (const record of kept) put.push({ id: record.id, value: record as unknown as JsonObject });
+      // Usually one past the limit; a page bounds the work if retention was lowered.
+      const { documents: older } = await documents.listDocuments(tenantId, TRACES_COLLECTION, {
+        prefix,
+        order: 'id-desc',
+        offset: Math.max(0, keep - kept.length),
+        limit: 100,
+      });
+      stale.push(...older.map((document) => document.id));
+    }
+    if (documents.writeDocuments) {
+      await documents.writeDocuments(tenantId, TRACES_COLLECTION, { put, delete: stale });
+      return;
+    }
+    for (const { id, value } of put) await documents.putDocument(tenantId, TRACES_COLLECTION, id, value);
+    for (const id of stale) await documents.deleteDocument(tenantId, TRACES_COLLECTION, id);
+  }
+
+  const queue = new WriteBehind<QueuedTrace>({
+    capacity: options.queueCapacity ?? 10_000,
+    delayMs: options.delayMs ?? 1_000,
+    onError: options.onError ?? ((error) => console.error('engram: trace write failed', error)),
+    async write(batch) {
+      const byTenant = new Map<string, QueuedTrace[]>();
+      for (const item of batch) byTenant.set(item.tenantId, [...(byTenant.get(item.tenantId) ?? []), item]);
+      for (const [tenantId, queued] of byTenant) await writeTenant(tenantId, queued);
+    },
+  });
+
   return {
     retention: keep,
 
@@ -132,27 +207,13 @@ export function createTraceLog(
         createdAt: now.toISOString(),
         trace: toStoredTrace(trace),
       };
-      await documents.putDocument(
-        key.tenantId,
-        TRACES_COLLECTION,
-        record.id,
-        record as unknown as JsonObject,
-      );
-      // Usually one past the limit; a page bounds the work if retention was lowered.
-      const { documents: stale } = await documents.listDocuments(key.tenantId, TRACES_COLLECTION, {
-        prefix,
-        order: 'id-desc',
-        offset: keep,
-        limit: 100,
-      });
-      for (const document of stale)
-        await documents.deleteDocument(key.tenantId, TRACES_COLLECTION, document.id);
-      return record;
+      return queue.push({ tenantId: key.tenantId, prefix, record }) ? record : null;
     },
 
     async list(session, page = {}) {
       const key = toSessionKey(session);
       const { limit } = parseWith(listSchema, page, 'trace list');
+      await queue.flush();
       const { documents: found, total } = await documents.listDocuments(key.tenantId, TRACES_COLLECTION, {
         prefix: sessionPrefix(key),
         order: 'id-desc',
@@ -161,5 +222,8 @@ export function createTraceLog(
       });
       return { traces: found.map((document) => document.value as unknown as TraceRecord), total };
     },
+
+    flush: () => queue.flush(),
+    close: () => queue.close(),
   };
 }

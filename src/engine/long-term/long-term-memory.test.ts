@@ -145,6 +145,9 @@ describe('long-term memory', () => {
     expect(ids).not.toContain(dinghy?.id);
     expect(set.items.find((item) => item.id === allergy?.id)?.pinned).toBe(true);
     expect(set.items[0]?.components.similarity).toBeGreaterThanOrEqual(0);
+    // Access statistics are written off the turn, in batches: seen once flushed.
+    expect((await memories.get(tenant, sailing?.id ?? '')).accessCount).toBe(0);
+    await memories.flush();
     expect((await memories.get(tenant, sailing?.id ?? '')).accessCount).toBe(1);
   });
 

@@ -23,6 +23,7 @@ import { l2Normalize } from '../../providers/embeddings/l2-normalize.js';
 import { hybridSearch, type SearchRequest, type SearchResult } from '../../retrieval/hybrid-search.js';
 import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../../stores/memory-record-store.js';
 import { newId } from '../new-id.js';
+import { WriteBehind } from '../write-behind.js';
 
 /** Most records one create, edit or delete may name. */
 export const MAX_MEMORY_BATCH = 1_000;
@@ -98,6 +99,22 @@ export interface LongTermMemory {
   reembed(tenantId: string, batchSize?: number): Promise<number>;
   /** Resolves when a background re-embedding of the tenant (if any) has finished. */
   idle(tenantId: string): Promise<void>;
+  /**
+   * The store's memory revision (`MemoryRecordStore.memoryRevision`): what is derived from the
+   * tenant's records stays valid while it is unchanged. Null when the store cannot tell.
+   */
+  revision(tenantId: string): Promise<string | null>;
+  /** Writes the queued access statistics of working sets (see `workingSet`). */
+  flush(): Promise<void>;
+  /** Writes the queued access statistics and queues no more. */
+  close(): Promise<void>;
+}
+
+/** One working set's use of memories, waiting to be written. */
+interface AccessUse {
+  tenantId: string;
+  ids: string[];
+  at: string;
 }
 
 /** The input fields of a stored record that a version carries (what an edit starts from). */
@@ -160,6 +177,29 @@ export function createLongTermMemory(
       .finally(() => reembedding.delete(tenantId));
     reembedding.set(tenantId, run);
   }
+
+  /**
+   * Writes a batch of working-set uses: per tenant, each memory's count goes up by its uses and
+   * its access time becomes the batch's latest (one store call per distinct use count, usually one).
+   */
+  async function writeAccess(batch: AccessUse[]): Promise<void> {
+    const byTenant = new Map<string, { uses: Map<string, number>; at: string }>();
+    for (const { tenantId, ids, at } of batch) {
+      const entry = byTenant.get(tenantId) ?? { uses: new Map<string, number>(), at };
+      for (const id of new Set(ids)) entry.uses.set(id, (entry.uses.get(id) ?? 0) + 1);
+      if (at > entry.at) entry.at = at;
+      byTenant.set(tenantId, entry);
+    }
+    for (const [tenantId, { uses, at }] of byTenant) {
+      for (let round = 1; ; round++) {
+        const ids = [...uses].filter(([, count]) => count >= round).map(([id]) => id);
+        if (ids.length === 0) break;
+        await store.recordAccess(tenantId, ids, at);
+      }
+    }
+  }
+  // Access statistics are bookkeeping, not part of the answer: written in batches off the turn.
+  const access = new WriteBehind<AccessUse>({ write: writeAccess, onError: onBackgroundError });
 
   async function toNewRecords(
     inputs: MemoryRecordInput[],
@@ -302,18 +342,20 @@ export function createLongTermMemory(
       );
       const byId = new Map(candidates.map(({ memory }) => [memory.id, memory]));
       const memories = set.items.flatMap((item) => byId.get(item.id) ?? []);
-      if (memories.length > 0 && request.recordAccess !== false)
-        await store.recordAccess(
-          tenantId,
-          memories.map((memory) => memory.id),
-          now.toISOString(),
-        );
+      if (memories.length > 0 && request.recordAccess !== false) {
+        access.push({ tenantId, ids: memories.map((memory) => memory.id), at: now.toISOString() });
+      }
       return { ...set, memories };
     },
 
     async idle(tenantId) {
       await reembedding.get(tenantId);
     },
+
+    flush: () => access.flush(),
+    close: () => access.close(),
+
+    revision: async (tenantId) => (store.memoryRevision ? store.memoryRevision(tenantId) : null),
 
     async reembed(tenantId, batchSize = 256) {
       const pending = await store.findUnembedded(tenantId, embedder.model, batchSize);

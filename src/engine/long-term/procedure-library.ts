@@ -1,7 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { NotFoundError, parseEdit, parseWith } from '../../core/errors.js';
-import { cachedLinearPattern, compileLinearPattern } from '../../core/patterns/linear-pattern.js';
+import {
+  cachedLinearPattern,
+  compileLinearPattern,
+  type LinearPattern,
+} from '../../core/patterns/linear-pattern.js';
 import type { MemoryRecord, MemoryWriter } from '../../core/schemas/memory-record.js';
 import {
   type Procedure,
@@ -17,6 +21,9 @@ import type { LongTermMemory } from './long-term-memory.js';
 
 /** Procedures of one agent are few; this bounds how many are scanned per match. */
 const MAX_PROCEDURES_PER_AGENT = 1_000;
+
+/** Agents whose approved procedures are cached at most; past it the cache starts over. */
+const CACHED_AGENTS = 1_000;
 
 /** How much of a message trigger patterns are tried on (its start). */
 export const MAX_TRIGGER_INPUT_CHARS = 2_000;
@@ -93,13 +100,21 @@ export function renderProcedure(procedure: Procedure): string {
   return [`${procedure.name}:`, ...procedure.steps.map((step, index) => `${index + 1}. ${step}`)].join('\n');
 }
 
-/** Whether a stored trigger matches; one stored before RE2 that RE2 refuses never matches. */
-function triggerMatches(trigger: string, text: string): boolean {
+/** A stored trigger compiled for RE2; one stored before RE2 that RE2 refuses never matches. */
+function linearTrigger(trigger: string): LinearPattern[] {
   try {
-    return cachedLinearPattern(trigger).test(text);
+    return [cachedLinearPattern(trigger)];
   } catch {
-    return false;
+    return [];
   }
+}
+
+/** An agent's approved procedures as matching uses them, valid while the store's revision holds. */
+interface ApprovedSet {
+  revision: string;
+  procedures: { procedure: Procedure; triggers: LinearPattern[] }[];
+  /** The examples' vectors, in procedure then example order, embedded on first need. */
+  exampleVectors: Promise<Float32Array[]> | null;
 }
 
 export function createProcedureLibrary(
@@ -134,6 +149,31 @@ export function createProcedureLibrary(
     return toProcedure(
       await memories.edit(tenantId, id, { text, metadata }, { writtenBy, expectedVersion: record.version }),
     );
+  }
+
+  // Procedures are few and change rarely, while match runs every turn: an agent's approved set is
+  // kept until the store's memory revision moves (any write of any memory, by any process).
+  const approvedSets = new Map<string, ApprovedSet>();
+
+  async function approvedSet(tenantId: string, agentId: string): Promise<ApprovedSet> {
+    const key = JSON.stringify([tenantId, agentId]);
+    const revision = await memories.revision(tenantId);
+    const held = approvedSets.get(key);
+    if (held && revision !== null && held.revision === revision) return held;
+    // Read after the revision: a write in between only makes the next turn read again.
+    const procedures = (await listRecords(tenantId, agentId))
+      .map(toProcedure)
+      .filter((procedure) => procedure.status === 'approved')
+      .map((procedure) => ({
+        procedure,
+        triggers: procedure.triggers.flatMap(linearTrigger),
+      }));
+    const set: ApprovedSet = { revision: revision ?? '', procedures, exampleVectors: null };
+    if (revision !== null) {
+      if (approvedSets.size >= CACHED_AGENTS) approvedSets.clear();
+      approvedSets.set(key, set);
+    }
+    return set;
   }
 
   async function listRecords(tenantId: string, agentId: string): Promise<MemoryRecord[]> {
@@ -188,26 +228,29 @@ export function createProcedureLibrary(
     },
 
     async match(tenantId, agentId, message) {
-      const approved = (await listRecords(tenantId, agentId))
-        .map(toProcedure)
-        .filter((procedure) => procedure.status === 'approved');
-      if (approved.length === 0) return null;
+      const set = await approvedSet(tenantId, agentId);
+      if (set.procedures.length === 0) return null;
       // Triggers run on RE2 (linear time) over a bounded prefix of the message.
       const head = message.slice(0, MAX_TRIGGER_INPUT_CHARS);
-      for (const procedure of approved) {
-        if (procedure.triggers.some((trigger) => triggerMatches(trigger, head))) {
-          return { procedure, score: 1, matchedBy: 'trigger' };
+      for (const { procedure, triggers } of set.procedures) {
+        if (triggers.some((trigger) => trigger.test(head))) {
+          return { procedure: structuredClone(procedure), score: 1, matchedBy: 'trigger' };
         }
       }
-      const withExamples = approved.filter((procedure) => procedure.examples.length > 0);
+      const withExamples = set.procedures.filter(({ procedure }) => procedure.examples.length > 0);
       if (withExamples.length === 0) return null;
       // Each example on its own: a paraphrase matches one example far better than their blend.
-      // The engine's embedder caches vectors, so examples are embedded once, not every turn.
-      const examples = withExamples.flatMap((procedure) => procedure.examples);
-      const [query, ...vectors] = await embedder.embed([message, ...examples]);
+      // Examples are embedded once per approved set, the message every turn.
+      set.exampleVectors ??= embedder
+        .embed(withExamples.flatMap(({ procedure }) => procedure.examples))
+        .catch((error: unknown) => {
+          set.exampleVectors = null; // the next turn tries again
+          throw error;
+        });
+      const [[query], vectors] = await Promise.all([embedder.embed([message]), set.exampleVectors]);
       let best: ProcedureMatch | null = null;
       let next = 0;
-      for (const procedure of withExamples) {
+      for (const { procedure } of withExamples) {
         for (const _example of procedure.examples) {
           const similarity = dotProduct(query as Float32Array, vectors[next++] as Float32Array);
           if (similarity >= threshold && similarity > (best?.score ?? 0)) {
@@ -215,6 +258,7 @@ export function createProcedureLibrary(
           }
         }
       }
+      if (best) best.procedure = structuredClone(best.procedure);
       return best;
     },
   };

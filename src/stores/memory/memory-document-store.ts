@@ -43,6 +43,25 @@ export function createMemoryDocumentStore(clock: () => Date, isClosed: () => boo
       return structuredClone(document);
     },
 
+    async writeDocuments(tenantId, collection, changes) {
+      ensureOpen();
+      const key = keyOf(tenantId, collection);
+      const documents = collections.get(key) ?? new Map<string, StoredDocument>();
+      const now = clock().toISOString();
+      for (const { id, value } of changes.put) {
+        const existing = documents.get(id);
+        documents.set(id, {
+          id,
+          value: structuredClone(value),
+          version: (existing?.version ?? 0) + 1,
+          createdAt: existing?.createdAt ?? now,
+          updatedAt: now,
+        });
+      }
+      for (const id of changes.delete) documents.delete(id);
+      collections.set(key, documents);
+    },
+
     async deleteDocument(tenantId, collection, id) {
       ensureOpen();
       return collections.get(keyOf(tenantId, collection))?.delete(id) ?? false;

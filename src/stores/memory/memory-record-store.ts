@@ -51,17 +51,31 @@ export type ClosableMemoryRecordStore = MemoryRecordStore & {
 export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMemoryRecordStore {
   const tenants = new Map<string, Tenant>();
   let closed = false;
+  /** Bumped by every write of records or vectors (any tenant): `memoryRevision`. */
+  let revision = 0;
 
   const ensureOpen = (): void => {
     if (closed) throw new StoreError('The memory store is closed');
   };
 
-  /** Records of a tenant that `filter` accepts (current ones only, unless it includes superseded). */
+  /**
+   * Records of a tenant that `filter` accepts (current ones only, unless it includes superseded):
+   * only the smallest partition the filter confines matches to is scanned.
+   */
   const matching = (tenantId: string, filter: Parameters<typeof compileMemoryFilter>[0]): MemoryRecord[] => {
+    const tenant = tenants.get(tenantId);
+    if (!tenant) return [];
     const accept = compileMemoryFilter(filter);
     const records: MemoryRecord[] = [];
-    for (const { record } of tenants.get(tenantId)?.entries.values() ?? [])
-      if (accept(record)) records.push(record);
+    const narrowed = tenant.partitions.narrowest(filter);
+    if (narrowed) {
+      for (const id of narrowed.keys()) {
+        const record = tenant.entries.get(id)?.record;
+        if (record && accept(record)) records.push(record);
+      }
+    } else {
+      for (const { record } of tenant.entries.values()) if (accept(record)) records.push(record);
+    }
     return records;
   };
 
@@ -95,7 +109,10 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       });
       // Everything is validated: now the write cannot fail halfway.
       tenants.set(tenantId, tenant);
-      if (planned.length > 0) tenant.counts.clear();
+      if (planned.length > 0) {
+        tenant.counts.clear();
+        revision += 1;
+      }
       for (const next of planned) store(tenant, next);
       return {
         inserted: planned.map(({ entry }) => copyRecord(entry.record)),
@@ -135,6 +152,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       }
       // Validated: now the write cannot fail halfway.
       tenant.counts.clear();
+      revision += 1;
       entry.history.push(toMemoryVersion(current, record.validFrom));
       replaceVersion(tenant, entry, record, next.embedding);
       return copyRecord(entry.record);
@@ -161,6 +179,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         throw duplicateMemoryIdError(replacement.id, ['replacement', 'id']);
       const next = plan(tenant, tenantId, { ...replacement, supersedes: id }, new Map(), ['replacement']);
       tenant.counts.clear();
+      revision += 1;
       forgetCurrentHash(tenant, old.record);
       old.record.supersededBy = next.entry.id;
       old.record.validTo = next.entry.record.validFrom;
@@ -177,9 +196,11 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         const entry = tenant.entries.get(id);
         if (!entry) continue;
         tenant.counts.clear();
+        revision += 1;
         tenant.entries.delete(id);
         if (entry.record.validTo === null) forgetCurrentHash(tenant, entry.record);
         tenant.text.remove(id);
+        tenant.partitions.remove(id, entry.record);
         forgetSession(tenant, entry.record);
         entry.vector?.collection.delete(entry.vector.key);
         deleted += 1;
@@ -192,10 +213,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const tenant = tenants.get(tenantId);
       if (!tenant) return 0;
       return tenant.counts.get(tenantId, filter, () => {
-        const accept = compileMemoryFilter(filter);
-        let count = 0;
-        for (const { record } of tenant.entries.values()) if (accept(record)) count++;
-        return count;
+        return matching(tenantId, filter).length;
       });
     },
 
@@ -215,7 +233,13 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       if (!tenant || limit <= 0) return [];
       const accept = compileMemoryFilter(filter);
       // The filter runs inside the index's scoring loop, before the limit: never a truncated list.
-      return tenant.text.search(query, limit, (_id, record) => accept(record));
+      const narrowed = tenant.partitions.narrowest(filter);
+      return tenant.text.search(
+        query,
+        limit,
+        (_id, record) => accept(record),
+        narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
+      );
     },
 
     async searchVector(tenantId, vector, model, filter, limit) {
@@ -224,7 +248,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const collection = tenants.get(tenantId)?.spaces.get(model);
       if (!collection) return [];
       assertDimensions(model, collection.dimensions, vector, ['vector']);
-      return collection.nearest(vector, limit, compileMemoryFilter(filter));
+      return collection.nearest(vector, limit, compileMemoryFilter(filter), filter);
     },
 
     async sessionNeighbors(tenantId, ids, filter, window) {
@@ -303,7 +327,13 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
           assertDimensions(model, tenant.spaces.get(model)?.dimensions ?? batch.get(model), vector, path);
         }
       });
+      if (planned.length > 0) revision += 1;
       for (const [entry, vector] of planned) attachVector(tenant, entry, model, vector);
+    },
+
+    async memoryRevision() {
+      ensureOpen();
+      return String(revision);
     },
 
     async settled() {

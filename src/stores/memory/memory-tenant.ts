@@ -1,6 +1,7 @@
 import type { MemoryRecord, MemoryVersion } from '../../core/schemas/memory-record.js';
 import { Bm25Index } from '../../core/text/bm25-index.js';
 import { CountCache } from '../count-cache.js';
+import { FilterPartitions } from '../filter-partitions.js';
 import type { NewMemoryRecord } from '../memory-record-store.js';
 import { assertDimensions, assertUsableVector, compareOldestFirst, toMemoryRecord } from '../memory-rules.js';
 import { VectorCollection } from '../vector-collection.js';
@@ -44,6 +45,8 @@ export interface Tenant {
   nextVectorKey: number;
   /** Ids of every record (superseded ones included) by session id, for `sessionNeighbors`. */
   sessions: Map<string, Set<string>>;
+  /** Ids of every record by user, agent, memory type and document presence: filters scan these. */
+  partitions: FilterPartitions<string>;
 }
 
 export const emptyTenant = (): Tenant => ({
@@ -54,6 +57,7 @@ export const emptyTenant = (): Tenant => ({
   spaces: new Map(),
   nextVectorKey: 0,
   sessions: new Map(),
+  partitions: new FilterPartitions(),
 });
 
 /**
@@ -160,6 +164,7 @@ function index(tenant: Tenant, record: MemoryRecord): void {
   const ids = tenant.currentByHash.get(record.memoryHash) ?? new Set<string>();
   tenant.currentByHash.set(record.memoryHash, ids.add(record.id));
   tenant.text.add(record.id, record.text, record);
+  tenant.partitions.add(record.id, record);
   if (record.sessionId !== null) {
     const session = tenant.sessions.get(record.sessionId) ?? new Set<string>();
     tenant.sessions.set(record.sessionId, session.add(record.id));
@@ -179,10 +184,13 @@ export function replaceVersion(
   forgetCurrentHash(tenant, entry.record);
   forgetSession(tenant, entry.record);
   tenant.text.remove(entry.id);
-  Object.assign(entry.record, next, { embeddingModel: entry.record.embeddingModel });
+  // Partitions (the tenant's and the vector collections') are keyed by the record's fields: leave
+  // them while the fields are still the old ones.
+  tenant.partitions.remove(entry.id, entry.record);
+  detachVector(entry);
+  Object.assign(entry.record, next, { embeddingModel: null });
   index(tenant, entry.record);
   if (embedding) attachVector(tenant, entry, embedding.model, embedding.vector);
-  else detachVector(entry);
 }
 
 /** Removes the entry's vector, if any. */

@@ -351,6 +351,44 @@ export const migrations: readonly Migration[] = [
       WHERE valid_to IS NULL AND supersedes IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: 'change log of in-place memory versions',
+    sql: `
+      -- An edit now rewrites a memory's row in place (version + 1), also when only its metadata,
+      -- salience or confidence change: log every new version, so caches validated by the change log
+      -- (text and vector caches, the procedure cache's revision) see it.
+      DROP TRIGGER memories_logged_update;
+      CREATE TRIGGER memories_logged_update AFTER UPDATE OF tenant_id, id, text, namespace, user_id,
+        session_id, agent_id, document_id, memory_type, topics, entities, event_date, created_at, pinned,
+        valid_to, version
+      ON memories BEGIN
+        INSERT INTO memory_vector_changes (memory_pk) VALUES (new.pk);
+      END;
+    `,
+  },
+  {
+    version: 14,
+    name: 'memories by agent and memory type',
+    sql: `
+      -- The procedure library and the knowledge base list one agent's records of one type (every
+      -- turn, on a cache miss): without this index SQLite walks every current memory of the tenant.
+      -- Partial: most memories (a user's facts) have no agent and cost this index nothing.
+      CREATE INDEX memories_by_agent ON memories (tenant_id, agent_id, memory_type, valid_to, created_at, id)
+        WHERE agent_id IS NOT NULL;
+    `,
+  },
+  {
+    version: 15,
+    name: 'namespace index only for records with a namespace',
+    sql: `
+      -- Every insert wrote an entry here, also for the many records without a namespace, which no
+      -- namespace equality can select through it (namespace = ? implies one is set).
+      DROP INDEX memories_by_namespace;
+      CREATE INDEX memories_by_namespace ON memories (tenant_id, namespace, valid_to, created_at, id)
+        WHERE namespace IS NOT NULL;
+    `,
+  },
 ];
 
 /**

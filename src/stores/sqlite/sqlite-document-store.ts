@@ -73,6 +73,17 @@ export function createSqliteDocumentStore(
     },
   );
 
+  const write = database.transaction(
+    (
+      tenantId: string,
+      collection: string,
+      changes: { put: { id: string; value: JsonObject }[]; delete: string[] },
+    ) => {
+      for (const { id, value } of changes.put) put(tenantId, collection, id, value);
+      for (const id of changes.delete) remove.run(tenantId, collection, id);
+    },
+  );
+
   return {
     getDocument: (tenantId, collection, id) =>
       guarded(() => {
@@ -81,6 +92,8 @@ export function createSqliteDocumentStore(
       }),
     putDocument: (tenantId, collection, id, value, options = {}) =>
       guarded(() => put.immediate(tenantId, collection, id, value, options.expectedVersion)),
+    writeDocuments: (tenantId, collection, changes) =>
+      guarded(() => write.immediate(tenantId, collection, changes)),
     deleteDocument: (tenantId, collection, id) =>
       guarded(() => remove.run(tenantId, collection, id).changes > 0),
     listDocuments: (tenantId, collection, query) =>

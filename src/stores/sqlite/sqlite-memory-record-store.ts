@@ -84,20 +84,32 @@ export async function createSqliteMemoryRecordStore(
   const vectors = new SqliteVectorCache(database);
   const texts = new SqliteTextCache(database);
 
+  // The change log's newest entry: triggers log every insert, delete and change of a memory or its
+  // vector (not access statistics), and AUTOINCREMENT never reuses a seq, whoever writes the file.
+  const latestChange = database
+    .prepare<[], number>('SELECT coalesce(max(seq), 0) FROM memory_vector_changes')
+    .pluck();
+
   const dimensionsOf = (tenantId: string, model: string): number | undefined =>
     statements.selectDimensions.get(tenantId, model)?.dimensions;
 
-  /** Stores `vector` as the record's embedding, checking and recording the model's dimensions. */
+  /**
+   * Stores `vector` as the record's embedding, checking and recording the model's dimensions. A
+   * write remembers the spaces it checked (`spaces`), so a batch reads and records each one once.
+   */
   const storeEmbedding = (
     tenantId: string,
     memoryPk: number,
     model: string,
     vector: Float32Array,
     path: (string | number)[],
+    spaces: Map<string, number>,
   ): void => {
     assertUsableVector(vector, path);
-    assertDimensions(model, dimensionsOf(tenantId, model), vector, path);
-    statements.insertDimensions.run(tenantId, model, vector.length);
+    const known = spaces.get(model) ?? dimensionsOf(tenantId, model);
+    assertDimensions(model, known, vector, path);
+    if (known === undefined) statements.insertDimensions.run(tenantId, model, vector.length);
+    spaces.set(model, vector.length);
     statements.upsertEmbedding.run(memoryPk, model, vectorBlob(vector));
   };
 
@@ -106,6 +118,7 @@ export async function createSqliteMemoryRecordStore(
     tenantId: string,
     input: NewMemoryRecord,
     path: (string | number)[],
+    spaces: Map<string, number>,
   ): MemoryRecord => {
     const record = toMemoryRecord(tenantId, input);
     let row: { pk: number } | undefined;
@@ -119,11 +132,14 @@ export async function createSqliteMemoryRecordStore(
     }
     if (!row) throw new StoreError('SQLite returned no memory row');
     if (input.embedding) {
-      storeEmbedding(tenantId, row.pk, input.embedding.model, input.embedding.vector, [
-        ...path,
-        'embedding',
-        'vector',
-      ]);
+      storeEmbedding(
+        tenantId,
+        row.pk,
+        input.embedding.model,
+        input.embedding.vector,
+        [...path, 'embedding', 'vector'],
+        spaces,
+      );
     }
     return record;
   };
@@ -131,6 +147,7 @@ export async function createSqliteMemoryRecordStore(
   const insert = database.transaction(
     (tenantId: string, records: NewMemoryRecord[], options: InsertOptions): InsertResult => {
       const result: InsertResult = { inserted: [], duplicates: [] };
+      const spaces = new Map<string, number>();
       records.forEach((input, index) => {
         // Earlier records of this batch are already in the table, so they are found here too.
         const existing =
@@ -138,7 +155,7 @@ export async function createSqliteMemoryRecordStore(
             ? undefined
             : statements.selectCurrentByHash.get(tenantId, input.memoryHash);
         if (existing) result.duplicates.push({ requestedId: input.id, existing: rowToMemory(existing) });
-        else result.inserted.push(insertRecord(tenantId, input, ['records', index]));
+        else result.inserted.push(insertRecord(tenantId, input, ['records', index], spaces));
       });
       vectors.pruneChanges();
       return result;
@@ -158,11 +175,14 @@ export async function createSqliteMemoryRecordStore(
       statements.archiveVersion.run(Date.parse(record.validFrom), row.pk);
       statements.updateVersion.run({ ...memoryParameters(record), pk: row.pk });
       if (next.embedding) {
-        storeEmbedding(tenantId, row.pk, next.embedding.model, next.embedding.vector, [
-          'next',
-          'embedding',
-          'vector',
-        ]);
+        storeEmbedding(
+          tenantId,
+          row.pk,
+          next.embedding.model,
+          next.embedding.vector,
+          ['next', 'embedding', 'vector'],
+          new Map(),
+        );
       } else statements.deleteEmbedding.run(row.pk);
       vectors.pruneChanges();
       return { ...record, embeddingModel: next.embedding?.model ?? null };
@@ -180,7 +200,7 @@ export async function createSqliteMemoryRecordStore(
     const old = statements.selectById.get(tenantId, id);
     if (!old) throw new NotFoundError('Memory', id);
     if (old.valid_to !== null) throw alreadySupersededError(id, old.superseded_by);
-    const record = insertRecord(tenantId, { ...replacement, supersedes: id }, ['replacement']);
+    const record = insertRecord(tenantId, { ...replacement, supersedes: id }, ['replacement'], new Map());
     statements.closeVersion.run(record.id, Date.parse(record.validFrom), old.pk);
     vectors.pruneChanges();
     return record;
@@ -188,11 +208,12 @@ export async function createSqliteMemoryRecordStore(
 
   const setEmbeddings = database.transaction(
     (tenantId: string, model: string, embeddings: { id: string; vector: Float32Array }[]) => {
+      const spaces = new Map<string, number>();
       embeddings.forEach(({ id, vector }, index) => {
         const path = ['embeddings', index, 'vector'];
         const row = statements.selectPk.get(tenantId, id);
         // A record deleted since `findUnembedded` listed it needs no vector; the vector is still checked.
-        if (row) storeEmbedding(tenantId, row.pk, model, vector, path);
+        if (row) storeEmbedding(tenantId, row.pk, model, vector, path, spaces);
         else {
           assertUsableVector(vector, path);
           assertDimensions(model, dimensionsOf(tenantId, model), vector, path);
@@ -322,10 +343,16 @@ export async function createSqliteMemoryRecordStore(
       guarded(() => {
         if (limit <= 0) return [];
         // A large tenant is searched in its in-process index once built, unless the filter reads access times.
-        const index = filter.lastAccessed === undefined ? texts.index(tenantId) : undefined;
-        if (index) {
+        const mirror = filter.lastAccessed === undefined ? texts.index(tenantId) : undefined;
+        if (mirror) {
           const accept = compileStableMemoryFilter(filter);
-          return index.search(query, limit, (_id, fields) => accept(fields));
+          const narrowed = mirror.partitions.narrowest(filter);
+          return mirror.index.search(
+            query,
+            limit,
+            (_id, fields) => accept(fields),
+            narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
+          );
         }
         const match = ftsMatchExpression(query);
         if (match === null) return [];
@@ -346,7 +373,7 @@ export async function createSqliteMemoryRecordStore(
         // as a small one), unless the filter reads access times.
         const collection =
           filter.lastAccessed === undefined ? vectors.collection(tenantId, model, dimensions) : undefined;
-        if (collection) return collection.nearest(vector, limit, compileStableMemoryFilter(filter));
+        if (collection) return collection.nearest(vector, limit, compileStableMemoryFilter(filter), filter);
         const where = memoryFilterSql(tenantId, filter);
         return cache
           .get<{ id: string; distance: number }>(searchVectorSql(where, distance.sqlFunction))
@@ -356,6 +383,8 @@ export async function createSqliteMemoryRecordStore(
 
     sessionNeighbors: (tenantId, ids, filter, window) =>
       guarded(() => neighbors(tenantId, ids, filter, window)),
+
+    memoryRevision: () => guarded(() => String(latestChange.get())),
 
     recordAccess: (tenantId, ids, at) =>
       guarded(() => {

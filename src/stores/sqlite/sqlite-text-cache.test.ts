@@ -57,7 +57,12 @@ describe('SqliteTextCache', () => {
           const expected = (query: string) =>
             reference.search(query, 30, (_id, fields) => accept(fields as never));
           for (const query of QUERIES) {
-            expect(index?.search(query, 30, (_id, fields) => accept(fields))).toEqual(expected(query));
+            expect(index?.index.search(query, 30, (_id, fields) => accept(fields))).toEqual(expected(query));
+            const narrowed = index?.partitions.narrowest(filter);
+            const candidates = narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined;
+            expect(index?.index.search(query, 30, (_id, fields) => accept(fields), candidates)).toEqual(
+              expected(query),
+            );
           }
         }
       };

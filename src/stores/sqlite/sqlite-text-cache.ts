@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { Bm25Index } from '../../core/text/bm25-index.js';
 import { EXACT_SEARCH_THRESHOLD } from '../../core/vectors/ivf-index.js';
+import { FilterPartitions } from '../filter-partitions.js';
 import type { StableMemoryFields } from '../memory-filter.js';
 import {
   prepareTextCacheStatements,
@@ -19,8 +20,10 @@ const LOAD_CHUNK = 2_000;
 const MAX_DOCUMENTS = 500_000;
 
 /** One tenant's text, as the in-memory driver holds it: BM25 over every version, with filter fields. */
-interface TextMirror {
+export interface TextMirror {
   index: Bm25Index<StableMemoryFields>;
+  /** Ids by user, agent, memory type and document presence: the candidates a narrow filter scores. */
+  partitions: FilterPartitions<string>;
   /** The memory id of each row held, to remove a row that is gone. */
   idByPk: Map<number, string>;
   /** Every change-log entry up to this seq is reflected in the mirror. */
@@ -57,7 +60,7 @@ export class SqliteTextCache {
    * The tenant's text index, current with every commit; undefined while it is being built and for
    * tenants of at most `EXACT_SEARCH_THRESHOLD` memories (FTS5 answers those).
    */
-  index(tenantId: string): Bm25Index<StableMemoryFields> | undefined {
+  index(tenantId: string): TextMirror | undefined {
     const version = this.statements.dataVersion.get() as number;
     if (version !== this.dataVersion) {
       this.dataVersion = version;
@@ -67,7 +70,7 @@ export class SqliteTextCache {
     if (held) {
       this.mirrors.delete(tenantId);
       this.mirrors.set(tenantId, held);
-      return held.index;
+      return held;
     }
     if (!this.loading.has(tenantId)) {
       const memories = this.statements.countTenant.get(tenantId, EXACT_SEARCH_THRESHOLD + 1) as number;
@@ -115,6 +118,8 @@ export class SqliteTextCache {
         const row = rows.get(pk);
         const id = mirror.idByPk.get(pk);
         if (id !== undefined && id !== row?.id) {
+          const fields = mirror.index.item(id);
+          if (fields) mirror.partitions.remove(id, fields);
           mirror.index.remove(id);
           mirror.idByPk.delete(pk);
         }
@@ -128,7 +133,12 @@ export class SqliteTextCache {
   /** Builds the tenant's mirror over event-loop turns, then catches it up and publishes it. */
   private startLoad(tenantId: string): void {
     this.loading.add(tenantId);
-    const mirror: TextMirror = { index: new Bm25Index(), idByPk: new Map(), appliedSeq: 0 };
+    const mirror: TextMirror = {
+      index: new Bm25Index(),
+      partitions: new FilterPartitions(),
+      idByPk: new Map(),
+      appliedSeq: 0,
+    };
     // Entries after this seq are re-read at the end: they cover whatever changes during the load.
     mirror.appliedSeq = this.statements.changeBounds.get()?.latest ?? 0;
     let after = '';
@@ -169,6 +179,10 @@ export class SqliteTextCache {
 
 /** Adds (or replaces) a row in the mirror. */
 function add(mirror: TextMirror, row: TextRow): void {
-  mirror.index.add(row.id, row.text, toStableFields(row));
+  const previous = mirror.index.item(row.id);
+  if (previous) mirror.partitions.remove(row.id, previous);
+  const fields = toStableFields(row);
+  mirror.index.add(row.id, row.text, fields);
+  mirror.partitions.add(row.id, fields);
   mirror.idByPk.set(row.pk, row.id);
 }
