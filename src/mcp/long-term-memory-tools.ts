@@ -111,7 +111,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         text: z.string().max(10_000).nullish().describe('The query; empty lists by filters only'),
         ...searchArguments,
       },
-      permission: 'read',
     },
     async (args) => {
       const text = args.text?.trim() ?? '';
@@ -136,7 +135,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         'dark mode", not "he likes it"); give episodic memories an event_date. A memory identical to a ' +
         'stored one is not stored twice: it is reported under duplicates.',
       inputSchema: { memories: z.array(memoryArgument).min(1).max(1_000) },
-      permission: 'write',
       annotations: { destructiveHint: false, idempotentHint: false },
     },
     async (args) => {
@@ -162,7 +160,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     {
       description: 'Get one long-term memory by id (also a superseded version, with superseded_by set).',
       inputSchema: { memory_id: z.string().min(1).max(128) },
-      permission: 'read',
     },
     async (args) => toAmsMemoryRecord(await engram.memories.get(tenantId, args.memory_id)),
   );
@@ -180,7 +177,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         ...memoryFields,
         text: memoryFields.text.nullish(),
       },
-      permission: 'write',
       annotations: { destructiveHint: false, idempotentHint: false },
     },
     async ({ memory_id, ...fields }) => {
@@ -209,7 +205,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     {
       description: 'Delete long-term memories by id. Unknown ids are skipped; the answer says how many went.',
       inputSchema: { memory_ids: z.array(z.string().min(1).max(128)).min(1).max(1_000) },
-      permission: 'write',
       annotations: { destructiveHint: true, idempotentHint: true },
     },
     async (args) => {

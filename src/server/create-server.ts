@@ -14,7 +14,13 @@ import { registerSummaryViewRoutes } from './ams/summary-view-routes.js';
 import { registerTaskRoutes } from './ams/task-routes.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
-import { anonymousPrincipal, authorize, type Principal, permissionOf } from './auth/principal.js';
+import {
+  anonymousPrincipal,
+  applyOperationPermission,
+  authorize,
+  type Principal,
+  permissionOf,
+} from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
 import { registerChatRoutes } from './extensions/chat-routes.js';
 import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
@@ -89,7 +95,10 @@ export function createServer(options: ServerOptions): EngramServer {
   const metrics = options.metrics ?? createServerMetrics();
   const state: { closing: Promise<void> | undefined } = { closing: undefined };
 
-  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.addHook('onRoute', (route) => {
+    routes.add(route.method, route.url);
+    applyOperationPermission(route);
+  });
   registerOpenApi(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));

@@ -110,8 +110,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     '/v1/long-term-memory/search',
     {
       config: {
-        // A search reads: an inspector may search (it bumps access counts, as any read of memory does).
-        permission: 'read',
+        // `read` by the operation table: an inspector may search (it bumps access counts, as any read does).
         docs: {
           summary: 'Search or list long-term memories (filters, recency re-rank, exact totals)',
           tags,
