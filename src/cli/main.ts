@@ -14,10 +14,11 @@ Usage:
       Type a message: engram assembles the context for it under the budget, shows what went in
       and why, then stores the turn. Commands: /context (print the last context), /quit.
   engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE] [--auth enabled|disabled]
-               [--llm-base-url URL --llm-model NAME]
+               [--allowed-hosts NAME,…] [--llm-base-url URL --llm-model NAME]
       HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. Settings come
       from flags, then ENGRAM_* environment variables, then the JSON config file (docs/server.md).
-      With authentication disabled (the default) only loopback addresses are accepted (docs/auth.md).
+      With authentication disabled (the default) only loopback addresses are accepted, and only requests
+      whose Host/Origin is loopback or in --allowed-hosts (ENGRAM_ALLOWED_HOSTS) are served (docs/auth.md).
       An OpenAI-compatible model (flags, or ENGRAM_LLM_BASE_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_API_KEY)
       turns on memory extraction and LLM summaries, run by the job runner inside serve (docs/write-path.md).
   engram mcp [--db ./data/engram.db] [--tenant default] [--config FILE]
@@ -61,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
         db: { type: 'string' },
         config: { type: 'string' },
         auth: { type: 'string' },
+        'allowed-hosts': { type: 'string' },
         'llm-base-url': { type: 'string' },
         'llm-model': { type: 'string' },
       },

@@ -26,6 +26,7 @@ import { registerChatRoutes } from './extensions/chat-routes.js';
 import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
 import { registerSessionEndRoutes } from './extensions/session-end-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
+import { createHostGuard } from './host-guard.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
@@ -105,10 +106,16 @@ export function createServer(options: ServerOptions): EngramServer {
   const authenticate = createAuthenticator(config, engram);
   app.decorateRequest('principal', null as unknown as Principal);
   const anonymous = config.auth.mode === 'disabled';
+  const guardHost = anonymous ? createHostGuard(config.allowedHosts) : undefined;
   // The per-request hooks take callbacks, not promises, and skip work they need not do: on a cached
   // GET they are a large share of the server's time (docs/server.md, "HTTP performance").
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    try {
+      guardHost?.(request.headers);
+    } catch (error) {
+      return done(error as Error);
+    }
     // Unknown paths answer 404/405 alike for everyone: the route table is public anyway.
     if (request.routeOptions.url === undefined) return done();
     const permission = permissionOf(request.method, request.routeOptions.config.permission);
@@ -172,7 +179,7 @@ export function createServer(options: ServerOptions): EngramServer {
   registerMemoryPromptRoutes(app, engram);
   registerSessionExtensionRoutes(app, engram);
   registerExtensionRoutes(app, engram);
-  registerMcpRoutes(app, engram);
+  registerMcpRoutes(app, engram, anonymous ? config.allowedHosts : undefined);
   registerTaskRoutes(app, engram);
   registerSummaryViewRoutes(app, engram);
   registerChatRoutes(app, engram);
