@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import type { MemoryRecordEdit, MemoryRecordInput } from '../core/schemas/memory-record.js';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
+import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/memory-owner.js';
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
 import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
 import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
@@ -138,6 +139,12 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
       annotations: { destructiveHint: false, idempotentHint: false },
     },
     async (args) => {
+      for (const memory of args.memories) assertNotProcedural(memory.memory_type);
+      await assertIdsFreeStanding(
+        engram.store.memories,
+        tenantId,
+        args.memories.map((memory) => memory.id),
+      );
       const { inserted, duplicates } = await engram.memories.create(
         tenantId,
         args.memories.map(toMemoryInput),
@@ -194,6 +201,8 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         confidence: fields.confidence,
       });
       if (Object.keys(changes).length === 0) throw new ValidationError('No fields provided for update');
+      assertNotProcedural(fields.memory_type);
+      await assertIdsFreeStanding(engram.store.memories, tenantId, [memory_id]);
       return toAmsMemoryRecord(await engram.memories.edit(tenantId, memory_id, changes));
     },
   );
@@ -208,6 +217,8 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
       annotations: { destructiveHint: true, idempotentHint: true },
     },
     async (args) => {
+      // All or nothing: one id of a knowledge chunk or a procedure refuses the whole call.
+      await assertIdsFreeStanding(engram.store.memories, tenantId, args.memory_ids);
       const deleted = await engram.memories.delete(tenantId, args.memory_ids);
       return { status: `ok, deleted ${deleted} memories`, deleted };
     },

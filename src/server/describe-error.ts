@@ -1,4 +1,5 @@
 import { EngramError } from '../core/errors.js';
+import { OwnedMemoryError } from '../engine/long-term/memory-owner.js';
 import { AmsHttpError } from './ams/ams-http-error.js';
 import { RequestValidationError } from './request-validation-error.js';
 
@@ -43,7 +44,13 @@ export function describeError(error: unknown, shape: ErrorShape): ErrorAnswer {
     const status = error.httpStatus;
     return {
       status,
-      body: shape === 'ams' ? { detail: error.message } : { error: error.toJSON() },
+      body:
+        shape === 'engram'
+          ? { error: error.toJSON() }
+          : // A 409 of the ownership rule names its stable code beside AMS's `detail` (docs/auth.md).
+            error instanceof OwnedMemoryError
+            ? { detail: error.message, code: error.code }
+            : { detail: error.message },
       unexpected: status >= 500,
     };
   }
