@@ -36,6 +36,7 @@ import {
 import type { SessionRef } from './engine/sessions/session-ref.js';
 import { toSessionKey } from './engine/sessions/session-ref.js';
 import { createWritePath, type WritePath } from './engine/write-path/create-write-path.js';
+import { createRetentionSweeper } from './engine/jobs/retention-sweeper.js';
 import { createLlmSummaryWriter } from './engine/write-path/llm/llm-summary-writer.js';
 import { createLlmMemoryExtractor } from './engine/write-path/llm-memory-extractor.js';
 import {
@@ -50,6 +51,7 @@ import type { WritePathSettingsInput } from './engine/write-path/write-path-sett
 import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
 import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
+import { type CircuitBreakerOptions, withCircuitBreaker } from './providers/llm/circuit-breaker.js';
 import type { LlmProvider } from './providers/llm/llm-provider.js';
 import type { EngramStore } from './stores/engram-store.js';
 import { createSqliteStore } from './stores/sqlite/sqlite-store.js';
@@ -76,6 +78,11 @@ export interface EngramOptions {
   onBackgroundError?: (error: unknown) => void;
   /** A chat model for LLM-based features. Without one they are off and say so; the rest works. */
   llm?: LlmProvider;
+  /**
+   * The circuit breaker every call to `llm` goes through (circuit-breaker.ts): after repeated
+   * provider failures calls pause and LLM jobs wait instead of burning attempts (docs/jobs.md).
+   */
+  llmCircuit?: CircuitBreakerOptions;
   /**
    * Ending sessions (episodes, procedure capture): a session with no write for `idleMs` (default
    * 30 min; 0: never by inactivity) is ended by a sweep every `sweepIntervalMs` (default: the TTL
@@ -181,15 +188,19 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   const reportError =
     options.onBackgroundError ?? ((error) => console.error('engram: background error', error));
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+  const retentionDays = options.writePath?.retentionDays ?? 30;
+  const sweepRetention =
+    retentionDays > 0 ? createRetentionSweeper({ store, clock, retentionMs: retentionDays * 86_400_000 }) : null;
   const sweeper =
     sweepIntervalMs > 0
       ? setInterval(() => {
           store.deleteExpired().catch(reportError);
+          sweepRetention?.().catch(reportError);
         }, sweepIntervalMs).unref()
       : undefined;
   const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
   const { onNotice, extractor, ...writePathSettings } = options.writePath ?? {};
-  const { llm } = options;
+  const llm = options.llm ? withCircuitBreaker(options.llm, options.llmCircuit) : undefined;
   const memoryExtractor = extractor ?? (llm ? createLlmMemoryExtractor(llm, longTerm.memories) : undefined);
   const writePath = createWritePath({
     store,
@@ -200,7 +211,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     contextWindow: writeModel.contextWindow,
     settings: writePathSettings,
     ...(memoryExtractor ? { extractor: memoryExtractor } : {}),
-    ...(llm ? { summaryWriter: createLlmSummaryWriter(llm) } : {}),
+    ...(llm ? { summaryWriter: createLlmSummaryWriter(llm), llmReady: llm.breaker.allows } : {}),
     onError: reportError,
     ...(onNotice ? { onNotice } : {}),
   });
@@ -348,7 +359,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     return { messages: formatted, context: assembled.messages, trace: assembled.trace };
   }
 
-  const chat = createChatService({ llm: options.llm ?? null, agents, sessions, assemble, clock });
+  const chat = createChatService({ llm: llm ?? null, agents, sessions, assemble, clock });
 
   return {
     store,

@@ -108,6 +108,7 @@ export const writePathEnvironmentVariables = {
   ENGRAM_SUMMARY_CONTEXT_WINDOW: 'contextWindow',
   ENGRAM_EXTRACTION_DEBOUNCE_MS: 'extractionDebounceMs',
   ENGRAM_INDEX_MESSAGES: 'indexMessages',
+  ENGRAM_RETENTION_DAYS: 'retentionDays',
 } as const;
 
 /** Command-line flags of `engram serve` (all optional). */
