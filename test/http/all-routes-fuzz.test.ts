@@ -382,8 +382,11 @@ describe('every documented route under valid, mutated and adversarial requests (
   }, async () => {
     expect(operations.length).toBeGreaterThan(35);
     const before = await snapshotTenant(testServer().engram, 'tenant-a', seeded.taskId);
+    // Deletes of nested things before their parents (a knowledge document before its agent).
     const ordered = [...operations].sort(
-      (left, right) => methodOrder.indexOf(left.method) - methodOrder.indexOf(right.method),
+      (left, right) =>
+        methodOrder.indexOf(left.method) - methodOrder.indexOf(right.method) ||
+        (left.method === 'DELETE' ? right.path.length - left.path.length : 0),
     );
     for (const operation of ordered) {
       const route = `${operation.method} ${operation.path}`;
