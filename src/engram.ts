@@ -21,6 +21,7 @@ import { type AgentRegistry, createAgentRegistry } from './engine/access/agent-r
 import { type ChatTurn, type ChatTurnRequest, createChatService } from './engine/chat/chat-turn.js';
 import { createTraceLog, type TraceLog } from './engine/context/trace-log.js';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/jobs/job-runner.js';
+import { createRetentionSweeper } from './engine/jobs/retention-sweeper.js';
 import type { EpisodeLog } from './engine/long-term/episode-log.js';
 import type { KnowledgeBase } from './engine/long-term/knowledge-base.js';
 import type { LongTermMemory } from './engine/long-term/long-term-memory.js';
@@ -36,7 +37,6 @@ import {
 import type { SessionRef } from './engine/sessions/session-ref.js';
 import { toSessionKey } from './engine/sessions/session-ref.js';
 import { createWritePath, type WritePath } from './engine/write-path/create-write-path.js';
-import { createRetentionSweeper } from './engine/jobs/retention-sweeper.js';
 import { createLlmSummaryWriter } from './engine/write-path/llm/llm-summary-writer.js';
 import { createLlmMemoryExtractor } from './engine/write-path/llm-memory-extractor.js';
 import {
@@ -190,7 +190,9 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
   const retentionDays = options.writePath?.retentionDays ?? 30;
   const sweepRetention =
-    retentionDays > 0 ? createRetentionSweeper({ store, clock, retentionMs: retentionDays * 86_400_000 }) : null;
+    retentionDays > 0
+      ? createRetentionSweeper({ store, clock, retentionMs: retentionDays * 86_400_000 })
+      : null;
   const sweeper =
     sweepIntervalMs > 0
       ? setInterval(() => {
