@@ -230,6 +230,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     documents: store.documents,
     memories: longTerm.memories,
     llm: llm ?? null,
+    ...(llm ? { llmReady: llm.breaker.allows } : {}),
     jobs,
     clock,
   });
@@ -239,6 +240,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     ...longTerm,
     traces,
     llm: llm ?? null,
+    ...(llm ? { llmReady: llm.breaker.allows } : {}),
     clock,
   });
   const idleMs = options.sessionEnd?.idleMs ?? 30 * 60_000;
