@@ -216,6 +216,8 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
         jobs.delete(key);
         if (job.idempotencyKey !== null) byIdempotencyKey.delete(keyOf(job.tenantId, job.idempotencyKey));
       }
+      const busy = new Set([...jobs.values()].map((job) => job.tenantId));
+      for (const tenantId of turns.keys()) if (!busy.has(tenantId)) turns.delete(tenantId);
       return finished.length;
     },
   };

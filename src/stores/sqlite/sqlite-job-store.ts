@@ -118,6 +118,10 @@ export function createSqliteJobStore(
     `SELECT pk FROM jobs INDEXED BY jobs_finished WHERE completed_at < :before ORDER BY completed_at LIMIT :limit`,
   );
   const deleteByPk = database.prepare<[number]>('DELETE FROM jobs WHERE pk = ?');
+  // Tenants left without any job leave the claim's per-tenant probe.
+  const dropIdleTurns = database.prepare(
+    'DELETE FROM job_turns WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.tenant_id = job_turns.tenant_id)',
+  );
   const expireExhausted = database.prepare<{ now: number }, { pk: number; attempts: number }>(
     `SELECT pk, attempts FROM jobs INDEXED BY jobs_leases
      WHERE status = 'running' AND available_at <= :now AND attempts >= max_attempts`,
@@ -193,6 +197,7 @@ export function createSqliteJobStore(
   const prune = database.transaction((before: number, limit: number) => {
     const rows = finishedBefore.all({ before, limit });
     for (const row of rows) deleteByPk.run(row.pk);
+    if (rows.length > 0) dropIdleTurns.run();
     return rows.length;
   });
 
