@@ -21,6 +21,7 @@ import { type AgentRegistry, createAgentRegistry } from './engine/access/agent-r
 import { type ChatTurn, type ChatTurnRequest, createChatService } from './engine/chat/chat-turn.js';
 import { createTraceLog, type TraceLog } from './engine/context/trace-log.js';
 import { createJobRunner, type JobRunner, type JobRunnerOptions } from './engine/jobs/job-runner.js';
+import { createRetentionSweeper } from './engine/jobs/retention-sweeper.js';
 import { createTaskProgressLog, type TaskProgressLog } from './engine/jobs/task-progress.js';
 import type { EpisodeLog } from './engine/long-term/episode-log.js';
 import { type KnowledgeService, withBackgroundIngest } from './engine/long-term/knowledge-ingest-job.js';
@@ -51,6 +52,7 @@ import type { WritePathSettingsInput } from './engine/write-path/write-path-sett
 import { withEmbeddingCache } from './providers/embeddings/cached-embedding-provider.js';
 import type { EmbeddingProvider } from './providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from './providers/embeddings/static-embedding-provider.js';
+import { type CircuitBreakerOptions, withCircuitBreaker } from './providers/llm/circuit-breaker.js';
 import type { LlmProvider } from './providers/llm/llm-provider.js';
 import type { EngramStore } from './stores/engram-store.js';
 import { createSqliteStore } from './stores/sqlite/sqlite-store.js';
@@ -77,6 +79,11 @@ export interface EngramOptions {
   onBackgroundError?: (error: unknown) => void;
   /** A chat model for LLM-based features. Without one they are off and say so; the rest works. */
   llm?: LlmProvider;
+  /**
+   * The circuit breaker every call to `llm` goes through (circuit-breaker.ts): after repeated
+   * provider failures calls pause and LLM jobs wait instead of burning attempts (docs/jobs.md).
+   */
+  llmCircuit?: CircuitBreakerOptions;
   /**
    * Ending sessions (episodes, procedure capture): a session with no write for `idleMs` (default
    * 30 min; 0: never by inactivity) is ended by a sweep every `sweepIntervalMs` (default: the TTL
@@ -191,15 +198,21 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     onError: reportError,
   });
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+  const retentionDays = options.writePath?.retentionDays ?? 30;
+  const sweepRetention =
+    retentionDays > 0
+      ? createRetentionSweeper({ store, clock, retentionMs: retentionDays * 86_400_000 })
+      : null;
   const sweeper =
     sweepIntervalMs > 0
       ? setInterval(() => {
           store.deleteExpired().catch(reportError);
+          sweepRetention?.().catch(reportError);
         }, sweepIntervalMs).unref()
       : undefined;
   const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
   const { onNotice, extractor, ...writePathSettings } = options.writePath ?? {};
-  const { llm } = options;
+  const llm = options.llm ? withCircuitBreaker(options.llm, options.llmCircuit) : undefined;
   const memoryExtractor = extractor ?? (llm ? createLlmMemoryExtractor(llm, longTerm.memories) : undefined);
   const writePath = createWritePath({
     store,
@@ -210,7 +223,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     contextWindow: writeModel.contextWindow,
     settings: writePathSettings,
     ...(memoryExtractor ? { extractor: memoryExtractor } : {}),
-    ...(llm ? { summaryWriter: createLlmSummaryWriter(llm) } : {}),
+    ...(llm ? { summaryWriter: createLlmSummaryWriter(llm), llmReady: llm.breaker.allows } : {}),
     onError: reportError,
     ...(onNotice ? { onNotice } : {}),
   });
@@ -227,6 +240,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     documents: store.documents,
     memories: longTerm.memories,
     llm: llm ?? null,
+    ...(llm ? { llmReady: llm.breaker.allows } : {}),
     jobs,
     clock,
   });
@@ -238,6 +252,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     ...longTerm,
     traces,
     llm: llm ?? null,
+    ...(llm ? { llmReady: llm.breaker.allows } : {}),
     clock,
   });
   const idleMs = options.sessionEnd?.idleMs ?? 30 * 60_000;
@@ -364,7 +379,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     return { messages: formatted, context: assembled.messages, trace: assembled.trace };
   }
 
-  const chat = createChatService({ llm: options.llm ?? null, agents, sessions, assemble, clock });
+  const chat = createChatService({ llm: llm ?? null, agents, sessions, assemble, clock });
 
   return {
     store,

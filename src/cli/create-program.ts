@@ -80,12 +80,14 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
       .description(
         'HTTP server: the AMS-compatible /v1 API, engram extensions, /openapi.json, /ready, /metrics and POST /mcp. ' +
           'Settings: flags, then ENGRAM_* variables, then the config file (docs/server.md). With authentication ' +
-          'disabled (the default) only loopback addresses are accepted (docs/auth.md). SIGTERM or SIGINT drains ' +
+          'disabled (the default) only loopback addresses are accepted, and only requests whose Host/Origin is ' +
+          'loopback or allow-listed are served (docs/auth.md). SIGTERM, SIGINT or SIGHUP drains ' +
           'requests and stops.',
       )
       .option('--host <host>', 'address to listen on (default 127.0.0.1)')
       .option('--port <port>', 'port (default 8000; 0 picks a free one)')
       .addOption(new Option('--auth <mode>', 'authentication').choices(['enabled', 'disabled']))
+      .option('--allowed-hosts <names>', 'comma-separated Host/Origin names also served while auth is off')
       .option('--llm-base-url <url>', 'OpenAI-compatible API root: turns on extraction and LLM summaries')
       .option('--llm-model <name>', 'model name at --llm-base-url (key: ENGRAM_LLM_API_KEY)'),
   ).action(
@@ -95,12 +97,13 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
       db?: string;
       config?: string;
       auth?: string;
+      allowedHosts?: string;
       llmBaseUrl?: string;
       llmModel?: string;
     }) => {
-      const { llmBaseUrl, llmModel, ...rest } = flags;
+      const { allowedHosts, llmBaseUrl, llmModel, ...rest } = flags;
       await startServer({
-        flags: { ...rest, 'llm-base-url': llmBaseUrl, 'llm-model': llmModel },
+        flags: { ...rest, 'allowed-hosts': allowedHosts, 'llm-base-url': llmBaseUrl, 'llm-model': llmModel },
         environment: io.environment,
         stderr: io.stderr,
       });

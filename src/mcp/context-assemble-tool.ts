@@ -46,7 +46,6 @@ export function registerContextAssembleTool(server: McpServer, context: McpConte
         'matched procedure, knowledge, episodes, pruned history and the message. Answers the messages to ' +
         'send to the model and a summary of what went in, what stayed out and why.',
       inputSchema: contextBodySchema.shape,
-      permission: 'write',
       annotations: { idempotentHint: true },
     },
     async (args) => {

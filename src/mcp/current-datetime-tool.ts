@@ -16,7 +16,6 @@ export function registerCurrentDatetimeTool(
         'The current date and time in UTC. Use it to turn relative times ("today", "last week") into ' +
         'dates before storing memories, and to set event_date on episodic memories.',
       inputSchema: {},
-      permission: 'read',
     },
     async () => {
       const now = clock();

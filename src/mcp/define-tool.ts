@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { type Permission, toolPermission } from '../engine/access/operation-permissions.js';
 import type { Engram } from '../engram.js';
-import type { Permission } from '../server/auth/principal.js';
 import { toolError, toolResult } from './tool-result.js';
 
 /** What the tools of one MCP server act as: an engram instance, one tenant, and the caller's rights. */
@@ -10,20 +10,19 @@ export interface McpContext {
   engram: Engram;
   /** Every tool call is scoped to this tenant (stdio: `--tenant`; HTTP: the request's principal). */
   tenantId: string;
-  /** Throws a `forbidden` EngramError unless the caller's role grants `permission` (as on REST). */
-  authorize: (permission: ToolPermission) => void;
+  /** Throws a `forbidden` EngramError unless the caller holds `permission`. */
+  authorize: (permission: Permission) => void;
   /** Errors that are the server's fault (not the caller's), for the log. */
   onUnexpected: (error: unknown) => void;
 }
 
-/** What a tool needs: the permission REST asks of the same operation. */
-export type ToolPermission = Exclude<Permission, 'public'>;
-
-/** One tool: its arguments (zod, checked by the SDK and listed as JSON Schema) and what it needs. */
+/**
+ * One tool: its arguments (zod, checked by the SDK and listed as JSON Schema). What it needs is the
+ * operation table's (src/engine/access/operation-permissions.ts), shared with REST.
+ */
 export interface ToolDefinition<Shape extends z.ZodRawShape> {
   description: string;
   inputSchema: Shape;
-  permission: ToolPermission;
   annotations?: ToolAnnotations;
 }
 
@@ -38,7 +37,9 @@ export function defineTool<Shape extends z.ZodRawShape>(
   definition: ToolDefinition<Shape>,
   handler: (args: z.output<z.ZodObject<Shape>>) => Promise<Record<string, unknown>>,
 ): void {
-  const readOnlyHint = definition.permission === 'read';
+  const permission = toolPermission(name);
+  if (permission === undefined) throw new Error(`MCP tool ${name} is missing from the operation table`);
+  const readOnlyHint = permission === 'read';
   server.registerTool(
     name,
     {
@@ -48,7 +49,7 @@ export function defineTool<Shape extends z.ZodRawShape>(
     },
     async (args: unknown) => {
       try {
-        context.authorize(definition.permission);
+        context.authorize(permission);
         return toolResult(await handler(args as z.output<z.ZodObject<Shape>>));
       } catch (error) {
         return toolError(error, context.onUnexpected);

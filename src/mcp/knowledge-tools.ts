@@ -29,7 +29,6 @@ export function registerKnowledgeTools(server: McpServer, context: McpContext): 
         query: z.string().min(1).max(10_000),
         limit: z.number().int().min(1).max(50).default(5),
       },
-      permission: 'read',
     },
     async (args) => {
       await engram.agents.resolve(tenantId, args.agent_id);
@@ -60,7 +59,6 @@ export function registerKnowledgeTools(server: McpServer, context: McpContext): 
         "Add a document (Markdown or plain text) to an agent's knowledge: chunked by structure and " +
         'searchable at once. The same name (or document_id) again replaces the document.',
       inputSchema: { agent_id: agentIdField.default('default'), ...uploadDocumentBodySchema.shape },
-      permission: 'admin',
       annotations: { idempotentHint: true },
     },
     async (args): Promise<z.output<typeof knowledgeDocumentBodySchema>> => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import type { MemoryRecordEdit, MemoryRecordInput } from '../core/schemas/memory-record.js';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
+import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/memory-owner.js';
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
 import { toAmsVersion } from '../server/ams/long-term-memory-mapper.js';
 import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
@@ -112,7 +113,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         text: z.string().max(10_000).nullish().describe('The query; empty lists by filters only'),
         ...searchArguments,
       },
-      permission: 'read',
     },
     async (args) => {
       const text = args.text?.trim() ?? '';
@@ -137,10 +137,15 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         'dark mode", not "he likes it"); give episodic memories an event_date. A memory identical to a ' +
         'stored one is not stored twice: it is reported under duplicates.',
       inputSchema: { memories: z.array(memoryArgument).min(1).max(1_000) },
-      permission: 'write',
       annotations: { destructiveHint: false, idempotentHint: false },
     },
     async (args) => {
+      for (const memory of args.memories) assertNotProcedural(memory.memory_type);
+      await assertIdsFreeStanding(
+        engram.store.memories,
+        tenantId,
+        args.memories.map((memory) => memory.id),
+      );
       const { inserted, duplicates } = await engram.memories.create(
         tenantId,
         args.memories.map(toMemoryInput),
@@ -166,7 +171,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         'Get one long-term memory by id: its current version (`version`, `written_by`). A memory merged ' +
         'into another comes back closed, with superseded_by set.',
       inputSchema: { memory_id: z.string().min(1).max(128) },
-      permission: 'read',
     },
     async (args) => toAmsMemoryRecord(await engram.memories.get(tenantId, args.memory_id)),
   );
@@ -183,7 +187,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         memory_id: z.string().min(1).max(128),
         limit: z.number().int().min(1).max(1_000).default(100),
       },
-      permission: 'read',
     },
     async (args) => {
       const versions = await engram.memories.history(tenantId, args.memory_id, args.limit);
@@ -204,7 +207,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         ...memoryFields,
         text: memoryFields.text.nullish(),
       },
-      permission: 'write',
       annotations: { destructiveHint: false, idempotentHint: false },
     },
     async ({ memory_id, ...fields }) => {
@@ -222,6 +224,8 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         confidence: fields.confidence,
       });
       if (Object.keys(changes).length === 0) throw new ValidationError('No fields provided for update');
+      assertNotProcedural(fields.memory_type);
+      await assertIdsFreeStanding(engram.store.memories, tenantId, [memory_id]);
       return toAmsMemoryRecord(
         await engram.memories.edit(tenantId, memory_id, changes, { writtenBy: 'agent' }),
       );
@@ -235,10 +239,11 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     {
       description: 'Delete long-term memories by id. Unknown ids are skipped; the answer says how many went.',
       inputSchema: { memory_ids: z.array(z.string().min(1).max(128)).min(1).max(1_000) },
-      permission: 'write',
       annotations: { destructiveHint: true, idempotentHint: true },
     },
     async (args) => {
+      // All or nothing: one id of a knowledge chunk or a procedure refuses the whole call.
+      await assertIdsFreeStanding(engram.store.memories, tenantId, args.memory_ids);
       const deleted = await engram.memories.delete(tenantId, args.memory_ids);
       return { status: `ok, deleted ${deleted} memories`, deleted };
     },

@@ -40,7 +40,6 @@ export function registerMemoryPromptTool(server: McpServer, context: McpContext)
         context_window_max: z.number().int().min(1).max(10_000_000).nullish(),
         include_long_term_search: z.boolean().default(true).describe('false: session only'),
       },
-      permission: 'read',
     },
     async ({ query, session_id, model_name, context_window_max, include_long_term_search, ...args }) => {
       const sessionId = typeof session_id === 'string' ? session_id : session_id?.eq;

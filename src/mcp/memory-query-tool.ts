@@ -30,7 +30,6 @@ export function registerMemoryQueryTool(server: McpServer, context: McpContext):
         memory_types: z.array(memoryTypeSchema).min(1).nullish().describe('Only these memory types'),
         limit: z.number().int().min(1).max(100).default(10).describe('Most memories in the set'),
       },
-      permission: 'read',
     },
     async (args) => {
       const session = args.session_id

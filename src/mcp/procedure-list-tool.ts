@@ -19,7 +19,6 @@ export function registerProcedureListTool(server: McpServer, context: McpContext
         agent_id: agentIdField.default('default'),
         status: procedureStatusSchema.optional().describe('Only procedures with this status'),
       },
-      permission: 'read',
     },
     async (args) => {
       await engram.agents.resolve(tenantId, args.agent_id);

@@ -1,8 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { pino } from 'pino';
 import { z } from 'zod';
 import { parseWith } from '../core/errors.js';
 import { createEngram } from '../engram.js';
+import { installFatalHandlers } from '../server/fatal-handlers.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import { writePathOptionsOf } from '../server/write-path-options.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
@@ -21,7 +23,8 @@ const tenantSchema = z.string().trim().min(1, 'tenant cannot be empty').max(256)
  * `engram mcp`: the MCP tools over stdio for one tenant (`--tenant`, `ENGRAM_TENANT`, default
  * `default`) on the SQLite file `engram serve` would use (`--db`, `ENGRAM_DATABASE_PATH`, the
  * config file). Stdout carries protocol messages only; diagnostics go to stderr. Resolves when the
- * client closes stdin or the process gets SIGTERM/SIGINT, after closing the database.
+ * client closes stdin or the process gets SIGTERM/SIGINT/SIGHUP, after closing the database. Signals,
+ * uncaught exceptions and unhandled rejections are logged as a JSON line on stderr before exit.
  */
 export async function runMcpStdio(options: {
   flags: McpFlags;
@@ -51,6 +54,9 @@ export async function runMcpStdio(options: {
   const transport = new StdioServerTransport(options.stdin, options.stdout);
   transport.onerror = report('transport error');
 
+  // Signals and crashes leave one JSON line on stderr (stdout is the protocol's).
+  const logger = pino({ level: config.logLevel }, stderr);
+  let uninstall = () => {};
   const closed = new Promise<void>((resolve) => {
     let closing = false;
     const close = () => {
@@ -64,10 +70,9 @@ export async function runMcpStdio(options: {
     };
     options.stdin.once('end', close);
     options.stdin.once('close', close);
-    process.once('SIGTERM', close);
-    process.once('SIGINT', close);
+    uninstall = installFatalHandlers(logger, close);
   });
   await server.connect(transport);
   stderr.write(`engram mcp: serving tenant ${tenantId} from ${databasePath} on stdio\n`);
-  return closed;
+  return closed.finally(() => uninstall());
 }

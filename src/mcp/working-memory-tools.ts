@@ -71,7 +71,6 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
           .optional()
           .describe('Only the most recent N messages'),
       },
-      permission: 'read',
     },
     async (args) => {
       const { ref, exists } = await resolveSession(context, args);
@@ -106,7 +105,6 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
           .nullish()
           .describe('Expire the session this many seconds after its last write; null = never'),
       },
-      permission: 'write',
       annotations: { destructiveHint: false, idempotentHint: false },
     },
     async (args) => {
@@ -134,7 +132,6 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
         ...sessionArguments,
         data: z.record(z.string(), z.unknown()).describe('The merge patch, a JSON object'),
       },
-      permission: 'write',
       annotations: { destructiveHint: false, idempotentHint: true },
     },
     async (args) => {

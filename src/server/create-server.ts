@@ -15,13 +15,20 @@ import { registerTaskRoutes } from './ams/task-routes.js';
 import { registerWorkingMemoryRoutes } from './ams/working-memory-routes.js';
 import { registerApiReferenceRoutes } from './api-reference-routes.js';
 import { createAuthenticator } from './auth/authenticator.js';
-import { anonymousPrincipal, authorize, type Principal, permissionOf } from './auth/principal.js';
+import {
+  anonymousPrincipal,
+  applyOperationPermission,
+  authorize,
+  type Principal,
+  permissionOf,
+} from './auth/principal.js';
 import { describeError, type ErrorShape } from './describe-error.js';
 import { registerChatRoutes } from './extensions/chat-routes.js';
 import { registerExtensionRoutes } from './extensions/register-extension-routes.js';
 import { registerSessionEndRoutes } from './extensions/session-end-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { registerWhoamiRoutes } from './extensions/whoami-routes.js';
+import { createHostGuard } from './host-guard.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
@@ -95,17 +102,26 @@ export function createServer(options: ServerOptions): EngramServer {
   const metrics = options.metrics ?? createServerMetrics();
   const state: { closing: Promise<void> | undefined } = { closing: undefined };
 
-  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.addHook('onRoute', (route) => {
+    routes.add(route.method, route.url);
+    applyOperationPermission(route);
+  });
   registerOpenApi(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, parseUtf8Body);
   const authenticate = createAuthenticator(config, engram);
   app.decorateRequest('principal', null as unknown as Principal);
   const anonymous = config.auth.mode === 'disabled';
+  const guardHost = anonymous ? createHostGuard(config.allowedHosts) : undefined;
   // The per-request hooks take callbacks, not promises, and skip work they need not do: on a cached
   // GET they are a large share of the server's time (docs/server.md, "HTTP performance").
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    try {
+      guardHost?.(request.headers);
+    } catch (error) {
+      return done(error as Error);
+    }
     // Unknown paths answer 404/405 alike for everyone: the route table is public anyway.
     if (request.routeOptions.url === undefined) return done();
     const permission = permissionOf(request.method, request.routeOptions.config.permission);
@@ -172,7 +188,7 @@ export function createServer(options: ServerOptions): EngramServer {
   registerMemoryPromptRoutes(app, engram);
   registerSessionExtensionRoutes(app, engram);
   registerExtensionRoutes(app, engram);
-  registerMcpRoutes(app, engram);
+  registerMcpRoutes(app, engram, anonymous ? config.allowedHosts : undefined);
   registerTaskRoutes(app, engram);
   registerSummaryViewRoutes(app, engram);
   registerChatRoutes(app, engram);

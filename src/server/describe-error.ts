@@ -1,5 +1,6 @@
 import { EngramError } from '../core/errors.js';
 import { MAX_DETAILS_CHARS, previewValue, truncateText } from '../core/preview-value.js';
+import { OwnedMemoryError } from '../engine/long-term/memory-owner.js';
 import { AmsHttpError } from './ams/ams-http-error.js';
 import { RequestValidationError } from './request-validation-error.js';
 
@@ -66,7 +67,13 @@ export function describeError(error: unknown, shape: ErrorShape, limits: ErrorLi
       : undefined;
     return {
       status,
-      body: shape === 'ams' ? { detail: message } : engramBody(error.code, error.category, message, details),
+      body:
+        shape === 'ams'
+          ? // A 409 of the ownership rule names its stable code beside AMS's `detail` (docs/auth.md).
+            error instanceof OwnedMemoryError
+            ? { detail: message, code: error.code }
+            : { detail: message }
+          : engramBody(error.code, error.category, message, details),
       unexpected: status >= 500,
     };
   }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Engram } from '../engram.js';
 import { createMcpServer } from '../mcp/create-mcp-server.js';
 import { authorize, tenantOf } from './auth/principal.js';
+import { exactHostValues } from './host-guard.js';
 
 /** What the OpenAPI document says about the body: one JSON-RPC message or a batch. */
 const jsonRpcBodySchema = z.union([
@@ -16,10 +17,15 @@ const parseError = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse erro
 /**
  * MCP over streamable HTTP at `POST /mcp`, stateless: every request gets a fresh MCP server bound
  * to the caller's tenant and role, answers with JSON (no SSE stream, no `Mcp-Session-Id`), and is
- * forgotten. Authentication is the REST hook's; the route needs `read`, and each write tool checks
- * `write` itself (docs/mcp.md).
+ * forgotten. Authentication is the REST hook's; the route needs `read`, and each tool checks
+ * what the operation table says (docs/mcp.md). With `allowedHosts` (authentication off), the SDK's
+ * own DNS-rebinding check runs too, behind the server's host guard (host-guard.ts).
  */
-export function registerMcpRoutes(app: FastifyInstance, engram: Engram): void {
+export function registerMcpRoutes(
+  app: FastifyInstance,
+  engram: Engram,
+  allowedHosts?: readonly string[],
+): void {
   app.post(
     '/mcp',
     {
@@ -49,9 +55,13 @@ export function registerMcpRoutes(app: FastifyInstance, engram: Engram): void {
         authorize: (permission) => authorize(request, permission),
         onUnexpected: (error) => request.log.error({ err: error }, 'MCP tool failed'),
       });
+      const exact = allowedHosts ? exactHostValues(allowedHosts, request.socket.localPort ?? 0) : undefined;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
+        ...(exact
+          ? { enableDnsRebindingProtection: true, allowedHosts: exact.hosts, allowedOrigins: exact.origins }
+          : {}),
       });
       reply.hijack();
       reply.raw.setHeader('x-request-id', request.id);

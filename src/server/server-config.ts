@@ -39,6 +39,15 @@ export const llmSettingsSchema = z.strictObject({
 /** Log levels of pino; `silent` turns logging off. */
 export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
+/** A list given as an array or as comma-separated text (environment variables and flags are text). */
+const listSetting = (value: unknown) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '')
+    : value;
+
 /** The HTTP server's settings, with their defaults. */
 export const serverConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
@@ -49,6 +58,25 @@ export const serverConfigSchema = z.strictObject({
   /** How long shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: integerSetting(0, 600_000).default(10_000),
   auth: authSettingsSchema.default({ mode: 'disabled', apiKeys: true }),
+  /**
+   * With authentication off, the host names (beside loopback ones) that `Host` and `Origin` may
+   * carry: against DNS rebinding (docs/auth.md). An entry may carry a port (`proxy.lan:8443`).
+   */
+  allowedHosts: z
+    .preprocess(
+      listSetting,
+      z
+        .array(
+          z
+            .string()
+            .trim()
+            .min(1)
+            .max(260)
+            .regex(/^[\w.\-[\]:]+$/),
+        )
+        .max(100),
+    )
+    .default([]),
   llm: llmSettingsSchema.optional(),
   /** Background write path (docs/write-path.md); absent keys take the engine's defaults. */
   writePath: z.preprocess(numericText, writePathSettingsSchema).optional(),
@@ -64,6 +92,7 @@ export const environmentVariables = {
   ENGRAM_LOG_LEVEL: 'logLevel',
   ENGRAM_BODY_LIMIT_BYTES: 'bodyLimitBytes',
   ENGRAM_SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
+  ENGRAM_ALLOWED_HOSTS: 'allowedHosts',
 } as const satisfies Record<string, keyof ServerConfig>;
 
 /** Environment variables of `llm` and `writePath` (merged key by key over the config file's). */
@@ -79,6 +108,7 @@ export const writePathEnvironmentVariables = {
   ENGRAM_SUMMARY_CONTEXT_WINDOW: 'contextWindow',
   ENGRAM_EXTRACTION_DEBOUNCE_MS: 'extractionDebounceMs',
   ENGRAM_INDEX_MESSAGES: 'indexMessages',
+  ENGRAM_RETENTION_DAYS: 'retentionDays',
 } as const;
 
 /** Command-line flags of `engram serve` (all optional). */
@@ -89,6 +119,8 @@ export interface ServerFlags {
   config?: string | undefined;
   /** `enabled` or `disabled`: sets `auth.mode`. */
   auth?: string | undefined;
+  /** Comma-separated: sets `allowedHosts`. */
+  'allowed-hosts'?: string | undefined;
   /** `llm.baseUrl` and `llm.model` (the API key only from the environment or the file). */
   'llm-base-url'?: string | undefined;
   'llm-model'?: string | undefined;
@@ -116,6 +148,7 @@ export function resolveServerConfig(
     ['host', flags.host],
     ['port', flags.port],
     ['databasePath', flags.db],
+    ['allowedHosts', flags['allowed-hosts']],
   ]);
   const auth = mergeAuthLayers(fromFile.auth, environment, flags.auth);
   const llm = mergeLayers(fromFile.llm, [

@@ -3,6 +3,7 @@ import { createEngram } from '../engram.js';
 import { instrumentStore } from '../stores/instrument-store.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createServer, type EngramServer } from './create-server.js';
+import { installFatalHandlers } from './fatal-handlers.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
 import { createServerLogger } from './server-logger.js';
@@ -24,8 +25,9 @@ function authNotice(config: ServerConfig): string {
 
 /**
  * `engram serve`: resolves the settings (flags > environment > config file), opens engram on the
- * SQLite file, listens, warns when authentication is off, and shuts down gracefully on SIGTERM or
- * SIGINT (a second signal kills the process at once). Logs are JSON lines on stdout.
+ * SQLite file, listens, warns when authentication is off, and shuts down gracefully on SIGTERM,
+ * SIGINT or SIGHUP (a second signal exits at once). Logs are JSON lines on stdout; signals, uncaught
+ * exceptions and unhandled rejections leave a line there before the process ends (fatal-handlers.ts).
  */
 export async function startServer(options: {
   flags: ServerFlags;
@@ -61,7 +63,6 @@ export async function startServer(options: {
       },
     );
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  installFatalHandlers(logger, shutdown);
   return server;
 }

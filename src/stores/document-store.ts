@@ -42,6 +42,15 @@ export interface DocumentStore {
     collection: string,
     query: DocumentListQuery,
   ): Promise<{ documents: StoredDocument[]; total: number }>;
+  /**
+   * Documents of `collection` in every tenant last written before `updatedBefore` (ISO), least
+   * recently written first, at most `limit`: for retention sweeps (cursors, marks), never requests.
+   */
+  listStaleDocuments(
+    collection: string,
+    updatedBefore: string,
+    limit: number,
+  ): Promise<{ tenantId: string; document: StoredDocument }[]>;
 }
 
 export interface StoredDocument {

@@ -13,6 +13,8 @@ export interface Job {
   payload: JsonObject;
   status: JobStatus;
   idempotencyKey: string | null;
+  /** Names the work a job stands for: at most one pending job per tenant has it (see JobStore). */
+  coalesceKey: string | null;
   /** Claims so far; a claim whose lease expired (a crashed worker) counts too. */
   attempts: number;
   maxAttempts: number;
@@ -43,6 +45,11 @@ export interface NewJob {
   payload: JsonObject;
   /** A second enqueue with the same key (per tenant) returns the first job instead of a new one. */
   idempotencyKey?: string;
+  /**
+   * While a pending job of the tenant has this key, the enqueue folds into it instead of adding one
+   * (e.g. one summary job per session, however many writes ask for it).
+   */
+  coalesceKey?: string;
   /** Not claimable before this time (ISO). Default: now. */
   runAt?: string;
   maxAttempts: number;
@@ -71,13 +78,25 @@ export interface JobListQuery {
  * The durable job queue of a backend (`store.jobs`). Rules every driver follows:
  * - `enqueue` with an idempotency key already used in the tenant returns that job, unchanged, with
  *   `created: false` (whatever its status, type or payload).
+ * - Coalescing: `enqueue` with a `coalesceKey` while a *pending* job of the tenant has that key
+ *   (after the idempotency check) returns that job with `created: false`, its payload replaced by
+ *   the new one (the newest work) and its run time kept (a job waiting out a retry backoff is not
+ *   pulled forward). A running job does not absorb enqueues: new work waits in one new pending job.
+ *   So a tenant has at most one pending job per coalesce key.
  * - `claim` is atomic across connections and processes: two claimers never get the same attempt.
- *   It takes the job that has been due longest (pending with runAt <= now, or running with an
- *   expired lease: the crash-recovery path), sets it running, counts the attempt and leases it
- *   for `leaseMs`. A running job whose lease expired after its last allowed attempt is marked
- *   failed instead.
+ *   It is fair across tenants: among tenants with a due job (pending with runAt <= now, or running
+ *   with an expired lease: the crash-recovery path) it serves the one served least recently (a
+ *   tenant never served first), and takes that tenant's job that has been due longest; it sets it
+ *   running, counts the attempt and leases it for `leaseMs`. So one tenant's backlog delays another
+ *   tenant's job by at most one claim per tenant with due work. A running job whose lease expired
+ *   after its last allowed attempt is marked failed instead.
  * - `fail` with a `retryAt` puts the job back to pending until then, unless it has used all its
- *   attempts; without one (or when out of attempts) the job is failed for good.
+ *   attempts; without one (or when out of attempts) the job is failed for good. When a pending job
+ *   with the same coalesce key arrived meanwhile, the retry is folded into that one instead: this
+ *   job fails (code `job_coalesced`, naming the other) and the other runs no earlier than `retryAt`.
+ * - `pruneJobs` deletes up to `limit` finished (succeeded or failed) jobs completed before the
+ *   given time, in every tenant, oldest first; it resolves how many went. An idempotency key of a
+ *   pruned job is free again.
  * - Tenants never see each other's jobs; `list` orders newest first (by id) with a true `total`.
  * - Timestamps come from the store's clock. After `close()` every call rejects with StoreError.
  */
@@ -91,7 +110,15 @@ export interface JobStore {
   fail(lease: JobLease, failure: JobFailure, retryAt: string | null): Promise<Job>;
   getJob(tenantId: string, id: string): Promise<Job | null>;
   listJobs(tenantId: string, query: JobListQuery): Promise<{ jobs: Job[]; total: number }>;
+  /** Deletes finished jobs completed before `finishedBefore` (ISO), at most `limit`; resolves how many. */
+  pruneJobs(finishedBefore: string, limit: number): Promise<number>;
 }
+
+/** What a retried job reports when a newer pending job of its coalesce key took its work over. */
+export const coalescedFailure = (into: string): JobFailure => ({
+  code: 'job_coalesced',
+  message: `Retry folded into pending job ${into}, which has the same coalesce key`,
+});
 
 /** The worker no longer holds the job: its lease expired and the job was re-claimed or finished. */
 export class JobLeaseLostError extends EngramError {

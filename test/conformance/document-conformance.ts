@@ -87,6 +87,26 @@ export function describeDocumentStoreConformance(
       );
     });
 
+    it('lists stale documents of one collection in every tenant, least recently written first', async () => {
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+      await store.documents.putDocument('t1', 'cursors', 'a', { n: 1 });
+      await pause();
+      await store.documents.putDocument('t2', 'cursors', 'b', { n: 2 });
+      await pause();
+      await store.documents.putDocument('t1', 'other', 'c', { n: 3 });
+      const rewritten = await store.documents.putDocument('t1', 'cursors', 'a', { n: 4 });
+      await pause();
+      const later = new Date(Date.now() + 1).toISOString();
+      const all = await store.documents.listStaleDocuments('cursors', later, 10);
+      expect(all.map(({ tenantId, document }) => [tenantId, document.id, document.value])).toEqual([
+        ['t2', 'b', { n: 2 }],
+        ['t1', 'a', { n: 4 }],
+      ]);
+      expect(await store.documents.listStaleDocuments('cursors', later, 1)).toHaveLength(1);
+      const before = await store.documents.listStaleDocuments('cursors', rewritten.updatedAt, 10);
+      expect(before.map(({ document }) => document.id)).toEqual(['b']);
+    });
+
     it('returns copies', async () => {
       const value = { nested: { list: [1, 2] } };
       const stored = await store.documents.putDocument('t', 'c', 'copy', value);

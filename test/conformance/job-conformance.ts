@@ -272,6 +272,88 @@ export function describeJobStoreConformance(
       expect(runningJobs.jobs.map((job) => job.id)).toEqual([running.id]);
     });
 
+    it('folds an enqueue into the pending job of its coalesce key: one pending job per key and tenant', async () => {
+      clock.advance(0);
+      const first = await store.jobs.enqueue('t', newJob({ coalesceKey: 'summarize:s1', payload: { n: 1 } }));
+      clock.advance(1_000);
+      const again = await store.jobs.enqueue(
+        't',
+        newJob({ coalesceKey: 'summarize:s1', payload: { n: 2 }, runAt: clock.iso(60_000) }),
+      );
+      expect(again.created).toBe(false);
+      // The same job, with the newest payload and its own run time.
+      expect(again.job).toMatchObject({
+        id: first.job.id,
+        payload: { n: 2 },
+        availableAt: first.job.availableAt,
+      });
+      expect((await store.jobs.getJob('t', first.job.id))?.payload).toEqual({ n: 2 });
+      expect((await store.jobs.enqueue('other', newJob({ coalesceKey: 'summarize:s1' }))).created).toBe(true);
+      expect((await store.jobs.enqueue('t', newJob({ coalesceKey: 'summarize:s2' }))).created).toBe(true);
+      for (let n = 0; n < 20; n++) await store.jobs.enqueue('t', newJob({ coalesceKey: 'summarize:s1' }));
+      const pending = await store.jobs.listJobs('t', { status: 'pending', limit: 100, offset: 0 });
+      expect(pending.total).toBe(2);
+      expect(pending.jobs.map((job) => job.coalesceKey).sort()).toEqual(['summarize:s1', 'summarize:s2']);
+    });
+
+    it('a running job absorbs nothing; a retry meets newer pending work and folds into it', async () => {
+      await store.jobs.enqueue('t', newJob({ coalesceKey: 'k' }));
+      const running = claimed(await store.jobs.claim('w', LEASE_MS));
+      const newer = await store.jobs.enqueue('t', newJob({ coalesceKey: 'k', payload: { newer: true } }));
+      expect(newer.created).toBe(true);
+      expect((await store.jobs.enqueue('t', newJob({ coalesceKey: 'k' }))).job.id).toBe(newer.job.id);
+      // The running attempt fails with a retry: the newer pending job carries it, no earlier.
+      const failed = await store.jobs.fail(
+        leaseOf(running),
+        { message: 'boom', code: null },
+        clock.iso(30_000),
+      );
+      expect(failed).toMatchObject({ status: 'failed', error: { code: 'job_coalesced' } });
+      expect(failed.error?.message).toContain(newer.job.id);
+      expect((await store.jobs.getJob('t', newer.job.id))?.availableAt).toBe(clock.iso(30_000));
+      expect(await store.jobs.claim('w', LEASE_MS)).toBeNull();
+      clock.advance(30_000);
+      expect(claimed(await store.jobs.claim('w', LEASE_MS)).id).toBe(newer.job.id);
+    });
+
+    it('claims fairly across tenants: a backlog of one tenant does not starve another', async () => {
+      for (let n = 0; n < 30; n++) await store.jobs.enqueue('busy', newJob());
+      clock.advance(1_000);
+      await store.jobs.enqueue('quiet', newJob());
+      await store.jobs.enqueue('quiet', newJob());
+      clock.advance(1_000);
+      const order: string[] = [];
+      for (let n = 0; n < 6; n++) order.push(claimed(await store.jobs.claim('w', LEASE_MS)).tenantId);
+      // Oldest due first at equal turns, then turns alternate while both have due work.
+      expect(order).toEqual(['busy', 'quiet', 'busy', 'quiet', 'busy', 'busy']);
+      // A tenant never served goes before any served one, whatever the backlog's age.
+      await store.jobs.enqueue('new', newJob());
+      expect(claimed(await store.jobs.claim('w', LEASE_MS)).tenantId).toBe('new');
+    });
+
+    it('prunes finished jobs completed before a time, oldest first, and frees their idempotency keys', async () => {
+      const jobs: Job[] = [];
+      for (const key of ['a', 'b', 'c']) {
+        await store.jobs.enqueue('t', newJob({ idempotencyKey: key }));
+        const job = claimed(await store.jobs.claim('w', LEASE_MS));
+        jobs.push(
+          key === 'b'
+            ? await store.jobs.fail(leaseOf(job), { message: 'no', code: null }, null)
+            : await store.jobs.complete(leaseOf(job), null),
+        );
+        clock.advance(1_000);
+      }
+      const pending = await store.jobs.enqueue('u', newJob());
+      expect(await store.jobs.pruneJobs(clock.iso(), 2)).toBe(2);
+      expect(await store.jobs.getJob('t', jobs[0]?.id ?? '')).toBeNull();
+      expect(await store.jobs.getJob('t', jobs[1]?.id ?? '')).toBeNull();
+      expect(await store.jobs.getJob('t', jobs[2]?.id ?? '')).not.toBeNull();
+      expect(await store.jobs.pruneJobs(jobs[2]?.completedAt ?? '', 100)).toBe(0);
+      expect(await store.jobs.pruneJobs(clock.iso(), 100)).toBe(1);
+      expect(await store.jobs.getJob('u', pending.job.id)).not.toBeNull();
+      expect((await store.jobs.enqueue('t', newJob({ idempotencyKey: 'a' }))).created).toBe(true);
+    });
+
     it('returns copies and rejects every call after close', async () => {
       const { job } = await store.jobs.enqueue('t', newJob({ payload: { nested: { n: 1 } } }));
       (job.payload.nested as { n: number }).n = 2;

@@ -4,9 +4,12 @@ import { createApiKeys } from '../../src/engine/access/api-keys.js';
 import type { Role } from '../../src/server/auth/principal.js';
 import {
   encodePart,
+  type FieldHints,
   type JsonSchema,
+  mutation,
   type Operation,
   operationsOf,
+  takesText,
   textFor,
   valueFor,
   wrongValue,
@@ -15,13 +18,19 @@ import { type SeededIds, seedTenant, snapshotTenant } from './seeded-tenant.js';
 import { useTestServer } from './test-server.js';
 
 /**
- * Every route of GET /openapi.json gets random and mutated requests (wrong types, missing and extra
- * fields, huge limits, negative offsets, odd ids, malformed JSON, wrong content types, oversize
- * bodies) from callers that may not write to tenant A: A's inspector, and B's admin, agent and
- * inspector aiming at A's ids. No answer may be a 5xx, and A's data must stay exactly as seeded.
+ * Every route of GET /openapi.json gets two kinds of requests. Valid ones, generated from the
+ * route's OpenAPI schemas (ids of things tenant B holds, plain words for text), sent by B's admin,
+ * half of them with one field mutated (a wrong value, or dropped): these reach the handlers and the
+ * store, and the share of 2xx per route is reported. And adversarial ones (wrong types, missing and
+ * extra fields, huge limits, negative offsets, odd ids, malformed JSON, wrong content types,
+ * oversize bodies) from callers that may not write to tenant A: A's inspector, and B's admin, agent
+ * and inspector aiming at the ids A and B share. No answer may be a 5xx, A's data must stay exactly
+ * as seeded, and most unmutated valid requests must succeed (so that generation cannot rot into
+ * requests that stop at validation).
  */
 const BODY_LIMIT = 32_768;
-const RUNS_PER_ROUTE = Number(process.env.ENGRAM_FUZZ_RUNS_PER_ROUTE ?? 60);
+const RUNS_PER_ROUTE = Number(process.env.ENGRAM_FUZZ_RUNS_PER_ROUTE ?? 30);
+const VALID_RUNS_PER_ROUTE = Number(process.env.ENGRAM_FUZZ_VALID_RUNS_PER_ROUTE ?? 24);
 const testServer = useTestServer({ auth: { mode: 'enabled' }, bodyLimitBytes: BODY_LIMIT });
 
 const keys: Record<string, string> = { invalid: 'engram_not_a_real_key' };
@@ -33,6 +42,21 @@ const credentials: [string, string, Role][] = [
   ['bInspector', 'tenant-b', 'inspector'],
 ];
 let seeded: SeededIds;
+/** What B holds (seeded like A, with the same session, memory and agent ids): valid requests aim here. */
+let seededB: SeededIds;
+/** A summary view of B's. */
+let viewB = '';
+/** Per route: unmutated valid requests and their 2xx, mutated ones and theirs, adversarial ones. */
+const tally = new Map<
+  string,
+  { valid: number; valid2xx: number; mutated: number; mutated2xx: number; adversarial: number }
+>();
+const count = (route: string, kind: 'valid' | 'mutated' | 'adversarial', status: number) => {
+  const entry = tally.get(route) ?? { valid: 0, valid2xx: 0, mutated: 0, mutated2xx: 0, adversarial: 0 };
+  entry[kind] += 1;
+  if (status >= 200 && status < 300 && kind !== 'adversarial') entry[`${kind}2xx`] += 1;
+  tally.set(route, entry);
+};
 /** Answers by `METHOD path status`, to check every handler was reached (ENGRAM_FUZZ_DEBUG prints them). */
 const statuses = new Map<string, number>();
 let operations: Operation[] = [];
@@ -46,6 +70,13 @@ beforeAll(async () => {
     keys[name] = (await apiKeys.create({ tenantId, role })).key;
   }
   seeded = await seedTenant(testServer(), 'tenant-a', keys.aAdmin as string);
+  seededB = await seedTenant(testServer(), 'tenant-b', keys.bAdmin as string);
+  const view = await testServer().request('/v1/summary-views', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${keys.bAdmin}` },
+    body: { name: 'by user', source: 'long_term', group_by: ['user_id'] },
+  });
+  viewB = ((await view.json()) as { id: string }).id;
   const document = (await (await testServer().request('/openapi.json')).json()) as Parameters<
     typeof operationsOf
   >[0] & { components?: { schemas?: Record<string, JsonSchema> } };
@@ -187,36 +218,214 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
     });
 }
 
-describe('every documented route under random and mutated requests (auth on, no write access to tenant A)', () => {
-  it('never answers a 5xx and never changes tenant A', { timeout: 240_000 }, async () => {
+/** Field values that name what B holds, where the schema alone cannot (text-typed fields only). */
+function hintsOfB(): FieldHints {
+  const byName: Record<string, () => fc.Arbitrary<unknown>> = {
+    // The session in namespace `shop` of user `ada`, so that session, namespace and user agree.
+    session_id: () => fc.constant(seededB.sessions[0]?.sessionId ?? 'chat-1'),
+    namespace: () => fc.constant('shop'),
+    user_id: () => fc.constant('ada'),
+    memory_id: () => fc.constantFrom(...seededB.memoryIds),
+    agent_id: () => fc.constant(seededB.agentId),
+    document_id: () => fc.constant(seededB.documentId),
+    procedure_id: () => fc.constantFrom(...seededB.procedureIds),
+    task_id: () => fc.constant(seededB.taskId),
+    trace_id: () => fc.constant(seededB.traceId),
+    role: () => fc.constantFrom('user', 'assistant'),
+    model_name: () => fc.constant('gpt-4o'),
+    view_id: () => fc.constant(viewB),
+  };
+  return (name, schema) => (takesText(schema, resolve) ? byName[name]?.() : undefined);
+}
+
+/** A valid request as parts, so that one field can be mutated before it is sent. */
+interface RequestParts {
+  path: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+}
+
+const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+
+/** A request the route's schemas accept, sent by B's admin about B's own data. */
+function validPartsFor(operation: Operation): fc.Arbitrary<RequestParts> {
+  const hints = hintsOfB();
+  const strict = (name: string, schema: JsonSchema) =>
+    hints(name, schema) ?? valueFor(schema, resolve, 0, true, hints);
+  const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
+  const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
+  // Required parameters, and always those naming B's session scope (a session's key includes them).
+  const required = new Set(
+    queryParameters
+      .filter(
+        (parameter) =>
+          (parameter as { required?: boolean }).required || ['namespace', 'user_id'].includes(parameter.name),
+      )
+      .map((p) => p.name),
+  );
+  const toolCall = fc.oneof(
+    ...tools.map((tool) =>
+      fc.record({
+        name: fc.constant(tool.name),
+        arguments: valueFor(tool.inputSchema, resolve, 0, true, hints),
+      }),
+    ),
+  );
+  const body =
+    operation.path === '/mcp'
+      ? fc.record({
+          jsonrpc: fc.constant('2.0'),
+          id: fc.nat(),
+          method: fc.constant('tools/call'),
+          params: toolCall,
+        })
+      : operation.body
+        ? valueFor(operation.body, resolve, 0, true, hints)
+        : fc.constant(undefined);
+  return fc.record({
+    path: fc.record(
+      Object.fromEntries(pathParameters.map((p) => [p.name, strict(p.name, p.schema).map(asText)])),
+    ),
+    query: fc.record(
+      Object.fromEntries(queryParameters.map((p) => [p.name, strict(p.name, p.schema).map(asText)])),
+      { requiredKeys: [...required] },
+    ),
+    body,
+  });
+}
+
+/** Replaces or drops one field of the request: a path or query parameter, or a top-level body field. */
+function mutateOne(
+  parts: RequestParts,
+  pick: number,
+  change: { kind: 'replace'; value: unknown } | { kind: 'drop' },
+): RequestParts {
+  const mcp = (parts.body as { params?: { arguments?: unknown } } | undefined)?.params;
+  const bodyObject = mcp?.arguments ?? parts.body;
+  const bodyKeys =
+    typeof bodyObject === 'object' && bodyObject !== null && !Array.isArray(bodyObject)
+      ? Object.keys(bodyObject)
+      : [];
+  const targets = [
+    ...Object.keys(parts.path).map((name) => ['path', name] as const),
+    ...Object.keys(parts.query).map((name) => ['query', name] as const),
+    ...bodyKeys.map((name) => ['body', name] as const),
+  ];
+  const target = targets[pick % Math.max(1, targets.length)];
+  const next: RequestParts = structuredClone(parts);
+  if (!target) {
+    next.body = change.kind === 'replace' ? change.value : undefined;
+    return next;
+  }
+  const [where, name] = target;
+  if (where === 'body') {
+    const holder = ((next.body as { params?: { arguments?: Record<string, unknown> } }).params?.arguments ??
+      next.body) as Record<string, unknown>;
+    if (change.kind === 'drop') delete holder[name];
+    else holder[name] = change.value;
+  } else if (change.kind === 'drop') {
+    if (where === 'query') delete next.query[name];
+    else next.path[name] = '';
+  } else {
+    next[where][name] = asText(change.value);
+  }
+  return next;
+}
+
+function send(operation: Operation, parts: RequestParts, who: string): FuzzRequest {
+  const filled = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) =>
+    encodePart(parts.path[name] ?? ''),
+  );
+  const search = Object.entries(parts.query)
+    .map(([name, value]) => `${encodePart(name)}=${encodePart(value)}`)
+    .join('&');
+  const hasBody = parts.body !== undefined && operation.method !== 'GET';
+  return {
+    method: operation.method,
+    url: `${filled}${search ? `?${search}` : ''}`,
+    headers: {
+      authorization: `Bearer ${keys[who]}`,
+      ...(operation.path === '/mcp' ? { accept: 'application/json, text/event-stream' } : {}),
+      ...(hasBody ? { 'content-type': operation.contentTypes[0] ?? 'application/json' } : {}),
+    },
+    body: hasBody ? JSON.stringify(parts.body) : undefined,
+  };
+}
+
+/** Sends one request; fails the test on a 5xx (but the documented 503 of LLM features without an LLM). */
+async function exchange(request: FuzzRequest, operation: Operation): Promise<number> {
+  const response = await fetch(`${testServer().url}${request.url}`, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  const text = await response.text();
+  const described = `${request.method} ${request.url} ${request.body?.slice(0, 300)} → ${response.status} ${text.slice(0, 300)}`;
+  const key = `${request.method} ${operation.path} ${response.status}`;
+  statuses.set(key, (statuses.get(key) ?? 0) + 1);
+  if (process.env.ENGRAM_FUZZ_DEBUG === 'all') console.log(described);
+  // The one deliberate 5xx: an LLM feature (a chat turn, a summary view run) on a server without
+  // an LLM: 503 llm_not_configured, whose AMS-shape `{"detail"}` carries only the message.
+  const llmOff =
+    response.status === 503 &&
+    (text.includes('"llm_not_configured"') || text.includes('needs an LLM, and none is configured'));
+  if (!llmOff) expect(response.status, described).toBeLessThan(500);
+  return response.status;
+}
+
+/** Routes run reads first and deletes last, so that valid requests find what B holds for longest. */
+const methodOrder = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+describe('every documented route under valid, mutated and adversarial requests (auth on)', () => {
+  it('never answers a 5xx, never changes tenant A, and valid requests mostly succeed', {
+    timeout: 240_000,
+  }, async () => {
     expect(operations.length).toBeGreaterThan(35);
     const before = await snapshotTenant(testServer().engram, 'tenant-a', seeded.taskId);
-    for (const operation of operations) {
+    // Deletes of nested things before their parents (a knowledge document before its agent).
+    const ordered = [...operations].sort(
+      (left, right) =>
+        methodOrder.indexOf(left.method) - methodOrder.indexOf(right.method) ||
+        (left.method === 'DELETE' ? right.path.length - left.path.length : 0),
+    );
+    for (const operation of ordered) {
+      const route = `${operation.method} ${operation.path}`;
+      const valid = fc.tuple(validPartsFor(operation), fc.option(fc.tuple(fc.nat(), mutation), { freq: 2 }));
+      await fc.assert(
+        fc.asyncProperty(valid, async ([parts, mutate]) => {
+          const sent = mutate ? mutateOne(parts, mutate[0], mutate[1]) : parts;
+          const request = send(operation, sent, 'bAdmin');
+          const status = await exchange(request, operation);
+          if (process.env.ENGRAM_FUZZ_DEBUG === 'valid' && !mutate && (status < 200 || status > 299)) {
+            console.log(`${request.method} ${request.url} ${request.body?.slice(0, 400)} → ${status}`);
+          }
+          count(route, mutate ? 'mutated' : 'valid', status);
+        }),
+        { numRuns: VALID_RUNS_PER_ROUTE },
+      );
       await fc.assert(
         fc.asyncProperty(requestFor(operation), async (request) => {
-          const response = await fetch(`${testServer().url}${request.url}`, {
-            method: request.method,
-            headers: request.headers,
-            ...(request.body === undefined ? {} : { body: request.body }),
-          });
-          const text = await response.text();
-          const described = `${request.method} ${request.url} ${request.body?.slice(0, 300)} → ${response.status} ${text.slice(0, 300)}`;
-          const key = `${request.method} ${operation.path} ${response.status}`;
-          statuses.set(key, (statuses.get(key) ?? 0) + 1);
-          // The one deliberate 5xx: an LLM feature (a chat turn, a summary view run) on a server without
-          // an LLM: 503 llm_not_configured, whose AMS-shape `{"detail"}` carries only the message.
-          const llmOff =
-            response.status === 503 &&
-            (text.includes('"llm_not_configured"') || text.includes('needs an LLM, and none is configured'));
-          if (!llmOff) expect(response.status, described).toBeLessThan(500);
+          count(route, 'adversarial', await exchange(request, operation));
         }),
         { numRuns: RUNS_PER_ROUTE },
       );
       const after = await snapshotTenant(testServer().engram, 'tenant-a', seeded.taskId);
-      expect(after, `${operation.method} ${operation.path} changed tenant A`).toEqual(before);
+      expect(after, `${route} changed tenant A`).toEqual(before);
     }
     expect((await testServer().request('/ready')).status).toBe(200);
     if (process.env.ENGRAM_FUZZ_DEBUG) console.log([...statuses].sort().join('\n'));
+    const percent = (part: number, whole: number) =>
+      whole === 0 ? '–' : `${Math.round((100 * part) / whole)} %`;
+    console.table(
+      [...tally].map(([route, entry]) => ({
+        route,
+        valid: entry.valid,
+        'valid 2xx': percent(entry.valid2xx, entry.valid),
+        mutated: entry.mutated,
+        'mutated 2xx': percent(entry.mutated2xx, entry.mutated),
+        adversarial: entry.adversarial,
+      })),
+    );
     // Each route's handler (or its validation) was reached, not only the auth and body-parser gates.
     const gates = new Set([401, 403, 413, 415]);
     for (const { method, path } of operations) {
@@ -226,5 +435,14 @@ describe('every documented route under random and mutated requests (auth on, no 
       });
       expect(reached, `${method} ${path}`).toBe(true);
     }
+    // Generation stays valid: most unmutated requests reach the store and succeed.
+    const totals = [...tally.values()].reduce(
+      (sum, entry) => ({ valid: sum.valid + entry.valid, valid2xx: sum.valid2xx + entry.valid2xx }),
+      { valid: 0, valid2xx: 0 },
+    );
+    expect(
+      totals.valid2xx / totals.valid,
+      `${totals.valid2xx} of ${totals.valid} valid requests 2xx`,
+    ).toBeGreaterThan(0.5);
   });
 });

@@ -22,6 +22,7 @@ describe('server config', () => {
       bodyLimitBytes: 1_048_576,
       shutdownTimeoutMs: 10_000,
       auth: { mode: 'disabled', apiKeys: true },
+      allowedHosts: [],
     });
   });
 

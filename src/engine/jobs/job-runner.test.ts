@@ -45,6 +45,29 @@ async function scriptedServer(): Promise<ScriptedOpenAIServer> {
 }
 
 describe('job runner', () => {
+  it('does not claim jobs of a type that is not ready: they wait with their attempts intact', async () => {
+    const { runner } = setup();
+    let ready = false;
+    const ran: string[] = [];
+    runner.register(
+      'needs-llm',
+      async (payload) => {
+        ran.push(String(payload.n));
+        return null;
+      },
+      { isReady: () => ready },
+    );
+    runner.register('plain', async () => null);
+    const waiting = await runner.enqueue('t', 'needs-llm', { n: 1 });
+    await runner.enqueue('t', 'plain', {});
+    expect(await runner.runOnce()).toBe(true);
+    expect(await runner.runOnce()).toBe(false);
+    expect(await runner.get('t', waiting.id)).toMatchObject({ status: 'pending', attempts: 0 });
+    ready = true;
+    expect(await runner.runOnce()).toBe(true);
+    expect(ran).toEqual(['1']);
+  });
+
   it('runs a job with its handler and keeps the result; other types stay queued', async () => {
     const { runner } = setup();
     const seen: unknown[] = [];

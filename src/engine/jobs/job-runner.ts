@@ -51,18 +51,36 @@ const enqueueSchema = z.object({
   type: z.string().min(1).max(200),
   payload: jsonObjectSchema,
   idempotencyKey: z.string().min(1).max(1_000).optional(),
+  coalesceKey: z.string().min(1).max(1_000).optional(),
   runAt: z.iso.datetime({ offset: true }).optional(),
   maxAttempts: z.number().int().min(1).max(100).optional(),
 });
 
-export type EnqueueOptions = Pick<z.input<typeof enqueueSchema>, 'idempotencyKey' | 'runAt' | 'maxAttempts'>;
+export type EnqueueOptions = Pick<
+  z.input<typeof enqueueSchema>,
+  'idempotencyKey' | 'coalesceKey' | 'runAt' | 'maxAttempts'
+>;
+
+/** How a job type is handled besides its handler. */
+export interface HandlerOptions {
+  maxAttempts?: number;
+  /**
+   * Whether jobs of this type may be claimed now (checked before every claim). False defers them:
+   * they stay pending and lose no attempt, e.g. while the LLM they need is failing (an open circuit
+   * breaker, circuit-breaker.ts).
+   */
+  isReady?: () => boolean;
+}
 
 /** Durable background work: handlers by job type, a polling loop, retries with backoff. */
 export interface JobRunner {
   readonly workerId: string;
   /** Handles jobs of `type` from now on (one handler per type). */
-  register(type: string, handler: JobHandler, options?: { maxAttempts?: number }): void;
-  /** Queues a job (any process's runner may run it); an idempotency key already used returns that job. */
+  register(type: string, handler: JobHandler, options?: HandlerOptions): void;
+  /**
+   * Queues a job (any process's runner may run it); an idempotency key already used returns that
+   * job, and a coalesce key of a pending job folds the enqueue into it (job-store.ts).
+   */
   enqueue(tenantId: string, type: string, payload: JsonObject, options?: EnqueueOptions): Promise<Job>;
   get(tenantId: string, id: string): Promise<Job | null>;
   list(tenantId: string, query: JobListQuery): Promise<{ jobs: Job[]; total: number }>;
@@ -89,7 +107,10 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const policy: RetryPolicy = { baseDelayMs: 1_000, maxDelayMs: 300_000, ...options.retry };
   const defaultMaxAttempts = options.defaultMaxAttempts ?? 5;
   const reportError = options.onError ?? ((error) => console.error('engram: job runner error', error));
-  const handlers = new Map<string, { handler: JobHandler; maxAttempts: number | undefined }>();
+  const handlers = new Map<
+    string,
+    { handler: JobHandler; maxAttempts: number | undefined; isReady: (() => boolean) | undefined }
+  >();
   const running = new Set<Promise<void>>();
   const controllers = new Set<AbortController>();
   let loop: Promise<void> | undefined;
@@ -161,7 +182,9 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
 
   async function claimAndRun(wait: boolean): Promise<boolean> {
     if (closing || handlers.size === 0) return false;
-    const job = await store.claim(workerId, leaseMs, [...handlers.keys()]);
+    const ready = [...handlers].filter(([, entry]) => entry.isReady?.() ?? true).map(([type]) => type);
+    if (ready.length === 0) return false;
+    const job = await store.claim(workerId, leaseMs, ready);
     if (!job) return false;
     const run = execute(job).finally(() => running.delete(run));
     running.add(run);
@@ -195,7 +218,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     workerId,
     register(type, handler, handlerOptions = {}) {
       if (handlers.has(type)) throw new Error(`A handler for job type ${type} is already registered`);
-      handlers.set(type, { handler, maxAttempts: handlerOptions.maxAttempts });
+      handlers.set(type, {
+        handler,
+        maxAttempts: handlerOptions.maxAttempts,
+        isReady: handlerOptions.isReady,
+      });
       nudge();
     },
     async enqueue(tenantId, type, payload, enqueueOptions = {}) {
@@ -206,6 +233,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         payload: input.payload,
         maxAttempts: input.maxAttempts ?? handlers.get(type)?.maxAttempts ?? defaultMaxAttempts,
         ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
+        ...(input.coalesceKey === undefined ? {} : { coalesceKey: input.coalesceKey }),
         ...(input.runAt === undefined ? {} : { runAt: new Date(input.runAt).toISOString() }),
       });
       nudge();

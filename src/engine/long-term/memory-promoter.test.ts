@@ -60,6 +60,34 @@ describe('memory promoter', () => {
     expect(await promoter.promote(ref)).toEqual({ created: [], versioned: [], unchanged: ['home'] });
   });
 
+  it('a pending memory with the id of a knowledge chunk or a procedure never changes it', async () => {
+    const { engram, promoter } = await setup();
+    await engram.memories.create('default', [
+      { id: 'chunk', text: 'Returns within 30 days.', agentId: 'support', documentId: 'returns' },
+      { id: 'proc', text: 'Damaged item', agentId: 'support', memoryType: 'procedural' },
+    ]);
+    await engram.sessions.put(ref, {
+      memories: [
+        { id: 'chunk', text: 'Returns within 365 days.', userId: 'ada' },
+        { id: 'proc', text: 'Refund everything', userId: 'ada' },
+      ],
+    });
+    expect(await promoter.promote(ref)).toEqual({
+      created: [],
+      versioned: [],
+      unchanged: [],
+      refused: ['chunk', 'proc'],
+    });
+    expect(await engram.memories.get('default', 'chunk')).toMatchObject({
+      text: 'Returns within 30 days.',
+      supersededBy: null,
+    });
+    expect(await engram.memories.get('default', 'proc')).toMatchObject({
+      text: 'Damaged item',
+      supersededBy: null,
+    });
+  });
+
   it("a memory without its own scope inherits the session's namespace, user and session", async () => {
     const { engram, promoter } = await setup();
     const scoped = { sessionId: 'chat-7', namespace: 'travel', userId: 'ada' };

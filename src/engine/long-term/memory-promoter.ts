@@ -4,6 +4,7 @@ import type { PendingMemory } from '../../core/schemas/session.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
 import type { LongTermMemory } from './long-term-memory.js';
+import { ownerOf } from './memory-owner.js';
 
 export interface MemoryPromoterOptions {
   store: SessionStore;
@@ -24,6 +25,8 @@ export interface PromotionResult {
   versioned: string[];
   /** Pending memories already stored (same id and text, same hash, or a near-identical copy). */
   unchanged: string[];
+  /** Pending memories whose id names a knowledge chunk or a procedure: never changed (memory-owner.ts). */
+  refused?: string[];
 }
 
 const MAX_PATCH_RETRIES = 8;
@@ -90,6 +93,10 @@ export function createMemoryPromoter(options: MemoryPromoterOptions) {
       metadata: pending.metadata,
     };
     const existing = await currentVersion(tenantId, pending.id);
+    if (existing && ownerOf(existing)) {
+      result.refused = [...(result.refused ?? []), pending.id];
+      return;
+    }
     if (existing) {
       if (existing.text === pending.text) {
         result.unchanged.push(pending.id);

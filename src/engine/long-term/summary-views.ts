@@ -113,6 +113,8 @@ export interface SummaryViewsOptions {
   documents: DocumentStore;
   memories: LongTermMemory;
   llm: LlmProvider | null;
+  /** While false (the LLM's circuit is open), full-run jobs wait unclaimed (docs/jobs.md). */
+  llmReady?: () => boolean;
   /** The `summary_view_full_run` handler is registered here. */
   jobs: JobRunner;
   clock: () => Date;
@@ -270,34 +272,38 @@ export function createSummaryViews(options: SummaryViewsOptions): SummaryViews {
     }
   }
 
-  jobs.register(SUMMARY_VIEW_FULL_RUN, async (payload, { job, signal }): Promise<JsonObject> => {
-    const viewId = typeof payload.view_id === 'string' ? payload.view_id : '';
-    const view = await get(job.tenantId, viewId);
-    // A deleted view stays deleted: no retry.
-    if (!view) throw Object.assign(new NotFoundError('SummaryView', viewId), { retryable: false });
-    if (!llm) throw llmNotConfiguredError('Running a summary view');
-    const groups = new Map<string, SummaryGroup>();
-    await scan(job.tenantId, view, {}, (memory) => {
-      const group: SummaryGroup = {};
-      for (const field of view.groupBy) {
-        const value = memory[field];
-        // As in AMS, a memory without a value for a group-by field is in no partition.
-        if (value === null) return true;
-        group[field] = value;
+  jobs.register(
+    SUMMARY_VIEW_FULL_RUN,
+    async (payload, { job, signal }): Promise<JsonObject> => {
+      const viewId = typeof payload.view_id === 'string' ? payload.view_id : '';
+      const view = await get(job.tenantId, viewId);
+      // A deleted view stays deleted: no retry.
+      if (!view) throw Object.assign(new NotFoundError('SummaryView', viewId), { retryable: false });
+      if (!llm) throw llmNotConfiguredError('Running a summary view');
+      const groups = new Map<string, SummaryGroup>();
+      await scan(job.tenantId, view, {}, (memory) => {
+        const group: SummaryGroup = {};
+        for (const field of view.groupBy) {
+          const value = memory[field];
+          // As in AMS, a memory without a value for a group-by field is in no partition.
+          if (value === null) return true;
+          group[field] = value;
+        }
+        groups.set(partitionId(view.id, group), group);
+        return true;
+      });
+      let memoryCount = 0;
+      for (const group of groups.values()) {
+        signal.throwIfAborted();
+        const partition = await summarize(job.tenantId, view, group, signal);
+        if (!(await get(job.tenantId, view.id))) return { partitions: 0, memories: 0, deleted: true };
+        await save(job.tenantId, partition);
+        memoryCount += partition.memoryCount;
       }
-      groups.set(partitionId(view.id, group), group);
-      return true;
-    });
-    let memoryCount = 0;
-    for (const group of groups.values()) {
-      signal.throwIfAborted();
-      const partition = await summarize(job.tenantId, view, group, signal);
-      if (!(await get(job.tenantId, view.id))) return { partitions: 0, memories: 0, deleted: true };
-      await save(job.tenantId, partition);
-      memoryCount += partition.memoryCount;
-    }
-    return { partitions: groups.size, memories: memoryCount, deleted: false };
-  });
+      return { partitions: groups.size, memories: memoryCount, deleted: false };
+    },
+    options.llmReady ? { isReady: options.llmReady } : {},
+  );
 
   return {
     async create(tenantId, input) {

@@ -55,7 +55,7 @@ export type EnqueueForSession = (
   state: SessionState,
   type: string,
   key: string,
-  options?: { runAt?: Date; staleSuffix?: string; payload?: JsonObject },
+  options?: { runAt?: Date; staleSuffix?: string; payload?: JsonObject; coalesceKey?: string },
 ) => Promise<Job>;
 
 /** Runs after every session write; it only enqueues (never calls a model). */
@@ -82,6 +82,11 @@ export interface WritePathOptions {
   onError: (error: unknown) => void;
   /** Told once at start what is off (no LLM). */
   onNotice?: (message: string) => void;
+  /**
+   * Whether the LLM may be called now (its circuit breaker, circuit-breaker.ts): while false, LLM
+   * summary and extraction jobs are not claimed, so they wait instead of burning attempts.
+   */
+  llmReady?: () => boolean;
 }
 
 export interface WritePath {
@@ -116,7 +121,8 @@ const pendingDigest = (state: SessionState): string | null => {
  * the session passes its threshold, the promotion of pending memories, and a debounced LLM
  * extraction; it registers the handlers of those jobs on `jobs`. Idempotency keys name one piece
  * of work: repeated writes enqueue it once, and a key whose job already finished is followed by a
- * fresh key (the work is due again).
+ * fresh key (the work is due again). Summary and extraction jobs also carry a per-session coalesce
+ * key, so a session never has more than one of each pending (docs/jobs.md).
  */
 export function createWritePath(options: WritePathOptions): WritePath {
   const { store, sessions, memories, jobs, clock, onError } = options;
@@ -162,19 +168,28 @@ export function createWritePath(options: WritePathOptions): WritePath {
       })()
     : null;
 
-  jobs.register(WRITE_PATH_JOBS.summarize, async (payload, { job }) => {
-    const window = typeof payload.contextWindow === 'number' ? payload.contextWindow : undefined;
-    return { ...(await summarizer.summarize(sessionOfJob(payload, job), window)) };
-  });
+  const llmGate = options.llmReady ? { isReady: options.llmReady } : {};
+  jobs.register(
+    WRITE_PATH_JOBS.summarize,
+    async (payload, { job }) => {
+      const window = typeof payload.contextWindow === 'number' ? payload.contextWindow : undefined;
+      return { ...(await summarizer.summarize(sessionOfJob(payload, job), window)) };
+    },
+    options.summaryWriter ? llmGate : {},
+  );
   jobs.register(WRITE_PATH_JOBS.promote, async (payload, { job }) => {
     const result = await promoter.promote(sessionOfJob(payload, job));
     return { created: result.created, versioned: result.versioned, unchanged: result.unchanged };
   });
   if (extraction) {
-    jobs.register(WRITE_PATH_JOBS.extract, async (payload, { job, signal }) => {
-      const { createdAt, ...ref } = sessionOfJob(payload, job);
-      return { ...(await extraction(toSessionKey(ref), { createdAt, signal })) };
-    });
+    jobs.register(
+      WRITE_PATH_JOBS.extract,
+      async (payload, { job, signal }) => {
+        const { createdAt, ...ref } = sessionOfJob(payload, job);
+        return { ...(await extraction(toSessionKey(ref), { createdAt, signal })) };
+      },
+      llmGate,
+    );
   }
 
   if (messageIndex) {
@@ -186,7 +201,10 @@ export function createWritePath(options: WritePathOptions): WritePath {
 
   const enqueue: EnqueueForSession = async (state, type, key, enqueueOptions = {}) => {
     const payload: JsonObject = { ...sessionJobPayload(state), ...enqueueOptions.payload };
-    const runAt = enqueueOptions.runAt ? { runAt: enqueueOptions.runAt.toISOString() } : {};
+    const runAt = {
+      ...(enqueueOptions.runAt ? { runAt: enqueueOptions.runAt.toISOString() } : {}),
+      ...(enqueueOptions.coalesceKey ? { coalesceKey: enqueueOptions.coalesceKey } : {}),
+    };
     const job = await jobs.enqueue(state.tenantId, type, payload, { idempotencyKey: key, ...runAt });
     if (job.status !== 'succeeded' && job.status !== 'failed') return job;
     // The work this key named was done (or given up) earlier, and the write says it is due again.
@@ -206,6 +224,8 @@ export function createWritePath(options: WritePathOptions): WritePath {
         `summarize:${session}:${state.summarized.throughSeq}${sized}`,
         {
           staleSuffix: `s${state.lastSeq}`,
+          // However many writes ask while one waits, a session has one pending summary job.
+          coalesceKey: `summarize:${session}`,
           ...(window === undefined ? {} : { payload: { contextWindow: window } }),
         },
       );
@@ -219,6 +239,8 @@ export function createWritePath(options: WritePathOptions): WritePath {
       await enqueue(state, WRITE_PATH_JOBS.extract, `extract:${session}:${window}`, {
         runAt: new Date(now + debounce),
         staleSuffix: `s${state.lastSeq}`,
+        // One pending extraction per session: it reads from the cursor to the end when it runs.
+        coalesceKey: `extract:${session}`,
       });
     }
     // One job per write that added messages; a job finding the cursor at the end does nothing.

@@ -33,7 +33,14 @@ export function createSessionCursors(documents: DocumentStore, collection: strin
         session.tenantId,
         collection,
         sessionDigest(session),
-        { seq, sessionId: session.sessionId, sessionCreatedAt: session.createdAt },
+        // The whole key, so the retention sweep can tell whether the session still exists.
+        {
+          seq,
+          namespace: session.namespace,
+          userId: session.userId,
+          sessionId: session.sessionId,
+          sessionCreatedAt: session.createdAt,
+        },
         { expectedVersion },
       );
     },

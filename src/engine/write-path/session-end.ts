@@ -62,6 +62,8 @@ export interface SessionEndDependencies {
   memories: LongTermMemory;
   traces: TraceLog;
   llm: LlmProvider | null;
+  /** While false (the LLM's circuit is open), end-session jobs wait unclaimed (docs/jobs.md). */
+  llmReady?: () => boolean;
   /** Default: `writeEpisode` (the model, or the extractive episode when `llm` is null). */
   writeEpisode?: EpisodeWriter;
   /** Default: `captureProcedure` (runs only with an LLM). */
@@ -110,8 +112,16 @@ export function createSessionEnding(store: EngramStore, jobs: JobRunner): Sessio
 
 /** Registers the `end-session` handler on the runner. */
 export function registerSessionEndHandlers(jobs: JobRunner, dependencies: SessionEndDependencies): void {
-  jobs.register(END_SESSION_JOB, (payload, { job, signal }) =>
-    endSession(dependencies, job.tenantId, parseWith(payloadSchema, payload, 'end-session payload'), signal),
+  jobs.register(
+    END_SESSION_JOB,
+    (payload, { job, signal }) =>
+      endSession(
+        dependencies,
+        job.tenantId,
+        parseWith(payloadSchema, payload, 'end-session payload'),
+        signal,
+      ),
+    dependencies.llmReady ? { isReady: dependencies.llmReady } : {},
   );
 }
 

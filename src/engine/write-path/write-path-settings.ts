@@ -17,6 +17,11 @@ export const writePathSettingsSchema = z.strictObject({
    * background job), and rebuild an expired session from them on read. Off by default (AMS too).
    */
   indexMessages: z.boolean().default(false),
+  /**
+   * Days finished jobs, extraction cursors and session end marks are kept (0: forever). A cursor or
+   * mark whose session still exists is kept regardless (retention-sweeper.ts). Default 30.
+   */
+  retentionDays: z.number().min(0).max(36_500).default(30),
   /** How often writes whose jobs could not be enqueued are tried again (0: never). Default 30 s. */
   catchUpIntervalMs: z.number().int().min(0).max(86_400_000).default(30_000),
 });

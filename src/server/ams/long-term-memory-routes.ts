@@ -6,6 +6,7 @@ import {
   type MemoryRecordEdit,
   memoryRecordInputSchema,
 } from '../../core/schemas/memory-record.js';
+import { assertIdsFreeStanding } from '../../engine/long-term/memory-owner.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
 import { readBody, readPath, readQuery } from '../request-parts.js';
@@ -58,7 +59,10 @@ async function listAll(
   return memories;
 }
 
-/** The equality scope of compact and forget (query `namespace`, `user_id`, `session_id`). */
+/**
+ * The equality scope of compact and forget (query `namespace`, `user_id`, `session_id`): free-standing
+ * memories only, never procedures or knowledge chunks (memory-owner.ts).
+ */
 function scopeFilter(query: {
   namespace?: string;
   user_id?: string;
@@ -66,6 +70,7 @@ function scopeFilter(query: {
 }): MemoryFilterInput {
   return {
     memoryType: { none: ['procedural'] },
+    documentId: { exists: false },
     ...(query.namespace !== undefined ? { namespace: { eq: query.namespace } } : {}),
     ...(query.user_id !== undefined ? { userId: { eq: query.user_id } } : {}),
     ...(query.session_id !== undefined ? { sessionId: { eq: query.session_id } } : {}),
@@ -97,6 +102,12 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     inputs.forEach((input, index) => {
       parseWith(memoryRecordInputSchema, input, `memory at index ${index}`);
     });
+    // An id of a knowledge chunk or a procedure would write a new version of it: refused (409).
+    await assertIdsFreeStanding(
+      engram.store.memories,
+      tenantId,
+      inputs.map((input) => input.id),
+    );
     await upsertMemories(engram, tenantId, inputs, { deduplicate: body.deduplicate });
     return { status: 'ok' };
   };
@@ -114,8 +125,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     '/v1/long-term-memory/search',
     {
       config: {
-        // A search reads: an inspector may search (it bumps access counts, as any read of memory does).
-        permission: 'read',
+        // `read` by the operation table: an inspector may search (it bumps access counts, as any read does).
         docs: {
           summary: 'Search or list long-term memories (filters, recency re-rank, exact totals)',
           tags,
@@ -198,6 +208,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
       };
       if (Object.keys(changes).length === 0) throw new AmsHttpError(400, 'No fields provided for update');
       const tenantId = tenantOf(request);
+      await assertIdsFreeStanding(engram.store.memories, tenantId, [memory_id]);
       const current = await resolveCurrent(engram, tenantId, memory_id);
       if (!current) throw notFound(memory_id);
       return toAmsRecord(await engram.memories.edit(tenantId, current.id, changes));
@@ -241,7 +252,11 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     response: ackSchema,
   };
   const remove = async (request: FastifyRequest) => {
-    const deleted = await deleteWithVersions(engram, tenantOf(request), readMemoryIds(request));
+    const tenantId = tenantOf(request);
+    const ids = readMemoryIds(request);
+    // All or nothing: one id of a knowledge chunk or a procedure refuses the whole request (409).
+    await assertIdsFreeStanding(engram.store.memories, tenantId, ids);
+    const deleted = await deleteWithVersions(engram, tenantId, ids);
     return { status: `ok, deleted ${deleted} memories` };
   };
   app.delete('/v1/long-term-memory', { config: { docs: deleteDocs } }, remove);

@@ -42,8 +42,7 @@ export function registerMemoryPromptRoutes(app: FastifyInstance, engram: Engram)
     '/v1/memory/prompt',
     {
       config: {
-        // Assembling records an inspector trace for the session: a write, as for POST /v1/context.
-        permission: 'write',
+        // Its permission (write: assembling records a trace) is the operation table's (operation-permissions.ts).
         docs: {
           summary: 'Build a prompt: session summary and history, related long-term memories, the query',
           tags: ['memory-prompt'],

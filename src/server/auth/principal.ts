@@ -1,21 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { EngramError } from '../../core/errors.js';
 import type { Role } from '../../core/schemas/role.js';
+import { grants, type Permission, routePermission } from '../../engine/access/operation-permissions.js';
 
 export { type Role, roles } from '../../core/schemas/role.js';
-
-/**
- * What a route needs: `public` (no credential, e.g. health), `read` and `write` of sessions and
- * memories, `admin` (keys, agents, approving procedures) and `inspect` (context traces).
- */
-export type Permission = 'public' | 'read' | 'write' | 'admin' | 'inspect';
-
-/** Which permissions each role grants. Inspector traces are readable only by `inspector` and `admin`. */
-export const permissionsByRole: Record<Role, readonly Permission[]> = {
-  admin: ['public', 'read', 'write', 'admin', 'inspect'],
-  agent: ['public', 'read', 'write'],
-  inspector: ['public', 'read', 'inspect'],
-};
+export { type Permission, permissionsByRole } from '../../engine/access/operation-permissions.js';
 
 /** The authenticated caller: every request is scoped to its tenant. */
 export interface Principal {
@@ -50,10 +39,30 @@ export function permissionOf(method: string, declared: Permission | undefined): 
   return declared ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
 }
 
+/**
+ * Gives a route listed in the operation table (operation-permissions.ts) the table's permission, at
+ * registration: a route that declares another one is a programming error, caught at start-up.
+ */
+export function applyOperationPermission(route: {
+  method: string | string[];
+  url: string;
+  config?: { permission?: Permission };
+}): void {
+  for (const method of [route.method].flat()) {
+    const listed = routePermission(method, route.url);
+    if (listed === undefined) continue;
+    const declared = route.config?.permission;
+    if (declared !== undefined && declared !== listed) {
+      throw new Error(`${method} ${route.url} declares ${declared}; the operation table says ${listed}`);
+    }
+    route.config = { ...route.config, permission: listed };
+  }
+}
+
 /** Throws ForbiddenError unless the request's principal holds `permission`. */
 export function authorize(request: FastifyRequest, permission: Permission): void {
   const { role } = request.principal;
-  if (!permissionsByRole[role].includes(permission)) throw new ForbiddenError(role, permission);
+  if (!grants(role, permission)) throw new ForbiddenError(role, permission);
 }
 
 /** The tenant every store call of this request is scoped to. */

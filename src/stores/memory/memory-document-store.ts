@@ -80,5 +80,20 @@ export function createMemoryDocumentStore(clock: () => Date, isClosed: () => boo
         total: ids.length,
       };
     },
+
+    async listStaleDocuments(collection, updatedBefore, limit) {
+      ensureOpen();
+      const before = Date.parse(updatedBefore);
+      const stale: { tenantId: string; document: StoredDocument }[] = [];
+      for (const [key, documents] of collections) {
+        const [tenantId = '', name] = key.split('\u0000');
+        if (name !== collection) continue;
+        for (const document of documents.values()) {
+          if (Date.parse(document.updatedAt) < before) stale.push({ tenantId, document });
+        }
+      }
+      stale.sort((left, right) => Date.parse(left.document.updatedAt) - Date.parse(right.document.updatedAt));
+      return stale.slice(0, Math.max(0, limit)).map((entry) => structuredClone(entry));
+    },
   };
 }

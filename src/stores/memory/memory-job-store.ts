@@ -1,5 +1,6 @@
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import {
+  coalescedFailure,
   type Job,
   type JobLease,
   JobLeaseLostError,
@@ -17,6 +18,23 @@ const timeOf = (iso: string | null) => (iso === null ? Number.POSITIVE_INFINITY 
 export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean): JobStore {
   const jobs = new Map<string, Job>();
   const byIdempotencyKey = new Map<string, string>();
+  /** Per tenant, when it was last served by a claim (a counter): the least recent goes first. */
+  const turns = new Map<string, number>();
+  let lastTurn = 0;
+  /** The pending job of `tenantId` with `coalesceKey`, other than `exceptId`. */
+  const pendingWith = (tenantId: string, coalesceKey: string, exceptId?: string) => {
+    for (const job of jobs.values()) {
+      if (
+        job.tenantId === tenantId &&
+        job.coalesceKey === coalesceKey &&
+        job.status === 'pending' &&
+        job.id !== exceptId
+      ) {
+        return job;
+      }
+    }
+    return undefined;
+  };
   const ensureOpen = () => {
     if (isClosed()) throw new StoreError('The memory store is closed');
   };
@@ -29,6 +47,14 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       throw new JobLeaseLostError(lease);
     }
     return job;
+  };
+
+  /** Claim order: the tenant served least recently, then the longest-due job (then the older job). */
+  const before = (job: Job, other: Job): boolean => {
+    const turn = turns.get(job.tenantId) ?? 0;
+    const otherTurn = turns.get(other.tenantId) ?? 0;
+    if (turn !== otherTurn) return turn < otherTurn;
+    return timeOf(job.availableAt) < timeOf(other.availableAt);
   };
 
   const finish = (job: Job, now: string, changes: Partial<Job>): Job => {
@@ -44,9 +70,14 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       const existingId = idempotencyId === undefined ? undefined : byIdempotencyKey.get(idempotencyId);
       const existing = existingId === undefined ? undefined : jobs.get(keyOf(tenantId, existingId));
       if (existing) return { job: structuredClone(existing), created: false };
+      const now = clock().toISOString();
+      const folding = input.coalesceKey === undefined ? undefined : pendingWith(tenantId, input.coalesceKey);
+      if (folding) {
+        Object.assign(folding, { payload: structuredClone(input.payload), updatedAt: now });
+        return { job: structuredClone(folding), created: false };
+      }
       const key = keyOf(tenantId, input.id);
       if (jobs.has(key)) throw new StoreError(`Job ${input.id} already exists`);
-      const now = clock().toISOString();
       const job: Job = {
         id: input.id,
         tenantId,
@@ -54,6 +85,7 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
         payload: structuredClone(input.payload),
         status: 'pending',
         idempotencyKey: input.idempotencyKey ?? null,
+        coalesceKey: input.coalesceKey ?? null,
         attempts: 0,
         maxAttempts: input.maxAttempts,
         availableAt: new Date(input.runAt ?? now).toISOString(),
@@ -67,6 +99,7 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       };
       jobs.set(key, job);
       if (idempotencyId !== undefined) byIdempotencyKey.set(idempotencyId, input.id);
+      if (!turns.has(tenantId)) turns.set(tenantId, 0);
       return { job: structuredClone(job), created: true };
     },
 
@@ -89,9 +122,11 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
           continue;
         }
         if (types && !types.includes(job.type)) continue;
-        if (!next || timeOf(job.availableAt) < timeOf(next.availableAt)) next = job;
+        if (!next || before(job, next)) next = job;
       }
       if (!next) return null;
+      lastTurn += 1;
+      turns.set(next.tenantId, lastTurn);
       Object.assign(next, {
         status: 'running',
         attempts: next.attempts + 1,
@@ -129,6 +164,18 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       const job = held(lease);
       const now = clock().toISOString();
       const retry = retryAt !== null && job.attempts < job.maxAttempts;
+      const into =
+        retry && job.coalesceKey !== null ? pendingWith(job.tenantId, job.coalesceKey, job.id) : undefined;
+      if (into && retryAt !== null) {
+        // Newer work waits in `into`: it carries the retry, no earlier than this job's backoff.
+        into.availableAt = new Date(Math.max(timeOf(into.availableAt), Date.parse(retryAt))).toISOString();
+        return finish(job, now, {
+          status: 'failed',
+          error: coalescedFailure(into.id),
+          availableAt: null,
+          completedAt: now,
+        });
+      }
       return finish(job, now, {
         status: retry ? 'pending' : 'failed',
         error: { ...failure },
@@ -156,6 +203,22 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       const offset = Math.max(0, query.offset);
       const page = matches.slice(offset, offset + Math.max(0, query.limit));
       return { jobs: page.map((job) => structuredClone(job)), total: matches.length };
+    },
+
+    async pruneJobs(finishedBefore, limit) {
+      ensureOpen();
+      const cutoff = Date.parse(finishedBefore);
+      const finished = [...jobs.entries()]
+        .filter(([, job]) => job.completedAt !== null && Date.parse(job.completedAt) < cutoff)
+        .sort(([, left], [, right]) => timeOf(left.completedAt) - timeOf(right.completedAt))
+        .slice(0, Math.max(0, limit));
+      for (const [key, job] of finished) {
+        jobs.delete(key);
+        if (job.idempotencyKey !== null) byIdempotencyKey.delete(keyOf(job.tenantId, job.idempotencyKey));
+      }
+      const busy = new Set([...jobs.values()].map((job) => job.tenantId));
+      for (const tenantId of turns.keys()) if (!busy.has(tenantId)) turns.delete(tenantId);
+      return finished.length;
     },
   };
 }

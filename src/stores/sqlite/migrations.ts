@@ -389,6 +389,25 @@ export const migrations: readonly Migration[] = [
         WHERE namespace IS NOT NULL;
     `,
   },
+  {
+    version: 16,
+    name: 'coalesced, fairly claimed and pruned jobs; stale documents',
+    sql: `
+      -- At most one pending job per (tenant, coalesce key): an enqueue with the key of a pending
+      -- job folds into it (job-store.ts). Not UNIQUE: the store keeps the rule in its transactions.
+      ALTER TABLE jobs ADD COLUMN coalesce_key TEXT;
+      CREATE INDEX jobs_pending_by_coalesce_key ON jobs (tenant_id, coalesce_key)
+        WHERE coalesce_key IS NOT NULL AND status = 'pending';
+      -- Fair claims: the tenant served least recently first, then its longest-due job.
+      CREATE INDEX jobs_due_by_tenant ON jobs (tenant_id, available_at) WHERE available_at IS NOT NULL;
+      CREATE TABLE job_turns (tenant_id TEXT PRIMARY KEY, turn INTEGER NOT NULL) STRICT;
+      CREATE INDEX job_turns_by_turn ON job_turns (turn, tenant_id);
+      INSERT INTO job_turns (tenant_id, turn) SELECT DISTINCT tenant_id, 0 FROM jobs;
+      -- Retention: finished jobs by completion time, documents of a collection by last update.
+      CREATE INDEX jobs_finished ON jobs (completed_at) WHERE completed_at IS NOT NULL;
+      CREATE INDEX documents_by_update ON documents (collection, updated_at);
+    `,
+  },
 ];
 
 /**

@@ -55,6 +55,11 @@ export function createSqliteDocumentStore(
     `SELECT count(*) AS total FROM documents WHERE ${MATCH}`,
   );
 
+  const stale = database.prepare<Record<string, unknown>, DocumentRow & { tenant_id: string }>(
+    `SELECT tenant_id, ${COLUMNS} FROM documents INDEXED BY documents_by_update
+     WHERE collection = :collection AND updated_at < :before ORDER BY updated_at LIMIT :limit`,
+  );
+
   const put = database.transaction(
     (tenantId: string, collection: string, id: string, value: JsonObject, expected?: number) => {
       const existing = select.get(tenantId, collection, id);
@@ -106,5 +111,11 @@ export function createSqliteDocumentStore(
         });
         return { documents: rows.map(toDocument), total: count.get(match)?.total ?? 0 };
       }),
+    listStaleDocuments: (collection, updatedBefore, limit) =>
+      guarded(() =>
+        stale
+          .all({ collection, before: Date.parse(updatedBefore), limit: Math.max(0, limit) })
+          .map((row) => ({ tenantId: row.tenant_id, document: toDocument(row) })),
+      ),
   };
 }

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { NotFoundError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import {
+  coalescedFailure,
   type Job,
   type JobFailure,
   type JobLease,
@@ -19,6 +20,7 @@ interface JobRow {
   payload: string;
   status: JobStatus;
   idempotency_key: string | null;
+  coalesce_key: string | null;
   attempts: number;
   max_attempts: number;
   available_at: number | null;
@@ -31,7 +33,7 @@ interface JobRow {
   completed_at: number | null;
 }
 
-const COLUMNS = `id, tenant_id, type, payload, status, idempotency_key, attempts, max_attempts, available_at,
+const COLUMNS = `id, tenant_id, type, payload, status, idempotency_key, coalesce_key, attempts, max_attempts, available_at,
   worker_id, result, error, created_at, updated_at, started_at, completed_at`;
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -43,6 +45,7 @@ const toJob = (row: JobRow): Job => ({
   payload: JSON.parse(row.payload) as JsonObject,
   status: row.status,
   idempotencyKey: row.idempotency_key,
+  coalesceKey: row.coalesce_key,
   attempts: row.attempts,
   maxAttempts: row.max_attempts,
   availableAt: isoOrNull(row.available_at),
@@ -75,10 +78,49 @@ export function createSqliteJobStore(
     `SELECT ${COLUMNS} FROM jobs WHERE tenant_id = ? AND idempotency_key = ?`,
   );
   const insert = database.prepare<Record<string, unknown>, JobRow>(
-    `INSERT INTO jobs (tenant_id, id, type, payload, status, idempotency_key, attempts, max_attempts,
-       available_at, created_at, updated_at)
-     VALUES (:tenant, :id, :type, :payload, 'pending', :key, 0, :max_attempts, :run_at, :now, :now)
+    `INSERT INTO jobs (tenant_id, id, type, payload, status, idempotency_key, coalesce_key, attempts,
+       max_attempts, available_at, created_at, updated_at)
+     VALUES (:tenant, :id, :type, :payload, 'pending', :key, :coalesce, 0, :max_attempts, :run_at, :now, :now)
      RETURNING ${COLUMNS}`,
+  );
+  const pendingWith = database.prepare<{ tenant: string; coalesce: string; except: string }, JobRow>(
+    `SELECT ${COLUMNS} FROM jobs INDEXED BY jobs_pending_by_coalesce_key
+     WHERE tenant_id = :tenant AND coalesce_key = :coalesce AND status = 'pending' AND id != :except LIMIT 1`,
+  );
+  const fold = database.prepare<{ tenant: string; id: string; payload: string; now: number }, JobRow>(
+    `UPDATE jobs SET payload = :payload, updated_at = :now WHERE tenant_id = :tenant AND id = :id
+     RETURNING ${COLUMNS}`,
+  );
+  const delayTo = database.prepare<{ tenant: string; id: string; at: number }>(
+    'UPDATE jobs SET available_at = max(available_at, :at) WHERE tenant_id = :tenant AND id = :id',
+  );
+  const addTenant = database.prepare<[string]>(
+    'INSERT INTO job_turns (tenant_id, turn) VALUES (?, 0) ON CONFLICT (tenant_id) DO NOTHING',
+  );
+  // A due job (of `types`): pending with its run time passed, or running with its lease expired.
+  const dueMatch = `available_at IS NOT NULL AND available_at <= :now
+       AND (:types IS NULL OR type IN (SELECT value FROM json_each(:types)))`;
+  // Each tenant's longest-due job (one index probe per tenant), then the least recently served
+  // tenant's; equal turns (tenants never served) by how long the job has been due.
+  const nextDue = database.prepare<{ now: number; types: string | null }, { pk: number; tenant_id: string }>(
+    `SELECT jobs.pk, jobs.tenant_id FROM (
+       SELECT turn, (SELECT pk FROM jobs INDEXED BY jobs_due_by_tenant
+                     WHERE jobs.tenant_id = turns.tenant_id AND ${dueMatch}
+                     ORDER BY available_at, pk LIMIT 1) AS head
+       FROM job_turns AS turns) AS heads
+     JOIN jobs ON jobs.pk = heads.head
+     ORDER BY heads.turn, jobs.available_at, jobs.pk LIMIT 1`,
+  );
+  const served = database.prepare<[string]>(
+    'UPDATE job_turns SET turn = (SELECT coalesce(max(turn), 0) + 1 FROM job_turns) WHERE tenant_id = ?',
+  );
+  const finishedBefore = database.prepare<{ before: number; limit: number }, { pk: number }>(
+    `SELECT pk FROM jobs INDEXED BY jobs_finished WHERE completed_at < :before ORDER BY completed_at LIMIT :limit`,
+  );
+  const deleteByPk = database.prepare<[number]>('DELETE FROM jobs WHERE pk = ?');
+  // Tenants left without any job leave the claim's per-tenant probe.
+  const dropIdleTurns = database.prepare(
+    'DELETE FROM job_turns WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.tenant_id = job_turns.tenant_id)',
   );
   const expireExhausted = database.prepare<{ now: number }, { pk: number; attempts: number }>(
     `SELECT pk, attempts FROM jobs INDEXED BY jobs_leases
@@ -87,13 +129,6 @@ export function createSqliteJobStore(
   const failByPk = database.prepare<[string, number, number, number]>(
     `UPDATE jobs SET status = 'failed', error = ?, available_at = NULL, worker_id = NULL,
        completed_at = ?, updated_at = ? WHERE pk = ?`,
-  );
-  // The longest-due job: walks the jobs_due index in order and stops at the first match.
-  const nextDue = database.prepare<{ now: number; types: string | null }, { pk: number }>(
-    `SELECT pk FROM jobs INDEXED BY jobs_due
-     WHERE available_at IS NOT NULL AND available_at <= :now
-       AND (:types IS NULL OR type IN (SELECT value FROM json_each(:types)))
-     ORDER BY available_at, pk LIMIT 1`,
   );
   const lease = database.prepare<Record<string, unknown>, JobRow>(
     `UPDATE jobs SET status = 'running', attempts = attempts + 1, worker_id = :worker,
@@ -118,12 +153,26 @@ export function createSqliteJobStore(
       if (existing) return { job: toJob(existing), created: false };
     }
     const now = clock().getTime();
+    if (input.coalesceKey !== undefined) {
+      const pending = pendingWith.get({ tenant: tenantId, coalesce: input.coalesceKey, except: '' });
+      if (pending) {
+        const folded = fold.get({
+          tenant: tenantId,
+          id: pending.id,
+          payload: JSON.stringify(input.payload),
+          now,
+        });
+        return { job: toJob(folded as JobRow), created: false };
+      }
+    }
+    addTenant.run(tenantId);
     const row = insert.get({
       tenant: tenantId,
       id: input.id,
       type: input.type,
       payload: JSON.stringify(input.payload),
       key: input.idempotencyKey ?? null,
+      coalesce: input.coalesceKey ?? null,
       max_attempts: input.maxAttempts,
       run_at: input.runAt === undefined ? now : Date.parse(input.runAt),
       now,
@@ -137,10 +186,19 @@ export function createSqliteJobStore(
     for (const exhausted of expireExhausted.all({ now })) {
       failByPk.run(JSON.stringify(leaseExpiredFailure(exhausted.attempts)), now, now, exhausted.pk);
     }
-    const next = nextDue.get({ now, types: types ? JSON.stringify(types) : null });
+    const due = { now, types: types ? JSON.stringify(types) : null };
+    const next = nextDue.get(due);
     if (!next) return null;
+    served.run(next.tenant_id);
     const row = lease.get({ pk: next.pk, worker: workerId, lease_until: now + leaseMs, now });
     return toJob(row as JobRow);
+  });
+
+  const prune = database.transaction((before: number, limit: number) => {
+    const rows = finishedBefore.all({ before, limit });
+    for (const row of rows) deleteByPk.run(row.pk);
+    if (rows.length > 0) dropIdleTurns.run();
+    return rows.length;
   });
 
   /** The running row `held` names, or JobLeaseLostError. */
@@ -196,6 +254,21 @@ export function createSqliteJobStore(
       guarded(() =>
         change.immediate(reference, (row, now) => {
           const retry = retryAt !== null && row.attempts < row.max_attempts;
+          const into =
+            retry && row.coalesce_key !== null
+              ? pendingWith.get({ tenant: row.tenant_id, coalesce: row.coalesce_key, except: row.id })
+              : undefined;
+          if (into && retryAt !== null) {
+            // Newer work waits in `into`: it carries the retry, no earlier than this job's backoff.
+            delayTo.run({ tenant: row.tenant_id, id: into.id, at: Date.parse(retryAt) });
+            return {
+              status: 'failed',
+              available_at: null,
+              worker: null,
+              error: JSON.stringify(coalescedFailure(into.id)),
+              completed_at: now,
+            };
+          }
           return {
             status: retry ? 'pending' : 'failed',
             available_at: retry ? Date.parse(retryAt) : null,
@@ -220,5 +293,7 @@ export function createSqliteJobStore(
         });
         return { jobs: rows.map(toJob), total: count.get(match)?.total ?? 0 };
       }),
+    pruneJobs: (finishedBeforeIso, limit) =>
+      guarded(() => prune.immediate(Date.parse(finishedBeforeIso), Math.max(0, limit))),
   };
 }

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { sessionWrite } from '../../../test/conformance/fixtures.js';
+import { leaseOf } from '../../stores/job-store.js';
+import { createMemoryStore } from '../../stores/memory/memory-store.js';
+import { createSessionCursors, EXTRACTION_CURSORS } from '../write-path/session-cursors.js';
+import { endMarkId, SESSION_ENDS_COLLECTION, writeEndMark } from '../write-path/session-end-marks.js';
+import { writePathSettingsSchema } from '../write-path/write-path-settings.js';
+import { createRetentionSweeper } from './retention-sweeper.js';
+
+const DAY = 86_400_000;
+
+describe('retention sweeper', () => {
+  it('keeps 30 days by default', () => {
+    expect(writePathSettingsSchema.parse({}).retentionDays).toBe(30);
+  });
+
+  it('deletes finished jobs, cursors and end marks past retention; keeps those of live sessions', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const clock = () => new Date(now);
+    const store = createMemoryStore({ clock });
+    const live = { tenantId: 't', namespace: null, userId: 'ana', sessionId: 'live' };
+    const gone = { ...live, sessionId: 'gone' };
+    await store.putSession(live, sessionWrite());
+    await store.putSession(gone, sessionWrite());
+    const liveState = await store.getSession(live);
+    const goneState = await store.getSession(gone);
+    const cursors = createSessionCursors(store.documents, EXTRACTION_CURSORS);
+    await cursors.move({ ...live, createdAt: liveState?.createdAt ?? '' }, 3, 0);
+    await cursors.move({ ...gone, createdAt: goneState?.createdAt ?? '' }, 5, 0);
+    const mark = { throughSeq: 2, episodeId: null, procedureId: null, endedAt: clock().toISOString() };
+    await writeEndMark(store.documents, gone, { ...mark, sessionCreatedAt: goneState?.createdAt ?? '' }, 0);
+    await writeEndMark(store.documents, live, { ...mark, sessionCreatedAt: liveState?.createdAt ?? '' }, 0);
+    await store.deleteSession(gone);
+    await store.jobs.enqueue('t', { id: 'done', type: 'x', payload: {}, maxAttempts: 1 });
+    const claimed = await store.jobs.claim('w', 1_000);
+    if (!claimed) throw new Error('nothing claimed');
+    await store.jobs.complete(leaseOf(claimed), null);
+    await store.jobs.enqueue('t', {
+      id: 'waiting',
+      type: 'x',
+      payload: {},
+      maxAttempts: 1,
+      runAt: clock().toISOString(),
+    });
+
+    const sweep = createRetentionSweeper({ store, clock, retentionMs: 30 * DAY });
+    now += 29 * DAY;
+    expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0 });
+    now += 2 * DAY;
+    expect(await sweep()).toEqual({ jobs: 1, documents: 2, kept: 2 });
+    expect(await store.jobs.getJob('t', 'done')).toBeNull();
+    expect(await store.jobs.getJob('t', 'waiting')).not.toBeNull();
+    expect(await store.documents.getDocument('t', SESSION_ENDS_COLLECTION, endMarkId(gone))).toBeNull();
+    expect(await store.documents.getDocument('t', SESSION_ENDS_COLLECTION, endMarkId(live))).not.toBeNull();
+    expect((await cursors.read({ ...live, createdAt: liveState?.createdAt ?? '' })).seq).toBe(3);
+    expect((await cursors.read({ ...gone, createdAt: goneState?.createdAt ?? '' })).seq).toBe(0);
+    // The kept ones were refreshed: the next sweep leaves them alone.
+    expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0 });
+  });
+});

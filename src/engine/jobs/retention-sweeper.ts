@@ -1,0 +1,86 @@
+import { VersionConflictError } from '../../core/errors.js';
+import type { JsonObject } from '../../core/schemas/json.js';
+import type { SessionKey } from '../../core/schemas/session.js';
+import type { StoredDocument } from '../../stores/document-store.js';
+import type { EngramStore } from '../../stores/engram-store.js';
+import { EXTRACTION_CURSORS } from '../write-path/session-cursors.js';
+import { SESSION_ENDS_COLLECTION } from '../write-path/session-end-marks.js';
+
+/** Rows removed (or kept and refreshed) per collection and sweep, so one sweep stays short. */
+const BATCH = 500;
+
+/** What one sweep did. */
+export interface RetentionSweep {
+  jobs: number;
+  documents: number;
+  /** Stale documents kept because their session still exists (their clock restarted). */
+  kept: number;
+}
+
+/** The session an extraction cursor or end mark belongs to; null when the document does not say. */
+function sessionOf(collection: string, tenantId: string, document: StoredDocument): SessionKey | null {
+  const value: JsonObject = document.value;
+  if (collection === SESSION_ENDS_COLLECTION) {
+    try {
+      const [namespace, userId, sessionId] = JSON.parse(document.id) as [
+        string | null,
+        string | null,
+        string,
+      ];
+      return typeof sessionId === 'string' ? { tenantId, namespace, userId, sessionId } : null;
+    } catch {
+      return null;
+    }
+  }
+  // Cursors written before they carried the whole key have no `namespace`/`userId`: age alone decides.
+  if (!('namespace' in value) || !('userId' in value) || typeof value.sessionId !== 'string') return null;
+  const text = (field: unknown) => (typeof field === 'string' ? field : null);
+  return {
+    tenantId,
+    namespace: text(value.namespace),
+    userId: text(value.userId),
+    sessionId: value.sessionId,
+  };
+}
+
+/**
+ * Deletes what background work leaves behind once it is older than `retentionMs`: finished jobs
+ * (succeeded or failed, by completion time), extraction cursors and session end marks (by last
+ * write). A cursor or mark whose session still exists (same incarnation) is kept, its write time
+ * refreshed, since deleting it would make that session's messages be extracted or ended again.
+ */
+export function createRetentionSweeper(options: {
+  store: EngramStore;
+  clock: () => Date;
+  retentionMs: number;
+}) {
+  const { store, clock, retentionMs } = options;
+  return async function sweep(): Promise<RetentionSweep> {
+    const before = new Date(clock().getTime() - retentionMs).toISOString();
+    const result: RetentionSweep = { jobs: await store.jobs.pruneJobs(before, BATCH), documents: 0, kept: 0 };
+    for (const collection of [EXTRACTION_CURSORS, SESSION_ENDS_COLLECTION]) {
+      for (const { tenantId, document } of await store.documents.listStaleDocuments(
+        collection,
+        before,
+        BATCH,
+      )) {
+        const key = sessionOf(collection, tenantId, document);
+        const session = key ? await store.getSession(key) : null;
+        if (session && session.createdAt === document.value.sessionCreatedAt) {
+          await store.documents
+            .putDocument(tenantId, collection, document.id, document.value, {
+              expectedVersion: document.version,
+            })
+            .catch((error: unknown) => {
+              // Written meanwhile: it is fresh anyway.
+              if (!(error instanceof VersionConflictError)) throw error;
+            });
+          result.kept += 1;
+        } else if (await store.documents.deleteDocument(tenantId, collection, document.id)) {
+          result.documents += 1;
+        }
+      }
+    }
+    return result;
+  };
+}
