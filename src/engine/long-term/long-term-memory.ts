@@ -95,6 +95,8 @@ export interface LongTermMemory {
   reembed(tenantId: string, batchSize?: number): Promise<number>;
   /** Resolves when a background re-embedding of the tenant (if any) has finished. */
   idle(tenantId: string): Promise<void>;
+  /** Identity of the embedding model searches use (`EmbeddingProvider.model`). */
+  readonly embeddingModel: string;
 }
 
 /** The input fields of a stored record that a version carries (what an edit starts from). */
@@ -206,6 +208,9 @@ export function createLongTermMemory(
   }
 
   const service: LongTermMemory = {
+    get embeddingModel() {
+      return embedder.model;
+    },
     async create(tenantId, inputs, options = {}) {
       parseWith(tenantSchema, tenantId, 'tenant');
       const records = await toNewRecords(inputs, options.writtenBy ?? 'api');
