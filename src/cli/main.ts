@@ -15,11 +15,14 @@ Usage:
       and why, then stores the turn. Commands: /context (print the last context), /quit.
   engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE] [--auth enabled|disabled]
                [--llm-base-url URL --llm-model NAME]
+               [--embeddings-base-url URL --embeddings-model NAME [--embeddings-dimensions N]]
       HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. Settings come
       from flags, then ENGRAM_* environment variables, then the JSON config file (docs/server.md).
       With authentication disabled (the default) only loopback addresses are accepted (docs/auth.md).
       An OpenAI-compatible model (flags, or ENGRAM_LLM_BASE_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_API_KEY)
       turns on memory extraction and LLM summaries, run by the job runner inside serve (docs/write-path.md).
+      An OpenAI-compatible embeddings endpoint (flags, or ENGRAM_EMBEDDINGS_BASE_URL, _MODEL, _API_KEY,
+      _DIMENSIONS) replaces the offline static vectors; stored memories are re-embedded (docs/embeddings.md).
   engram mcp [--db ./data/engram.db] [--tenant default] [--config FILE]
       MCP server on stdio (memory tools; docs/mcp.md) for one tenant (or ENGRAM_TENANT), on the same
       database as serve (ENGRAM_DATABASE_PATH). Stdout carries only MCP messages; logs go to stderr.
@@ -63,6 +66,9 @@ async function main(argv: string[]): Promise<number> {
         auth: { type: 'string' },
         'llm-base-url': { type: 'string' },
         'llm-model': { type: 'string' },
+        'embeddings-base-url': { type: 'string' },
+        'embeddings-model': { type: 'string' },
+        'embeddings-dimensions': { type: 'string' },
       },
     });
     await startServer({ flags: values, environment: process.env, stderr: process.stderr });

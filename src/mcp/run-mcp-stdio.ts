@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import { parseWith } from '../core/errors.js';
 import { createEngram } from '../engram.js';
+import { embedderOptionOf } from '../server/embedder-option.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import { writePathOptionsOf } from '../server/write-path-options.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
@@ -38,6 +39,7 @@ export async function runMcpStdio(options: {
     stderr.write(`engram mcp: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
   const store = await createSqliteStore({ path: databasePath });
   const engram = await createEngram({
+    ...embedderOptionOf(config),
     store,
     ...writePathOptionsOf(config, (message) => stderr.write(`engram mcp: ${message}\n`)),
     onBackgroundError: report('background work failed'),
