@@ -3,16 +3,23 @@
  * the evidence turns come back. Plain BM25 runs beside engram in the same process.
  * Usage: npx tsx bench/locomo.ts [--data ../shared/data/locomo/locomo-dev.json] [--store memory|sqlite]
  *        [--budget 2000] [--scale 100000] [--queries 300] [--search '{"questionWeight":1}']
- * `--search` adds options to every recall search (JSON, e.g. to measure a feature switched off); the
- * evidence-in-context figure always uses assemble()'s defaults.
+ *        [--grid '{"questionWeight":[0.8,0.9,1],"neighbors.replyWeight":[1,1.25,1.5]}']
+ *        [--default 'questionWeight=0.9 neighbors.replyWeight=1.25']
+ * `--search` adds options to every recall search (JSON, e.g. to measure a feature switched off).
+ * `--grid` lists values per tuned option (dotted paths into the search request): every
+ * combination runs, and the leave-one-conversation-out row ranks each conversation with the point
+ * best on the other five (mean turn R@10, categories 1-4), as defaults must be chosen. `--default`
+ * names the grid point of the shipped defaults. "REST, no mode" is the AMS default request against
+ * a real server on an ephemeral port. The evidence-in-context figure uses assemble()'s defaults.
  */
 import { parseArgs } from 'node:util';
 import { Bm25Index } from '../src/core/text/bm25-index.js';
 import { createEngram, type Engram } from '../src/engram.js';
 import type { SearchRequest } from '../src/retrieval/hybrid-search.js';
+import { createServer } from '../src/server/create-server.js';
 import { machine, openStore, percentile, printTable } from './bench-utilities.js';
 import { type LocomoConversation, loadLocomo } from './locomo-data.js';
-import { createRecallTable, type RecallTable } from './recall-table.js';
+import { createRecallTable } from './recall-table.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,9 +29,16 @@ const { values } = parseArgs({
     scale: { type: 'string', default: '100000' },
     queries: { type: 'string', default: '300' },
     search: { type: 'string', default: '{}' },
+    grid: {
+      type: 'string',
+      default:
+        '{"questionWeight":[0.8,0.9,1],"neighbors.replyWeight":[1,1.25,1.5],"weights.vector":[0.25,0.5]}',
+    },
+    default: { type: 'string', default: 'questionWeight=0.9 neighbors.replyWeight=1.25 weights.vector=0.25' },
   },
 });
-const tenant = 'locomo';
+// The tenant of every REST call while authentication is off, so REST and the library see one corpus.
+const tenant = 'default';
 const searchOptions = JSON.parse(values.search) as Omit<SearchRequest, 'text' | 'limit' | 'filter'>;
 const conversations = loadLocomo(values.data);
 
@@ -61,33 +75,107 @@ async function ingest(
   }
 }
 
-const engramRecall = createRecallTable();
-const bm25Recall = createRecallTable();
-const inContext = { found: 0, total: 0 };
-/** The same figures per conversation, to see whether a change helps broadly or in one place. */
-const perConversation: { id: string; engram: RecallTable; bm25: RecallTable }[] = [];
+/** A grid point: search options merged over `--search`, named by its values. */
+interface GridPoint {
+  name: string;
+  options: Record<string, unknown>;
+}
 
+/** The grid's points: every combination of the values given per dotted option path. */
+function gridPoints(grid: Record<string, number[]>): GridPoint[] {
+  let points: GridPoint[] = [{ name: '', options: {} }];
+  for (const [path, choices] of Object.entries(grid)) {
+    points = points.flatMap((point) =>
+      choices.map((choice) => {
+        const options = structuredClone(point.options);
+        const keys = path.split('.');
+        let target = options;
+        for (const key of keys.slice(0, -1)) {
+          target[key] = (target[key] as Record<string, unknown> | undefined) ?? {};
+          target = target[key] as Record<string, unknown>;
+        }
+        target[keys.at(-1) as string] = choice;
+        return { name: `${point.name}${point.name ? ' ' : ''}${path}=${choice}`, options };
+      }),
+    );
+  }
+  return points;
+}
+
+const points = gridPoints(JSON.parse(values.grid) as Record<string, number[]>);
+type Question = LocomoConversation['questions'][number];
+/** Per conversation: its questions, its sessions, and each grid point's ranking of every question. */
+const runs: {
+  id: string;
+  questions: Question[];
+  sessionOf: Map<string, number>;
+  ranked: string[][][];
+  rest: string[][];
+  bm25: string[][];
+}[] = [];
+const inContext = { found: 0, total: 0 };
+
+const deepMerge = (
+  base: Record<string, unknown>,
+  extra: Record<string, unknown>,
+): Record<string, unknown> => {
+  const merged = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const prior = merged[key];
+    merged[key] =
+      typeof value === 'object' && value !== null && typeof prior === 'object' && prior !== null
+        ? deepMerge(prior as Record<string, unknown>, value as Record<string, unknown>)
+        : value;
+  }
+  return merged;
+};
+
+const started = performance.now();
 for (const conversation of conversations) {
+  // One ingestion per conversation serves every grid point, the REST pass and the context pass.
   const engram = await createEngram({ store: await openStore(values.store), sweepIntervalMs: 0 });
   await ingest(engram, conversation);
+  const server = createServer({ engram, config: { port: 0, logLevel: 'silent' } });
+  const { url } = await server.listen();
   const bm25 = new Bm25Index();
   for (const turn of conversation.turns) bm25.add(turn.id, turnText(turn));
-  const sessionOf = new Map(conversation.turns.map((turn) => [turn.id, turn.session]));
-  const own = { id: conversation.id, engram: createRecallTable(), bm25: createRecallTable() };
-  perConversation.push(own);
-
-  for (const qa of conversation.questions) {
-    if (qa.evidence.length === 0) continue;
-    const { hits } = await engram.memories.search(tenant, {
-      text: qa.question,
-      ...searchOptions,
-      limit: 20,
-      filter: { userId: { eq: conversation.id } },
+  const questions = conversation.questions.filter((qa) => qa.evidence.length > 0);
+  const turnId = (id: string) => id.slice(conversation.id.length + 1);
+  const ranked: string[][][] = [];
+  for (const point of points) {
+    const lists: string[][] = [];
+    for (const qa of questions) {
+      const { hits } = await engram.memories.search(tenant, {
+        text: qa.question,
+        ...(deepMerge(searchOptions, point.options) as typeof searchOptions),
+        limit: 20,
+        filter: { userId: { eq: conversation.id } },
+      });
+      lists.push(hits.map((hit) => turnId(hit.memory.id)));
+    }
+    ranked.push(lists);
+  }
+  // The AMS default request: no search_mode, a user filter, over HTTP.
+  const rest: string[][] = [];
+  for (const qa of questions) {
+    const response = await fetch(`${url}/v1/long-term-memory/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: qa.question, user_id: { eq: conversation.id }, limit: 20 }),
     });
-    const ranked = hits.map((hit) => hit.memory.id.slice(conversation.id.length + 1));
-    const bm25Ranked = bm25.search(qa.question, 20).map((hit) => hit.id);
-    for (const table of [engramRecall, own.engram]) record(table, qa, ranked, sessionOf);
-    for (const table of [bm25Recall, own.bm25]) record(table, qa, bm25Ranked, sessionOf);
+    const body = (await response.json()) as { memories: { id: string }[] };
+    rest.push(body.memories.map((memory) => turnId(memory.id)));
+  }
+  runs.push({
+    id: conversation.id,
+    questions,
+    sessionOf: new Map(conversation.turns.map((turn) => [turn.id, turn.session])),
+    ranked,
+    rest,
+    bm25: questions.map((qa) => bm25.search(qa.question, 20).map((hit) => hit.id)),
+  });
+
+  for (const qa of questions) {
     if (qa.category === 5) continue;
     const { trace } = await engram.assemble({
       session: { sessionId: `bench-${conversation.id}`, userId: conversation.id, tenantId: tenant },
@@ -105,27 +193,54 @@ for (const conversation of conversations) {
       trace.sections
         .find((section) => section.name === 'knowledge')
         ?.items.filter((item) => item.included)
-        .map((item) => item.id.slice(conversation.id.length + 1)),
+        .map((item) => turnId(item.id)),
     );
     inContext.total += qa.evidence.length;
     inContext.found += qa.evidence.filter((id) => included.has(id)).length;
   }
-  await engram.close();
+  await server.close();
+  process.stderr.write(`${conversation.id}: ${((performance.now() - started) / 1_000).toFixed(0)} s\n`);
 }
+const seconds = (performance.now() - started) / 1_000;
 
-function record(
-  table: RecallTable,
-  qa: LocomoConversation['questions'][number],
-  ranked: string[],
-  sessionOf: Map<string, number>,
-) {
-  table.add(qa.category, qa.evidence, ranked, sessionOf);
+/** A recall table of the chosen lists: `pick(run)` says which lists of a conversation count. */
+function tableOf(pick: (run: (typeof runs)[number]) => string[][], only?: (typeof runs)[number]) {
+  const table = createRecallTable();
+  for (const run of only ? [only] : runs) {
+    const lists = pick(run);
+    run.questions.forEach((qa, index) => {
+      table.add(qa.category, qa.evidence, lists[index] ?? [], run.sessionOf);
+    });
+  }
+  return table;
 }
+/** Mean turn R@10 (categories 1-4) of grid point `index` over the given conversations. */
+const meanRecall = (index: number, over: typeof runs) => {
+  let sum = 0;
+  let count = 0;
+  for (const run of over) {
+    const table = tableOf((r) => r.ranked[index] as string[][], run).recallAt10('1-4');
+    sum += table.recall * table.questions;
+    count += table.questions;
+  }
+  return count === 0 ? 0 : sum / count;
+};
+const bestOn = (over: typeof runs) =>
+  points.reduce((best, _, index) => (meanRecall(index, over) > meanRecall(best, over) ? index : best), 0);
+// Leave one conversation out: each conversation is ranked by the grid point best on the other five.
+const chosen = new Map(runs.map((run) => [run.id, bestOn(runs.filter((other) => other !== run))]));
+const inSample = bestOn(runs);
+const defaultPoint = Math.max(
+  0,
+  points.findIndex((point) => point.name === values.default),
+);
 
 console.log(
   `LoCoMo evidence retrieval (${machine()}), ${conversations.length} conversations, store ${values.store}` +
-    `${values.search === '{}' ? '' : `, search ${values.search}`}\n`,
+    `${values.search === '{}' ? '' : `, search ${values.search}`}, grid of ${points.length} points, ` +
+    `${seconds.toFixed(0)} s\n`,
 );
+const pointName = (index: number) => points[index]?.name || 'defaults';
 printTable(
   [
     'method',
@@ -138,17 +253,31 @@ printTable(
     'session R@1',
     'session R@3',
   ],
-  [...engramRecall.rows('engram hybrid'), ...bm25Recall.rows('plain BM25')],
+  [
+    ...tableOf((run) => run.ranked[defaultPoint] as string[][]).rows(`engram (${pointName(defaultPoint)})`),
+    ...tableOf((run) => run.ranked[chosen.get(run.id) as number] as string[][]).rows('engram leave-one-out'),
+    ...tableOf((run) => run.ranked[inSample] as string[][]).rows(`engram in-sample best`),
+    ...tableOf((run) => run.rest).rows('REST, no mode'),
+    ...tableOf((run) => run.bm25).rows('plain BM25'),
+  ],
 );
-console.log('\nTurn R@10 per conversation (categories 1-4)\n');
+console.log(`\nIn-sample best grid point: ${pointName(inSample)}`);
+console.log('\nTurn R@10 per conversation (categories 1-4); leave-one-out picks on the other five\n');
 printTable(
-  ['conversation', 'questions', 'engram hybrid', 'plain BM25'],
-  perConversation.map(({ id, engram, bm25 }) => [
-    id,
-    engram.recallAt10('1-4').questions,
-    `${engram.recallAt10('1-4').recall.toFixed(1)}%`,
-    `${bm25.recallAt10('1-4').recall.toFixed(1)}%`,
-  ]),
+  ['conversation', 'questions', 'default point', 'leave-one-out', 'picked', 'REST no mode', 'plain BM25'],
+  runs.map((run) => {
+    const pick = chosen.get(run.id) as number;
+    const at10 = (lists: string[][]) => tableOf(() => lists, run).recallAt10('1-4');
+    return [
+      run.id,
+      at10(run.rest).questions,
+      `${at10(run.ranked[defaultPoint] as string[][]).recall.toFixed(1)}%`,
+      `${at10(run.ranked[pick] as string[][]).recall.toFixed(1)}%`,
+      pointName(pick),
+      `${at10(run.rest).recall.toFixed(1)}%`,
+      `${at10(run.bm25).recall.toFixed(1)}%`,
+    ];
+  }),
 );
 console.log(
   `\nEvidence in context (knowledge section of assemble(), ${values.budget}-token budget, categories 1-4): ` +

@@ -89,7 +89,13 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
       .addOption(new Option('--auth <mode>', 'authentication').choices(['enabled', 'disabled']))
       .option('--allowed-hosts <names>', 'comma-separated Host/Origin names also served while auth is off')
       .option('--llm-base-url <url>', 'OpenAI-compatible API root: turns on extraction and LLM summaries')
-      .option('--llm-model <name>', 'model name at --llm-base-url (key: ENGRAM_LLM_API_KEY)'),
+      .option('--llm-model <name>', 'model name at --llm-base-url (key: ENGRAM_LLM_API_KEY)')
+      .option(
+        '--embeddings-base-url <url>',
+        'OpenAI-compatible embeddings endpoint instead of the offline static vectors (docs/embeddings.md)',
+      )
+      .option('--embeddings-model <name>', 'model at --embeddings-base-url (key: ENGRAM_EMBEDDINGS_API_KEY)')
+      .option('--embeddings-dimensions <n>', 'dimensions to ask the embeddings endpoint for'),
   ).action(
     async (flags: {
       host?: string;
@@ -100,10 +106,29 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
       allowedHosts?: string;
       llmBaseUrl?: string;
       llmModel?: string;
+      embeddingsBaseUrl?: string;
+      embeddingsModel?: string;
+      embeddingsDimensions?: string;
     }) => {
-      const { allowedHosts, llmBaseUrl, llmModel, ...rest } = flags;
+      const {
+        allowedHosts,
+        llmBaseUrl,
+        llmModel,
+        embeddingsBaseUrl,
+        embeddingsModel,
+        embeddingsDimensions,
+        ...rest
+      } = flags;
       await startServer({
-        flags: { ...rest, 'allowed-hosts': allowedHosts, 'llm-base-url': llmBaseUrl, 'llm-model': llmModel },
+        flags: {
+          ...rest,
+          'allowed-hosts': allowedHosts,
+          'llm-base-url': llmBaseUrl,
+          'llm-model': llmModel,
+          'embeddings-base-url': embeddingsBaseUrl,
+          'embeddings-model': embeddingsModel,
+          'embeddings-dimensions': embeddingsDimensions,
+        },
         environment: io.environment,
         stderr: io.stderr,
       });

@@ -5,6 +5,7 @@ import type { MemoryRecordEdit, MemoryRecordInput } from '../core/schemas/memory
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
 import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/memory-owner.js';
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
+import { amsModeOf, resolveSearchMode } from '../retrieval/resolve-search-mode.js';
 import { toAmsVersion } from '../server/ams/long-term-memory-mapper.js';
 import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
 import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
@@ -63,15 +64,16 @@ function toMemoryInput(memory: MemoryArgument): MemoryRecordInput {
   };
 }
 
-const searchModes = { semantic: 'vector', keyword: 'text', hybrid: 'hybrid' } as const;
-
 /** The AMS search arguments (engram defaults to its hybrid mode) as an engram search request. */
 export const searchArguments = {
   ...filterArguments,
   search_mode: z
     .enum(['semantic', 'keyword', 'hybrid'])
-    .default('hybrid')
-    .describe('semantic (vectors), keyword (BM25) or hybrid (both, the default)'),
+    .optional()
+    .describe(
+      'hybrid (BM25 + vectors + dates, entities, neighbouring turns: the default), keyword (BM25) or ' +
+        'semantic (vectors alone with a real embedding model; hybrid over the offline static vectors)',
+    ),
   distance_threshold: z.number().min(0).max(2).nullish().describe('Drop vector matches farther than this'),
   limit: z.number().int().min(1).max(100).default(10),
   offset: z.number().int().min(0).max(10_000).default(0),
@@ -80,11 +82,14 @@ export const searchArguments = {
 };
 type SearchArguments = z.output<z.ZodObject<typeof searchArguments>>;
 
-export function toSearchRequest(text: string, args: SearchArguments): SearchRequest {
+/** The engine request of the AMS arguments; modes map as `resolveSearchMode` says. */
+export function toSearchRequest(text: string, args: SearchArguments, embeddingModel: string): SearchRequest {
+  const mode = resolveSearchMode(args.search_mode, embeddingModel, args.distance_threshold != null);
   return {
     text,
     filter: toMemoryFilter(args),
-    mode: searchModes[args.search_mode],
+    mode,
+    ...(mode === 'vector' ? { dateBoost: 0, entityBoost: 0, neighbors: { window: 0 } } : {}),
     limit: args.limit,
     offset: args.offset,
     ...(args.distance_threshold != null ? { distanceThreshold: args.distance_threshold } : {}),
@@ -116,8 +121,9 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     },
     async (args) => {
       const text = args.text?.trim() ?? '';
-      const { hits, total } = await engram.memories.search(tenantId, toSearchRequest(text, args));
-      const scoreType: AmsScoreType = text === '' ? null : args.search_mode;
+      const request = toSearchRequest(text, args, engram.memories.embeddingModel);
+      const { hits, total } = await engram.memories.search(tenantId, request);
+      const scoreType: AmsScoreType = text === '' ? null : amsModeOf[request.mode ?? 'hybrid'];
       const next = args.offset + args.limit;
       return {
         memories: hits.map((hit) => toAmsSearchResult(hit, scoreType)),

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import { buildMemoryPrompt } from '../engine/context/memory-prompt.js';
+import { amsModeOf } from '../retrieval/resolve-search-mode.js';
 import { amsModelNames, amsModelWindows } from '../server/ams/ams-model-windows.js';
 import { findUniqueSession } from '../server/ams/find-unique-session.js';
 import { tagFilterArgument } from './ams-filter-arguments.js';
@@ -42,6 +43,7 @@ export function registerMemoryPromptTool(server: McpServer, context: McpContext)
       },
     },
     async ({ query, session_id, model_name, context_window_max, include_long_term_search, ...args }) => {
+      const search = toSearchRequest(query, args, engram.memories.embeddingModel);
       const sessionId = typeof session_id === 'string' ? session_id : session_id?.eq;
       if (sessionId === undefined && !include_long_term_search) {
         throw new ValidationError('Either session_id or include_long_term_search=true must be provided');
@@ -62,14 +64,15 @@ export function registerMemoryPromptTool(server: McpServer, context: McpContext)
               },
             }
           : {}),
-        ...(include_long_term_search ? { search: toSearchRequest(query, args) } : {}),
+        ...(include_long_term_search ? { search } : {}),
       });
       return {
         messages: prompt.messages.map((message) => ({
           role: message.role,
           content: { type: 'text', text: message.text, annotations: null, _meta: null },
         })),
-        long_term_memories: prompt.memories?.map((hit) => toAmsSearchResult(hit, args.search_mode)) ?? null,
+        long_term_memories:
+          prompt.memories?.map((hit) => toAmsSearchResult(hit, amsModeOf[search.mode ?? 'hybrid'])) ?? null,
       };
     },
   );

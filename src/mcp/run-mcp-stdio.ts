@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import { parseWith } from '../core/errors.js';
 import { createEngram } from '../engram.js';
+import { embedderOptionOf } from '../server/embedder-option.js';
 import { installFatalHandlers } from '../server/fatal-handlers.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import { writePathOptionsOf } from '../server/write-path-options.js';
@@ -41,6 +42,7 @@ export async function runMcpStdio(options: {
     stderr.write(`engram mcp: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
   const store = await createSqliteStore({ path: databasePath });
   const engram = await createEngram({
+    ...embedderOptionOf(config),
     store,
     ...writePathOptionsOf(config, (message) => stderr.write(`engram mcp: ${message}\n`)),
     onBackgroundError: report('background work failed'),

@@ -36,6 +36,20 @@ export const llmSettingsSchema = z.strictObject({
   timeoutMs: integerSetting(1, 600_000).optional(),
 });
 
+/**
+ * An OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, TEI) for long-term memory;
+ * absent = the offline static word vectors. A model change re-embeds stored memories in the
+ * background on each tenant's first search (docs/embeddings.md).
+ */
+export const embeddingSettingsSchema = z.strictObject({
+  baseUrl: z.url(),
+  model: z.string().min(1).max(256),
+  apiKey: z.string().min(1).optional(),
+  /** Requested output size, for models that can shorten; absent: the model's own size. */
+  dimensions: integerSetting(1, 65_536).optional(),
+  timeoutMs: integerSetting(1, 600_000).optional(),
+});
+
 /** Log levels of pino; `silent` turns logging off. */
 export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -78,6 +92,7 @@ export const serverConfigSchema = z.strictObject({
     )
     .default([]),
   llm: llmSettingsSchema.optional(),
+  embeddings: embeddingSettingsSchema.optional(),
   /** Background write path (docs/write-path.md); absent keys take the engine's defaults. */
   writePath: z.preprocess(numericText, writePathSettingsSchema).optional(),
 });
@@ -102,6 +117,14 @@ export const llmEnvironmentVariables = {
   ENGRAM_LLM_API_KEY: 'apiKey',
   ENGRAM_LLM_TIMEOUT_MS: 'timeoutMs',
 } as const;
+/** Environment variables of `embeddings` (merged key by key over the config file's). */
+export const embeddingEnvironmentVariables = {
+  ENGRAM_EMBEDDINGS_BASE_URL: 'baseUrl',
+  ENGRAM_EMBEDDINGS_MODEL: 'model',
+  ENGRAM_EMBEDDINGS_API_KEY: 'apiKey',
+  ENGRAM_EMBEDDINGS_DIMENSIONS: 'dimensions',
+  ENGRAM_EMBEDDINGS_TIMEOUT_MS: 'timeoutMs',
+} as const;
 export const writePathEnvironmentVariables = {
   ENGRAM_SUMMARY_THRESHOLD: 'summaryThreshold',
   ENGRAM_SUMMARY_KEEP_RECENT: 'summaryKeepRecent',
@@ -124,6 +147,10 @@ export interface ServerFlags {
   /** `llm.baseUrl` and `llm.model` (the API key only from the environment or the file). */
   'llm-base-url'?: string | undefined;
   'llm-model'?: string | undefined;
+  /** `embeddings.baseUrl`, `.model` and `.dimensions` (the API key only from the environment or the file). */
+  'embeddings-base-url'?: string | undefined;
+  'embeddings-model'?: string | undefined;
+  'embeddings-dimensions'?: string | undefined;
 }
 
 const defined = (entries: [string, unknown][]) =>
@@ -156,6 +183,12 @@ export function resolveServerConfig(
     ['baseUrl', flags['llm-base-url']],
     ['model', flags['llm-model']],
   ]);
+  const embeddings = mergeLayers(fromFile.embeddings, [
+    ...variables(embeddingEnvironmentVariables, environment),
+    ['baseUrl', flags['embeddings-base-url']],
+    ['model', flags['embeddings-model']],
+    ['dimensions', flags['embeddings-dimensions']],
+  ]);
   const writePath = mergeLayers(fromFile.writePath, variables(writePathEnvironmentVariables, environment));
   return parseWith(
     serverConfigSchema,
@@ -165,6 +198,7 @@ export function resolveServerConfig(
       ...fromFlags,
       ...(auth === undefined ? {} : { auth }),
       ...(llm === undefined ? {} : { llm }),
+      ...(embeddings === undefined ? {} : { embeddings }),
       ...(writePath === undefined ? {} : { writePath }),
     },
     'server config',

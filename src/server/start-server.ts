@@ -3,6 +3,7 @@ import { createEngram } from '../engram.js';
 import { instrumentStore } from '../stores/instrument-store.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createServer, type EngramServer } from './create-server.js';
+import { embedderOptionOf } from './embedder-option.js';
 import { installFatalHandlers } from './fatal-handlers.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
@@ -42,6 +43,7 @@ export async function startServer(options: {
   const store = instrumentStore(await createSqliteStore({ path: config.databasePath }), metrics.observeStore);
   const engram = await createEngram({
     store,
+    ...embedderOptionOf(config),
     onTrace: (trace) => metrics.observeTrace(trace),
     // The job runner runs here: summaries, promotion and extraction happen in this process.
     ...writePathOptionsOf(config, (message) => logger.info(message)),
@@ -49,7 +51,12 @@ export async function startServer(options: {
   });
   const server = createServer({ engram, config, logger, metrics });
   const { url } = await server.listen();
-  const model = config.llm ? `LLM ${config.llm.model} at ${config.llm.baseUrl}` : 'no LLM';
+  const model = [
+    config.llm ? `LLM ${config.llm.model} at ${config.llm.baseUrl}` : 'no LLM',
+    config.embeddings
+      ? `embeddings ${config.embeddings.model} at ${config.embeddings.baseUrl}`
+      : 'offline static embeddings',
+  ].join(', ');
   options.stderr.write(
     `engram listening on ${url} (database ${config.databasePath}, ${model})\n${authNotice(config)}`,
   );

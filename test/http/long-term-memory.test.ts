@@ -91,9 +91,8 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(result.body.next_offset).toBeNull();
     const [hit] = result.body.memories as Json[];
     expect(Object.keys(hit ?? {}).sort()).toEqual([...recordFields, 'dist', 'score', 'score_type'].sort());
-    expect(hit).toMatchObject({ id: 'tea-1', score_type: 'semantic' });
-    expect(hit?.dist).toBeGreaterThanOrEqual(0);
-    expect(hit?.score).toBeCloseTo(Math.max(0, 1 - (hit?.dist as number)));
+    // No mode: engram's hybrid ranking, scored relative to the best hit.
+    expect(hit).toMatchObject({ id: 'tea-1', score_type: 'hybrid', score: 1, dist: 0 });
   });
 
   it('upserts by id as a new version under the same id (nothing lost); of two records with one id the last wins', async () => {

@@ -99,6 +99,8 @@ export interface LongTermMemory {
   reembed(tenantId: string, batchSize?: number): Promise<number>;
   /** Resolves when a background re-embedding of the tenant (if any) has finished. */
   idle(tenantId: string): Promise<void>;
+  /** Identity of the embedding model searches use (`EmbeddingProvider.model`). */
+  readonly embeddingModel: string;
   /**
    * The store's memory revision (`MemoryRecordStore.memoryRevision`): what is derived from the
    * tenant's records stays valid while it is unchanged. Null when the store cannot tell.
@@ -249,6 +251,9 @@ export function createLongTermMemory(
   }
 
   const service: LongTermMemory = {
+    get embeddingModel() {
+      return embedder.model;
+    },
     async create(tenantId, inputs, options = {}) {
       parseWith(tenantSchema, tenantId, 'tenant');
       const records = await toNewRecords(inputs, options.writtenBy ?? 'api');

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../../core/schemas/json.js';
 import type { MemoryRecord, MemoryRecordInput, MemoryVersion } from '../../core/schemas/memory-record.js';
 import type { SearchHit } from '../../retrieval/hybrid-search.js';
+import type { AmsSearchMode } from '../../retrieval/resolve-search-mode.js';
 import { formatAmsDateTime } from './ams-datetime.js';
 import type { AmsRecordInput } from './long-term-memory-schemas.js';
 
@@ -91,7 +92,7 @@ export function toAmsRecord(memory: MemoryRecord) {
   };
 }
 
-export type AmsSearchMode = 'semantic' | 'keyword' | 'hybrid';
+export type { AmsSearchMode };
 
 /**
  * MemoryRecordResult (§2.3, §5.3). Filter-only listing: dist 0, score and score_type null.

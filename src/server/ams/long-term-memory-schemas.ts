@@ -53,8 +53,10 @@ const optionalNumber = () => laxNumber().nullable().optional();
 /** SearchRequest (§4.8), shared by the search route and the memory prompt's `long_term_search`. */
 export const searchBodySchema = z.object({
   text: z.string().nullable().default(null),
-  search_mode: amsEnum(['semantic', 'keyword', 'hybrid'] as const).default('semantic'),
-  hybrid_alpha: bounded(laxNumber(), 0, 1).default(0.7),
+  /** Absent: engram's best ranking (see `resolveSearchMode`); AMS's own default is `semantic`. */
+  search_mode: amsEnum(['semantic', 'keyword', 'hybrid'] as const).optional(),
+  /** Weight of the vector ranking in `hybrid` (text gets 1 − alpha); absent: engram's weights. */
+  hybrid_alpha: bounded(laxNumber(), 0, 1).optional(),
   text_scorer: z.string().default('BM25STD'),
   ...amsFilterFields,
   distance_threshold: optionalNumber(),

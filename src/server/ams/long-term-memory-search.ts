@@ -1,20 +1,20 @@
 import type { MemoryFilterInput, MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { Engram } from '../../engram.js';
 import { MAX_SEARCH_POOL, type SearchRequest } from '../../retrieval/hybrid-search.js';
+import { type AmsSearchMode, amsModeOf, resolveSearchMode } from '../../retrieval/resolve-search-mode.js';
 import { matchesMemoryFilter } from '../../stores/memory-filter.js';
 import { toMemoryFilter, toTagFilter } from './ams-filters.js';
 import { AmsHttpError } from './ams-http-error.js';
-import { type AmsSearchMode, amsExtrasOf } from './long-term-memory-mapper.js';
+import { amsExtrasOf } from './long-term-memory-mapper.js';
 import type { AmsSearchBody } from './long-term-memory-schemas.js';
 
 /** AMS bumps a hit's access time at most this often (§5.4). */
 const ACCESS_BUMP_INTERVAL_MS = 15 * 60_000;
 
-const engineModes = { semantic: 'vector', keyword: 'text', hybrid: 'hybrid' } as const;
-
 /** How an AMS search runs in engram: the engine request, and what the response needs to know. */
 export interface PlannedSearch {
   request: SearchRequest;
+  /** The mode that ran, as AMS names it (the results' `score_type`). */
   mode: AmsSearchMode;
   /** Empty text: a filter-only listing (dist 0, no score). */
   listing: boolean;
@@ -56,33 +56,39 @@ async function withStrategyFilter(
 }
 
 /**
- * Plans an AMS search (§4.8, §5): modes map to vector / text / hybrid (`hybrid_alpha` weighs the
- * vector ranking); semantic ranks by cosine distance alone (no date, entity or neighbour boosts);
- * the recency re-rank is on unless `recency_boost` is false and ranks the whole candidate pool
- * before paging; filters are never relaxed.
+ * Plans an AMS search (§4.8, §5). The mode runs as `resolveSearchMode` says: no mode, `hybrid`,
+ * and `semantic` over the offline static vectors get engram's hybrid pipeline exactly as the
+ * library runs it (its weights unless `hybrid_alpha` is given, dates, entities, neighbours);
+ * `keyword` is BM25; vector-only `semantic` ranks by cosine distance alone (no date, entity or
+ * neighbour boosts). AMS's recency re-rank ranks the whole candidate pool before paging; it runs
+ * when `recency_boost` is true, and by default (as in AMS) except on the hybrid pipeline, whose
+ * ranking it would only blur (docs/long-term-memory.md, "Search modes"). Hits get their access
+ * time bumped unless `recency_boost` is false. Filters are never relaxed.
  */
 export async function planSearch(
   engram: Engram,
   tenantId: string,
   body: AmsSearchBody,
 ): Promise<PlannedSearch> {
-  const mode = body.search_mode;
-  if (body.distance_threshold != null && mode !== 'semantic') {
+  const requested = body.search_mode;
+  if (body.distance_threshold != null && requested !== undefined && requested !== 'semantic') {
     throw new AmsHttpError(400, 'distance_threshold is only supported for semantic search mode');
   }
   const text = body.text?.trim() ?? '';
-  const rerank = body.recency_boost !== false;
+  const mode = resolveSearchMode(requested, engram.memories.embeddingModel, body.distance_threshold != null);
+  const rerank = body.recency_boost === true || (body.recency_boost == null && mode !== 'hybrid');
   const filter = await withStrategyFilter(engram, tenantId, toMemoryFilter(body), body);
   const weight = (value: number | null | undefined, fallback: number) => value ?? fallback;
+  const alpha = body.hybrid_alpha;
   const request: SearchRequest = {
     text,
     filter,
     limit: body.limit,
     offset: body.offset,
-    mode: engineModes[mode],
-    ...(mode === 'hybrid' ? { weights: { text: 1 - body.hybrid_alpha, vector: body.hybrid_alpha } } : {}),
-    ...(mode === 'semantic' ? { dateBoost: 0, entityBoost: 0, neighbors: { window: 0 } } : {}),
-    ...(mode === 'semantic' && body.distance_threshold != null && text !== ''
+    mode,
+    ...(mode === 'hybrid' && alpha !== undefined ? { weights: { text: 1 - alpha, vector: alpha } } : {}),
+    ...(mode === 'vector' ? { dateBoost: 0, entityBoost: 0, neighbors: { window: 0 } } : {}),
+    ...(mode === 'vector' && body.distance_threshold != null && text !== ''
       ? { distanceThreshold: Math.min(2, Math.max(0, body.distance_threshold)) }
       : {}),
     ...(rerank
@@ -98,7 +104,7 @@ export async function planSearch(
         }
       : {}),
   };
-  return { request, mode, listing: text === '', bumpsAccess: rerank };
+  return { request, mode: amsModeOf[mode], listing: text === '', bumpsAccess: body.recency_boost !== false };
 }
 
 /** Bumps access count and time of the hits not bumped in the last 15 minutes (AMS's rate limit). */
