@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { type AssembledContext, assembleContext } from '../../core/assembly/assemble-context.js';
+import type { ContextMessage } from '../../core/assembly/context-message.js';
+import type { ContextTrace } from '../../core/assembly/context-trace.js';
+import type { MemorySource } from '../../core/assembly/memory-source.js';
+import { runSources } from '../../core/assembly/run-sources.js';
+import { type AnthropicContext, toAnthropicMessages } from '../../core/assembly/to-anthropic-messages.js';
+import { type OpenAIMessage, toOpenAIMessages } from '../../core/assembly/to-openai-messages.js';
+import { parseWith, ValidationError } from '../../core/errors.js';
+import { type AgentInput, agentSchema } from '../../core/schemas/agent.js';
+import { MAX_MESSAGE_CHARS } from '../../core/schemas/message.js';
+import { memoizeCounter } from '../../core/tokens/memoize-counter.js';
+import { resolveModel } from '../../core/tokens/model-registry.js';
+import {
+  loadTokenCounter,
+  messageCost,
+  REPLY_PRIMING_TOKENS,
+  type TokenCounter,
+} from '../../core/tokens/token-counter.js';
+import type { EngramStore } from '../../stores/engram-store.js';
+import { readHistoryTail } from '../sessions/read-history-tail.js';
+import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
+import type { TraceLog } from './trace-log.js';
+
+const assembleRequestSchema = z.object({
+  message: z.string().trim().min(1, 'message cannot be empty').max(MAX_MESSAGE_CHARS),
+  format: z.enum(['openai', 'anthropic', 'neutral']).default('openai'),
+  removedIds: z.array(z.string()).max(10_000).default([]),
+  pinnedIds: z.array(z.string()).max(1_000).default([]),
+});
+
+/** One turn to assemble: `Engram.assemble`'s argument. */
+export interface AssembleRequest {
+  agent?: AgentInput;
+  session: SessionRef;
+  /** The current user message (not yet stored; append it after the turn if you keep it). */
+  message: string;
+  format?: 'openai' | 'anthropic' | 'neutral';
+  /** Memory ids the user removed from this session's context. */
+  removedIds?: string[];
+  /** Memory ids the user pinned to this session's context. */
+  pinnedIds?: string[];
+  /**
+   * Retrievers for this call only, consulted instead of the instance's (e.g. the results of a
+   * search the caller already ran, as the AMS memory prompt does). Absent: the instance's sources.
+   */
+  sources?: MemorySource[];
+  /**
+   * A preview: the same assembly, but nothing is written (no trace recorded, no memory access
+   * counted), so an operator can see what the next turn would get.
+   */
+  preview?: boolean;
+}
+
+export interface AssembleResult {
+  /** The context in the requested format. */
+  messages: OpenAIMessage[] | AnthropicContext | ContextMessage[];
+  /** Provider-neutral messages with their sections. */
+  context: ContextMessage[];
+  trace: ContextTrace;
+}
+
+/** What the turn assembler reads and where it reports. */
+export interface TurnAssemblerOptions {
+  store: EngramStore;
+  /** The instance's memory sources (a request may bring its own). */
+  sources: MemorySource[];
+  traces: TraceLog;
+  reportError: (error: unknown) => void;
+  onTrace?: (trace: ContextTrace, session: SessionRef) => void;
+}
+
+/**
+ * The per-turn assembly behind `Engram.assemble`: validates the request, reads the session and the
+ * newest history that can fit while the memory sources run in parallel, assembles the six sections
+ * under the budget (src/core) and queues the content-free trace.
+ */
+export function createTurnAssembler(
+  options: TurnAssemblerOptions,
+): (request: AssembleRequest) => Promise<AssembleResult> {
+  const { store, sources, traces, reportError, onTrace } = options;
+  // One memoizing counter per encoding: system prompts are counted once, not every turn.
+  const countersByEncoding = new Map<string, TokenCounter>();
+
+  async function assemble(request: AssembleRequest): Promise<AssembleResult> {
+    const started = performance.now();
+    const agent = parseWith(agentSchema, request.agent ?? {}, 'agent');
+    const { message, format, removedIds, pinnedIds } = parseWith(
+      assembleRequestSchema,
+      request,
+      'assemble request',
+    );
+    const key = toSessionKey(request.session);
+    const model = resolveModel(agent.memory.model);
+    if (agent.memory.maxWorkingMemoryTokens > model.contextWindow) {
+      throw new ValidationError(
+        `maxWorkingMemoryTokens ${agent.memory.maxWorkingMemoryTokens} exceeds the ${model.contextWindow}-token ` +
+          `context window of ${model.name}`,
+        [
+          {
+            path: ['agent', 'memory', 'maxWorkingMemoryTokens'],
+            message: 'Larger than the model context window',
+          },
+        ],
+      );
+    }
+    const counter =
+      countersByEncoding.get(model.encoding) ?? memoizeCounter(await loadTokenCounter(model.encoding));
+    countersByEncoding.set(model.encoding, counter);
+    const costOf = (stored: { content: string; tokenCount: number; tokenEncoding: string }) =>
+      messageCost(
+        stored.tokenEncoding === model.encoding ? stored.tokenCount : counter.count(stored.content),
+        model,
+      );
+
+    // The session's own curation joins the request's: pins always in, removals never.
+    const session = await store.getSession(key);
+    const pinned = [...new Set([...pinnedIds, ...(session?.workingSet.pinned ?? [])])];
+    const removed = [...new Set([...removedIds, ...(session?.workingSet.removed ?? [])])];
+    const retrieval = runSources(
+      request.sources ?? sources,
+      (source) => ({
+        ...key,
+        agentId: agent.id,
+        query: message,
+        pinnedIds: pinned,
+        removedIds: removed,
+        readOnly: request.preview === true,
+        limit:
+          source.section === 'knowledge'
+            ? agent.memory.semanticTopK
+            : source.section === 'episodes'
+              ? agent.memory.episodicTopK
+              : 1,
+      }),
+      agent.memory.sourceTimeoutMs,
+    );
+
+    // Nothing older than this many tokens of history can fit beside the mandatory parts.
+    const historyBound =
+      agent.memory.maxWorkingMemoryTokens -
+      agent.memory.reservedOutputTokens -
+      REPLY_PRIMING_TOKENS -
+      messageCost(counter.count(agent.systemPrompt), model) -
+      messageCost(counter.count(message), model);
+    // Messages the summary covers stay in the log but not in the history: `context` stands for them.
+    const unsummarized = session ? session.messageCount - session.summarized.messages : 0;
+    const tail =
+      session && unsummarized > 0 && historyBound > 0
+        ? await readHistoryTail({
+            store,
+            key,
+            totalMessages: unsummarized,
+            afterSeq: session.summarized.throughSeq,
+            maxTokens: historyBound,
+            costOf,
+            turnWindow:
+              agent.memory.pruningStrategy === 'sliding-window' ? agent.memory.slidingWindowTurns : null,
+            averageCost: messageCost((session.tokenCount - session.summarized.tokens) / unsummarized, model),
+          })
+        : { messages: [], olderNotRead: unsummarized };
+    const { items, reports } = await retrieval;
+
+    const assembled: AssembledContext = assembleContext({
+      systemPrompt: agent.systemPrompt,
+      memory: agent.memory,
+      model,
+      counter,
+      currentMessage: message,
+      summary: session?.context ?? null,
+      summaryCoversHistory: (session?.summarized.throughSeq ?? 0) > 0,
+      history: tail.messages,
+      olderNotRead: tail.olderNotRead,
+      retrieved: items,
+      sourceReports: reports,
+      removedIds: new Set(removed),
+      pinnedIds: new Set(pinned),
+    });
+    assembled.trace.durationMs = performance.now() - started;
+    if (request.preview !== true) {
+      onTrace?.(assembled.trace, request.session);
+      // The trace log serves the inspector: queued, written in batches off the turn (never fails it).
+      await traces.record(key, agent.id, assembled.trace).catch(reportError);
+    }
+    const formatted =
+      format === 'openai'
+        ? toOpenAIMessages(assembled.messages)
+        : format === 'anthropic'
+          ? toAnthropicMessages(assembled.messages)
+          : assembled.messages;
+    return { messages: formatted, context: assembled.messages, trace: assembled.trace };
+  }
+
+  return assemble;
+}
