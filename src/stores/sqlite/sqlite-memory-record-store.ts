@@ -175,14 +175,8 @@ export async function createSqliteMemoryRecordStore(
       statements.archiveVersion.run(Date.parse(record.validFrom), row.pk);
       statements.updateVersion.run({ ...memoryParameters(record), pk: row.pk });
       if (next.embedding) {
-        storeEmbedding(
-          tenantId,
-          row.pk,
-          next.embedding.model,
-          next.embedding.vector,
-          ['next', 'embedding', 'vector'],
-          new Map(),
-        );
+        const { model, vector } = next.embedding;
+        storeEmbedding(tenantId, row.pk, model, vector, ['next', 'embedding', 'vector'], new Map());
       } else statements.deleteEmbedding.run(row.pk);
       vectors.pruneChanges();
       return { ...record, embeddingModel: next.embedding?.model ?? null };
