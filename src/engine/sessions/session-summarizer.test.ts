@@ -136,4 +136,29 @@ describe('session summarizer', () => {
     const session = await sessions.get({ sessionId: 'long' });
     expect(session?.context).toBe(extractiveSummary(null, leaving));
   });
+
+  it('lets a turn of the event loop pass before it reads the session', async () => {
+    const store = createMemoryStore();
+    const sessions = createSessionOperations(
+      store,
+      { encoding: 'o200k_base', count: (text) => text.length },
+      () => new Date(),
+    );
+    await sessions.put(ref, { messages: turns });
+    let loopTurns = 0;
+    setImmediate(() => loopTurns++);
+    const turnsAtRead: number[] = [];
+    const getSession = store.getSession.bind(store);
+    store.getSession = async (key) => {
+      turnsAtRead.push(loopTurns);
+      return getSession(key);
+    };
+    const summarizer = createSessionSummarizer({
+      store,
+      sessions,
+      policy: { contextWindow: 400, threshold: 0.5, keepRecent: 0.25 },
+    });
+    expect(await summarizer.summarize(ref)).toMatchObject({ status: 'summarized' });
+    expect(turnsAtRead[0]).toBe(1);
+  });
 });

@@ -9,7 +9,7 @@ import {
 } from '../../core/summarization/plan-summarization.js';
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/tokens/token-counter.js';
 import type { SessionStore } from '../../stores/session-store.js';
-import { createEventLoopSlicer } from '../event-loop-slicer.js';
+import { createEventLoopSlicer, nextTurn } from '../event-loop-slicer.js';
 import type { SessionOperations } from './session-operations.js';
 import { type SessionRef, toSessionKey } from './session-ref.js';
 
@@ -61,6 +61,9 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
 
   async function summarize(ref: SessionRef, contextWindow = policy.contextWindow): Promise<SummarizeOutcome> {
     const key = toSessionKey(ref);
+    // The job often starts right after the write that enqueued it, in the same turn: let other
+    // requests run between that write's transaction and this read (each is one synchronous step).
+    await nextTurn();
     const state = await store.getSession(key);
     if (!state) return { status: 'skipped', reason: 'absent' };
     if (!needsSummary(state, contextWindow)) return { status: 'skipped', reason: 'under-threshold' };
