@@ -112,7 +112,18 @@ export function validateRequest<T extends z.ZodType>(
   input: unknown,
   location: RequestLocation,
 ): z.output<T> {
-  const result = schema.safeParse(input, { reportInput: true });
+  return validationResult(schema.safeParse(input, { reportInput: true }), input, location);
+}
+
+/**
+ * The data of a parse result (made with `reportInput: true`), or the RequestValidationError that
+ * validateRequest throws for it.
+ */
+export function validationResult<T>(
+  result: z.ZodSafeParseResult<T>,
+  input: unknown,
+  location: RequestLocation,
+): T {
   if (result.success) return result.data;
   const details = result.error.issues.map((issue): ValidationDetail => {
     const path = issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part));

@@ -28,8 +28,23 @@ export function extractiveSummary(
   messages: readonly SummarizedMessage[],
   maxChars = 4_000,
 ): string {
+  const steps = extractiveSummarySteps(previous, messages, maxChars);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/**
+ * extractiveSummary as steps: the generator pauses (yields) before each message and each candidate
+ * sentence, and returns the same summary. A caller on the event loop drains it in time slices, so
+ * summarizing 100,000 messages holds no other request.
+ */
+export function* extractiveSummarySteps(
+  previous: string | null,
+  messages: readonly SummarizedMessage[],
+  maxChars = 4_000,
+): Generator<void, string, void> {
   const candidates: Candidate[] = [];
   for (const message of messages) {
+    yield;
     if (message.role !== 'user' && message.role !== 'assistant') continue;
     for (const match of message.content.matchAll(SENTENCE)) {
       const sentence = match[0].replace(/\s+/g, ' ').trim();
@@ -40,16 +55,20 @@ export function extractiveSummary(
     }
   }
   const documentFrequency = new Map<string, number>();
-  const termsOf = candidates.map((candidate) => new Set(analyzeText(candidate.text)));
-  for (const terms of termsOf) {
+  const termsOf: Set<string>[] = [];
+  for (const candidate of candidates) {
+    yield;
+    const terms = new Set(analyzeText(candidate.text));
+    termsOf.push(terms);
     for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   }
-  candidates.forEach((candidate, index) => {
+  for (const [index, candidate] of candidates.entries()) {
+    yield;
     const terms = termsOf[index] ?? new Set<string>();
     let weight = 0;
     for (const term of terms) weight += Math.log(1 + candidates.length / (documentFrequency.get(term) ?? 1));
     candidate.score = weight / Math.sqrt(terms.size || 1);
-  });
+  }
 
   const previousLines = (previous ?? '').split('\n').filter((line) => line.trim().length > 0);
   // New lines get at least half the space; the previous summary keeps the rest (newest lines).

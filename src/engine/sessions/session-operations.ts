@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError, parseWith, VersionConflictError } from '../../core/errors.js';
+import { NotFoundError, parseWith, VersionConflictError, validationErrorFromZod } from '../../core/errors.js';
 import { MAX_BUDGET_TOKENS } from '../../core/schemas/agent.js';
 import { type JsonObject, jsonObjectSchema } from '../../core/schemas/json.js';
 import type { MessageInput, StoredMessage } from '../../core/schemas/message.js';
@@ -15,7 +15,9 @@ import {
 } from '../../core/schemas/session.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import type { SessionStore } from '../../stores/session-store.js';
+import { createEventLoopSlicer } from '../event-loop-slicer.js';
 import { newId } from '../new-id.js';
+import { parseInSlices } from '../parse-in-slices.js';
 import { prepareMessages } from './prepare-messages.js';
 import { type SessionRef, toSessionKey } from './session-ref.js';
 
@@ -60,6 +62,9 @@ const workingSetChangesSchema = z
   .object({ pin: idListSchema, unpin: idListSchema, remove: idListSchema, restore: idListSchema })
   .strict();
 export type WorkingSetChanges = z.input<typeof workingSetChangesSchema>;
+
+/** A session input checked one message at a time (up to 100,000 of them), with parseWith's result. */
+const sessionInputInSlices = parseInSlices(sessionInputSchema, 'messages');
 
 /** How often a working-set update is retried when another write got in between. */
 const MAX_WORKING_SET_RETRIES = 8;
@@ -146,7 +151,9 @@ export function createSessionOperations(
 
     async put(ref, input, options = {}) {
       const key = toSessionKey(ref);
-      const write = parseWith(sessionInputSchema, input, 'session');
+      const parsed = await sessionInputInSlices.safeParse(input, createEventLoopSlicer().pause);
+      if (!parsed.success) throw validationErrorFromZod('session', parsed.error);
+      const write = parsed.data;
       const { expectedVersion } = parseWith(writeOptionsSchema, options, 'write options');
       const now = clock();
       const messages = await prepareMessages(write.messages, counter, now);

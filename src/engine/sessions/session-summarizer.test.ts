@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../core/schemas/message.js';
+import { extractiveSummary } from '../../core/summarization/extractive-summary.js';
 import { createEngram } from '../../engram.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
+import { createSessionOperations } from './session-operations.js';
 import { createSessionSummarizer, type SummaryWriter } from './session-summarizer.js';
 
 const ref = { sessionId: 'trip' };
@@ -96,5 +98,67 @@ describe('session summarizer', () => {
     });
     expect(await summarizer.summarize(ref)).toEqual({ status: 'skipped', reason: 'superseded' });
     expect((await engram.sessions.get(ref))?.context).toBe('Other.');
+  });
+
+  it('summarizes a session of 30,000 messages in slices: other callbacks run, same summary', async () => {
+    const store = createMemoryStore();
+    // Sessions alone (no engram write path): no background summary races this one.
+    const sessions = createSessionOperations(
+      store,
+      { encoding: 'o200k_base', count: (text) => text.length },
+      () => new Date(),
+    );
+    const messages = Array.from({ length: 30_000 }, (_, index) => ({
+      role: index % 2 ? ('assistant' as const) : ('user' as const),
+      content: `Fact ${index}: the item numbered ${index} is stored in box ${index % 97}.`,
+    }));
+    await sessions.put({ sessionId: 'long' }, { messages });
+    const leaving: StoredMessage[] = [];
+    const summarizer = createSessionSummarizer({
+      store,
+      sessions,
+      policy: { contextWindow: 100_000, threshold: 0.5, keepRecent: 0.25 },
+      beforeSummarize: async (_ref, batch) => {
+        leaving.push(...batch);
+      },
+    });
+    let turns = 0;
+    let running = true;
+    const turn = () => {
+      turns++;
+      if (running) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const outcome = await summarizer.summarize({ sessionId: 'long' });
+    running = false;
+    expect(outcome).toMatchObject({ status: 'summarized', writer: 'extractive' });
+    expect(turns).toBeGreaterThan(2);
+    const session = await sessions.get({ sessionId: 'long' });
+    expect(session?.context).toBe(extractiveSummary(null, leaving));
+  });
+
+  it('lets a turn of the event loop pass before it reads the session', async () => {
+    const store = createMemoryStore();
+    const sessions = createSessionOperations(
+      store,
+      { encoding: 'o200k_base', count: (text) => text.length },
+      () => new Date(),
+    );
+    await sessions.put(ref, { messages: turns });
+    let loopTurns = 0;
+    setImmediate(() => loopTurns++);
+    const turnsAtRead: number[] = [];
+    const getSession = store.getSession.bind(store);
+    store.getSession = async (key) => {
+      turnsAtRead.push(loopTurns);
+      return getSession(key);
+    };
+    const summarizer = createSessionSummarizer({
+      store,
+      sessions,
+      policy: { contextWindow: 400, threshold: 0.5, keepRecent: 0.25 },
+    });
+    expect(await summarizer.summarize(ref)).toMatchObject({ status: 'summarized' });
+    expect(turnsAtRead[0]).toBe(1);
   });
 });

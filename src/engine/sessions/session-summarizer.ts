@@ -1,7 +1,7 @@
 import { VersionConflictError } from '../../core/errors.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionState } from '../../core/schemas/session.js';
-import { extractiveSummary } from '../../core/summarization/extractive-summary.js';
+import { extractiveSummarySteps } from '../../core/summarization/extractive-summary.js';
 import {
   defaultSummarizationPolicy,
   planSummarization,
@@ -9,6 +9,7 @@ import {
 } from '../../core/summarization/plan-summarization.js';
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/tokens/token-counter.js';
 import type { SessionStore } from '../../stores/session-store.js';
+import { createEventLoopSlicer, nextTurn } from '../event-loop-slicer.js';
 import type { SessionOperations } from './session-operations.js';
 import { type SessionRef, toSessionKey } from './session-ref.js';
 
@@ -60,6 +61,9 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
 
   async function summarize(ref: SessionRef, contextWindow = policy.contextWindow): Promise<SummarizeOutcome> {
     const key = toSessionKey(ref);
+    // The job often starts right after the write that enqueued it, in the same turn: let other
+    // requests run between that write's transaction and this read (each is one synchronous step).
+    await nextTurn();
     const state = await store.getSession(key);
     if (!state) return { status: 'skipped', reason: 'absent' };
     if (!needsSummary(state, contextWindow)) return { status: 'skipped', reason: 'under-threshold' };
@@ -83,9 +87,12 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
       }
     }
     if (writer === 'extractive') {
-      context =
-        extractiveSummary(state.context, plan.summarize) ||
-        `(${plan.summarize.length} earlier messages without informative content)`;
+      // In ~10 ms slices: a session of 100,000 messages otherwise holds the event loop for seconds.
+      const slicer = createEventLoopSlicer();
+      const steps = extractiveSummarySteps(state.context, plan.summarize);
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) await slicer.pause();
+      context = step.value || `(${plan.summarize.length} earlier messages without informative content)`;
     }
     try {
       await sessions.recordSummary(ref, {

@@ -108,9 +108,10 @@ describe('write path triggers', () => {
         { role: 'assistant', content: `City ${index} has a castle, a river and famous pastries.` },
       ]);
     }
-    const summaries = await jobsOf(engram, WRITE_PATH_JOBS.summarize);
-    expect(summaries.length).toBeGreaterThan(0);
-    for (const job of summaries) await settled(engram, job);
+    const enqueued = await jobsOf(engram, WRITE_PATH_JOBS.summarize);
+    expect(enqueued.length).toBeGreaterThan(0);
+    // Read the results once every job has finished (a job may still be running when listed).
+    const summaries = await Promise.all(enqueued.map((job) => settled(engram, job)));
     const session = await engram.sessions.get(ref);
     expect(session?.summarized.throughSeq).toBeGreaterThan(0);
     expect(session?.context).toContain('castle');

@@ -7,6 +7,7 @@ import type {
   SessionState,
 } from '../../core/schemas/session.js';
 import { newId } from '../../engine/new-id.js';
+import type { Pause } from '../../engine/parse-in-slices.js';
 import { formatAmsDateTime } from './ams-datetime.js';
 import { AmsHttpError } from './ams-http-error.js';
 import type { ContextUsage } from './fit-context-window.js';
@@ -24,16 +25,19 @@ export function toMessageInput(message: AmsMessage): MessageInput {
 
 /**
  * The PUT body's messages. Ids are assigned here (engram keeps given ones) so that the
- * empty-content 400 can name the message, as AMS does.
+ * empty-content 400 can name the message, as AMS does. `pause` runs before each message.
  */
-function toPutMessageInputs(messages: AmsMessage[]): MessageInput[] {
-  return messages.map((message) => {
+async function toPutMessageInputs(messages: AmsMessage[], pause: Pause): Promise<MessageInput[]> {
+  const inputs: MessageInput[] = [];
+  for (const message of messages) {
+    await pause();
     const id = message.id ?? newId();
     if (message.content.trim().length === 0) {
       throw new AmsHttpError(400, `Message content cannot be empty (message ID: ${id})`);
     }
-    return toMessageInput({ ...message, id });
-  });
+    inputs.push(toMessageInput({ ...message, id }));
+  }
+  return inputs;
 }
 
 function toPendingMemory(memory: AmsMemoryItem): PendingMemoryInput {
@@ -53,10 +57,13 @@ function toPendingMemory(memory: AmsMemoryItem): PendingMemoryInput {
   };
 }
 
-/** The PUT body as engram's session input. `tokens`, `last_accessed` and `updated_at` are not kept. */
-export function toSessionInput(body: AmsWorkingMemoryBody): SessionInput {
+/**
+ * The PUT body as engram's session input. `tokens`, `last_accessed` and `updated_at` are not kept.
+ * `pause` runs before each message (an event-loop slicer's, so 100,000 of them hold no other request).
+ */
+export async function toSessionInput(body: AmsWorkingMemoryBody, pause: Pause): Promise<SessionInput> {
   return {
-    messages: toPutMessageInputs(body.messages),
+    messages: await toPutMessageInputs(body.messages, pause),
     memories: body.memories.map(toPendingMemory),
     data: body.data as JsonObject | null,
     context: body.context,

@@ -5,6 +5,7 @@ import {
   MAX_SESSION_MESSAGES,
   MAX_TTL_SECONDS,
 } from '../../core/schemas/session.js';
+import { parseInSlices } from '../../engine/parse-in-slices.js';
 import { FUTURE_TOLERANCE_MS } from '../../engine/sessions/prepare-messages.js';
 import { laxInteger, plainObject } from '../lax-fields.js';
 import { amsDateTime } from './ams-datetime.js';
@@ -106,6 +107,9 @@ export const amsWorkingMemoryBodySchema = z.object({
   updated_at: amsDateTime().optional(),
 });
 export type AmsWorkingMemoryBody = z.output<typeof amsWorkingMemoryBodySchema>;
+
+/** The PUT body validated one message at a time (up to 100,000 of them), with the same result. */
+export const amsWorkingMemoryBodyInSlices = parseInSlices(amsWorkingMemoryBodySchema, 'messages');
 
 /** The `session_id` path parameter. */
 export const sessionPathSchema = z.object({ session_id: z.string().min(1).max(256) });
