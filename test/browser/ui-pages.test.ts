@@ -106,6 +106,21 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     await expect
       .poll(() => page.locator('pre.content').allTextContents())
       .toContain('Ada is a member of the Acme loyalty programme (gold).');
+    // Score components per memory: the working-set parts of a fact, the search parts of a chunk.
+    const parts = page.locator('[aria-label="Score components of fact-5"]').first();
+    expect(await parts.locator('dt').allTextContents()).toEqual(
+      expect.arrayContaining(['similarity', 'decayed salience', 'confidence', 'weight similarity']),
+    );
+    expect(
+      Number(
+        await parts
+          .locator('.component', { hasText: 'confidence' })
+          .first()
+          .locator('.score-value')
+          .textContent(),
+      ),
+    ).toBeGreaterThan(0);
+    expect(await page.locator('.components dt', { hasText: 'relevance' }).count()).toBeGreaterThan(0);
     await page.close();
   });
 
