@@ -220,6 +220,36 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     await page.close();
   });
 
+  it('sorts long-term memory by date over the whole result, not just the page', async () => {
+    // 30 records, more than a page of 25: the oldest is on no first page ordered newest first.
+    const day = (index: number) => new Date(Date.UTC(2020, 0, 1 + index)).toISOString();
+    await call('POST', '/v1/long-term-memory/', {
+      memories: Array.from({ length: 30 }, (_, index) => ({
+        id: `sorted-${index}`,
+        text: `Sorted record number ${index}.`,
+        namespace: 'sorting',
+        created_at: day(index),
+      })),
+    });
+    const { page } = await open('#/memories');
+    const first = () => page.locator('tbody button.link').first().textContent();
+    const form = page.getByRole('form', { name: 'Search long-term memory' });
+    // The select's label wraps its options, so it is found by name.
+    const sort = form.locator('select[name="sort"]');
+    await form.getByLabel('Namespace').fill('sorting');
+    await sort.selectOption('oldest');
+    await form.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(first).toBe('Sorted record number 0.');
+    await sort.selectOption('newest');
+    await form.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(first).toBe('Sorted record number 29.');
+    await form.getByLabel('Search', { exact: true }).fill('sorted record');
+    await sort.selectOption('oldest');
+    await form.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(first).toBe('Sorted record number 0.');
+    await page.close();
+  });
+
   it('edit a memory → its history shows both versions', async (test) => {
     const openapi = (await call('GET', '/openapi.json')) as { paths: Record<string, unknown> };
     // The history route is another change's (GET /v1/long-term-memory/{id}/history); until it is
