@@ -260,6 +260,27 @@ describe('hybridSearch', () => {
     expect(result.hits.every((hit) => hit.distance === null)).toBe(true);
   });
 
+  it('orders by creation over the whole pool before paging, and lists every match in that order', async () => {
+    // The best match (k2, the exact phrase) is by date neither first nor last.
+    const search = await setup(
+      ['kettle', 'kettle kettle kettle descale', 'kettle descale', 'kettle note'].map((text, index) => ({
+        id: `k${index}`,
+        text,
+        createdAt: `2024-0${index + 1}-01T00:00:00.000Z`,
+      })),
+    );
+    /** Both pages of two, joined. */
+    const ids = async (request: SearchRequest) => {
+      const pages = await Promise.all([0, 2].map((offset) => search({ ...request, limit: 2, offset })));
+      return pages.flatMap((page) => page.hits.map((hit) => hit.memory.id));
+    };
+    expect((await ids({ text: 'kettle descale' }))[0]).toBe('k2');
+    expect(await ids({ text: 'kettle descale', order: 'created_asc' })).toEqual(['k0', 'k1', 'k2', 'k3']);
+    expect(await ids({ text: 'kettle descale', order: 'created_desc' })).toEqual(['k3', 'k2', 'k1', 'k0']);
+    expect(await ids({ text: '', order: 'created_asc' })).toEqual(['k0', 'k1', 'k2', 'k3']);
+    expect(await ids({ text: '' })).toEqual(['k3', 'k2', 'k1', 'k0']);
+  });
+
   it('rejects out-of-range options', async () => {
     const search = await setup([{ text: 'anything' }]);
     for (const request of [

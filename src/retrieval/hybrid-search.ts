@@ -7,6 +7,7 @@ import { addNeighborContext, asksQuestion, contextSources } from './add-neighbor
 import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
 import { type FusedHit, fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
+import { listFiltered } from './list-filtered.js';
 import { mentionsEntity } from './mentions-entity.js';
 import { blendedScore, recencyBlendSchema } from './recency-blend.js';
 import { resolveRelativeDates } from './resolve-relative-dates.js';
@@ -82,6 +83,12 @@ export const searchRequestSchema = z.object({
    * by last access, up to 10,000: exact whenever fewer records match). Ties keep the score order.
    */
   recencyBlend: recencyBlendSchema.optional(),
+  /**
+   * The order of the results: `relevance` (the ranking above), or by creation time, newest or
+   * oldest first. A date order sorts the whole candidate pool before paging (ties keep the
+   * relevance order); a filter-only listing pages every matching record in that order.
+   */
+  order: z.enum(['relevance', 'created_desc', 'created_asc']).default('relevance'),
 });
 export type SearchRequest = z.input<typeof searchRequestSchema>;
 
@@ -119,7 +126,7 @@ export interface SearchResult {
   total: number;
 }
 
-type ParsedSearch = z.output<typeof searchRequestSchema>;
+export type ParsedSearch = z.output<typeof searchRequestSchema>;
 
 const DAY_MS = 86_400_000;
 
@@ -140,14 +147,8 @@ export async function hybridSearch(
   if (!parsed.success) throw new ValidationError(`Invalid search: ${parsed.error.issues[0]?.message}`);
   const request = parsed.data;
   const query = request.text.trim();
-  if (query === '') {
-    if (request.recencyBlend) return listByRecency(store, tenantId, request, now);
-    const { memories, total } = await store.listMemories(tenantId, request.filter, {
-      limit: request.limit,
-      offset: request.offset,
-    });
-    return { hits: memories.map((memory) => plainHit(memory)), total };
-  }
+  const pool = Math.min(MAX_SEARCH_POOL, Math.max(MIN_SEARCH_POOL, (request.offset + request.limit) * 4));
+  if (query === '') return listFiltered(store, tenantId, request, now, pool);
   const dates = request.dateBoost > 0 ? extractQueryDates(query) : { spans: [], text: query };
   const matchText = dates.text === '' ? query : dates.text;
   const weights = {
@@ -155,7 +156,6 @@ export async function hybridSearch(
     vector: request.weights.vector ?? (request.fusion === 'score' ? 0.25 : 1),
   };
 
-  const pool = Math.min(MAX_SEARCH_POOL, Math.max(MIN_SEARCH_POOL, (request.offset + request.limit) * 4));
   const thresholded = request.distanceThreshold !== undefined;
   const [textHits, vectorHits] = await Promise.all([
     request.mode === 'vector'
@@ -216,7 +216,8 @@ export async function hybridSearch(
     dates.spans.length > 0 ||
     neighbors ||
     request.entityBoost > 0 ||
-    request.recencyBlend !== undefined;
+    request.recencyBlend !== undefined ||
+    request.order !== 'relevance';
   const ranked = reorders ? fused : fused.slice(request.offset, request.offset + request.limit);
   const records = new Map<string, MemoryRecord>();
   for (const memory of await store.getMemories(
@@ -304,34 +305,11 @@ export async function hybridSearch(
     // Array.prototype.sort is stable: ties keep the score order.
     scored.sort((a, b) => (blended.get(b) ?? 0) - (blended.get(a) ?? 0));
   }
+  if (request.order !== 'relevance') {
+    const sign = request.order === 'created_desc' ? -1 : 1;
+    scored.sort((a, b) => sign * (Date.parse(a.memory.createdAt) - Date.parse(b.memory.createdAt)));
+  }
   return { hits: scored.slice(request.offset, request.offset + request.limit), total: reported };
-}
-
-/**
- * A filter-only listing ranked by the recency blend (similarity 1 for all): the newest records by
- * creation and by last access form the pool, ranked, then paged.
- */
-async function listByRecency(
-  store: MemoryRecordStore,
-  tenantId: string,
-  request: ParsedSearch,
-  now: Date,
-): Promise<SearchResult> {
-  const blend = request.recencyBlend as NonNullable<ParsedSearch['recencyBlend']>;
-  const pool = Math.min(MAX_SEARCH_POOL, Math.max(MIN_SEARCH_POOL, (request.offset + request.limit) * 4));
-  const [byCreation, byAccess] = await Promise.all([
-    store.listMemories(tenantId, request.filter, { limit: pool, offset: 0, order: 'created_desc' }),
-    store.listMemories(tenantId, request.filter, { limit: pool, offset: 0, order: 'last_accessed_desc' }),
-  ]);
-  const candidates = new Map<string, MemoryRecord>();
-  for (const memory of [...byCreation.memories, ...byAccess.memories]) candidates.set(memory.id, memory);
-  const ranked = [...candidates.values()]
-    .map((memory) => ({ memory, blended: blendedScore(1, memory, blend, now) }))
-    .sort((a, b) => b.blended - a.blended || (a.memory.id < b.memory.id ? -1 : 1));
-  return {
-    hits: ranked.slice(request.offset, request.offset + request.limit).map(({ memory }) => plainHit(memory)),
-    total: byCreation.total,
-  };
 }
 
 /**
@@ -374,22 +352,4 @@ function recencyFactor(
   const stamp = memory[recency.field] ?? memory.createdAt;
   const ageDays = Math.max(0, (now.getTime() - Date.parse(stamp)) / DAY_MS);
   return 1 + recency.weight * 0.5 ** (ageDays / recency.halfLifeDays);
-}
-
-function plainHit(memory: MemoryRecord): SearchHit {
-  return {
-    memory,
-    score: 0,
-    relevance: 0,
-    textRank: null,
-    textScore: null,
-    vectorRank: null,
-    distance: null,
-    dateScore: 0,
-    entityScore: 0,
-    contextScore: 0,
-    questionFactor: 1,
-    recencyFactor: 1,
-    similarity: null,
-  };
 }

@@ -63,6 +63,8 @@ export interface TraceItem {
   reason: string;
   tokens: number;
   score?: number;
+  /** The parts of `score` by name (similarity, decayed_salience, text_score...). */
+  components?: Record<string, number>;
   source?: string;
 }
 

@@ -106,6 +106,21 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     await expect
       .poll(() => page.locator('pre.content').allTextContents())
       .toContain('Ada is a member of the Acme loyalty programme (gold).');
+    // Score components per memory: the working-set parts of a fact, the search parts of a chunk.
+    const parts = page.locator('[aria-label="Score components of fact-5"]').first();
+    expect(await parts.locator('dt').allTextContents()).toEqual(
+      expect.arrayContaining(['similarity', 'decayed salience', 'confidence', 'weight similarity']),
+    );
+    expect(
+      Number(
+        await parts
+          .locator('.component', { hasText: 'confidence' })
+          .first()
+          .locator('.score-value')
+          .textContent(),
+      ),
+    ).toBeGreaterThan(0);
+    expect(await page.locator('.components dt', { hasText: 'relevance' }).count()).toBeGreaterThan(0);
     await page.close();
   });
 
@@ -202,6 +217,36 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(async () => (await texts()).length).toBe(1);
     expect((await texts())[0]).toContain('blender');
+    await page.close();
+  });
+
+  it('sorts long-term memory by date over the whole result, not just the page', async () => {
+    // 30 records, more than a page of 25: the oldest is on no first page ordered newest first.
+    const day = (index: number) => new Date(Date.UTC(2020, 0, 1 + index)).toISOString();
+    await call('POST', '/v1/long-term-memory/', {
+      memories: Array.from({ length: 30 }, (_, index) => ({
+        id: `sorted-${index}`,
+        text: `Sorted record number ${index}.`,
+        namespace: 'sorting',
+        created_at: day(index),
+      })),
+    });
+    const { page } = await open('#/memories');
+    const first = () => page.locator('tbody button.link').first().textContent();
+    const form = page.getByRole('form', { name: 'Search long-term memory' });
+    // The select's label wraps its options, so it is found by name.
+    const sort = form.locator('select[name="sort"]');
+    await form.getByLabel('Namespace').fill('sorting');
+    await sort.selectOption('oldest');
+    await form.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(first).toBe('Sorted record number 0.');
+    await sort.selectOption('newest');
+    await form.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(first).toBe('Sorted record number 29.');
+    await form.getByLabel('Search', { exact: true }).fill('sorted record');
+    await sort.selectOption('oldest');
+    await form.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(first).toBe('Sorted record number 0.');
     await page.close();
   });
 

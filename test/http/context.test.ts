@@ -145,6 +145,35 @@ describe('GET /v1/inspector/sessions/{session_id}/traces', () => {
     const knowledge = oldest.trace.sections[2].items;
     expect(knowledge.some((item: { source?: string }) => item.source === 'Returns.md')).toBe(true);
     expect(knowledge.every((item: { score?: number }) => typeof item.score === 'number')).toBe(true);
+    // Every retrieved candidate carries the parts of its score, as numbers only.
+    type Candidate = { id: string; kind: string; components?: Record<string, number> };
+    const candidates: Candidate[] = oldest.trace.sections
+      .slice(1, 4)
+      .flatMap((section: { items: Candidate[] }) => section.items);
+    expect(candidates.length).toBeGreaterThanOrEqual(4);
+    for (const candidate of candidates) {
+      expect(Object.keys(candidate.components ?? {}).length).toBeGreaterThan(0);
+      for (const value of Object.values(candidate.components ?? {}))
+        expect(Number.isFinite(value)).toBe(true);
+    }
+    const fact = knowledge.find((item: Candidate) => item.components?.decayed_salience !== undefined);
+    expect(Object.keys(fact.components).sort()).toEqual(
+      [
+        'confidence',
+        'decay',
+        'decayed_salience',
+        'salience',
+        'similarity',
+        'weight_confidence',
+        'weight_salience',
+        'weight_similarity',
+      ].sort(),
+    );
+    expect(fact.components.salience).toBe(0.9);
+    const chunk = knowledge.find((item: { source?: string }) => item.source === 'Returns.md');
+    expect(chunk.components.relevance).toBe(chunk.score);
+    expect(chunk.components.text_score ?? chunk.components.vector_similarity).toBeTypeOf('number');
+    expect(oldest.trace.sections[1].items[0].components).toEqual({ trigger: 1 });
     expect(JSON.stringify(all.body)).not.toContain(SECRET);
 
     const newest = await call('GET', `/v1/inspector/sessions/chat-1/traces?${query}&limit=1`);

@@ -216,6 +216,45 @@ describe('search modes, scores and pagination (AMS §4.8, §5)', () => {
     expect((await search({ text: 'x', offset: -1 })).status).toBe(422);
   });
 
+  it('sorts the whole result by creation before paging with the `sort` extension', async () => {
+    const pages = async (body: Json) => {
+      const ids: unknown[] = [];
+      for (const offset of [0, 2]) {
+        const page = await search({ limit: 2, offset, recency_boost: false, ...body });
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        expect(page.body.total).toBe(4);
+        ids.push(...(page.body.memories as Json[]).map((memory) => memory.id));
+      }
+      return ids;
+    };
+    for (const search_mode of ['keyword', 'hybrid'] as const) {
+      // By score f3 ranks first; sorted, each page holds the next records of the whole result.
+      expect((await pages({ text: 'memory f3', search_mode }))[0]).toBe('f3');
+      expect(await pages({ text: 'memory f3', search_mode, sort: 'created_asc' })).toEqual([
+        'f1',
+        'f2',
+        'f3',
+        'f4',
+      ]);
+      expect(await pages({ text: 'memory f3', search_mode, sort: 'created_desc' })).toEqual([
+        'f4',
+        'f3',
+        'f2',
+        'f1',
+      ]);
+    }
+    expect(await pages({ text: '', sort: 'created_asc' })).toEqual(['f1', 'f2', 'f3', 'f4']);
+    expect(await pages({ text: '', sort: 'created_desc', recency_boost: true })).toEqual([
+      'f4',
+      'f3',
+      'f2',
+      'f1',
+    ]);
+    const bad = await search({ text: 'x', sort: 'random' });
+    expect(bad.status).toBe(422);
+    expect((bad.body.detail as Json[])[0]).toMatchObject({ type: 'enum', loc: ['body', 'sort'] });
+  });
+
   it('bumps access of re-ranked hits at most once per 15 minutes', async () => {
     const old = '2025-01-01T00:00:00Z';
     await call('/v1/long-term-memory/', 'POST', {

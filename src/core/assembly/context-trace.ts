@@ -17,6 +17,12 @@ export type ItemReason =
   | 'orphan_tool_result'
   | 'strategy';
 
+/**
+ * Named numeric parts of a candidate's score (snake_case names, finite numbers): why it ranked
+ * where it did. Never content: a trace stores these at rest.
+ */
+export type TraceScoreComponents = Record<string, number>;
+
 /** One candidate's fate. Metadata only: ids, scores and counts, never content. */
 export interface TraceItem {
   id: string;
@@ -25,6 +31,8 @@ export interface TraceItem {
   reason: ItemReason;
   tokens: number;
   score?: number;
+  /** What the score is made of, when the source reports it. */
+  components?: TraceScoreComponents;
   source?: string;
 }
 

@@ -1,3 +1,5 @@
+import type { TraceScoreComponents } from './context-trace.js';
+
 /** The context sections that retrieved memories fill, in their fixed order. */
 export type RetrievalSection = 'procedure' | 'knowledge' | 'episodes';
 export const RETRIEVAL_SECTIONS: readonly RetrievalSection[] = ['procedure', 'knowledge', 'episodes'];
@@ -9,6 +11,11 @@ export interface MemoryItem {
   text: string;
   /** Relevance in [0, 1]; higher first. */
   score: number;
+  /**
+   * The parts `score` was computed from (e.g. `similarity`, `decayed_salience`, `text_score`), for
+   * the Context Inspector. Numbers only: the trace keeps them at rest (see `TraceScoreComponents`).
+   */
+  components?: TraceScoreComponents;
   /** Attribution shown in the context, e.g. a document name (`Source: HR Policy 2025.md`). */
   source?: string;
   /** A date shown with episodes, e.g. when the conversation happened. */

@@ -93,6 +93,7 @@ export function selectItems(input: SelectItemsInput): SelectedItems {
       reason: isIncluded ? 'included' : (decisions.get(item) ?? 'over_budget'),
       tokens: lineCost.get(item) ?? input.costOfText(renderItem(input.section, item)) - input.costOfText(''),
       score: item.score,
+      ...(item.components ? { components: { ...item.components } } : {}),
       ...(item.source ? { source: item.source } : {}),
     };
   });

@@ -1,7 +1,24 @@
+import type { TraceScoreComponents } from '../../core/assembly/context-trace.js';
 import type { MemoryItem, MemorySource } from '../../core/assembly/memory-source.js';
+import type { ScoreComponents } from '../../core/ranking/rank-working-set.js';
+import { searchHitComponents } from '../../retrieval/search-hit-components.js';
 import type { EpisodeLog } from '../long-term/episode-log.js';
 import type { LongTermMemory } from '../long-term/long-term-memory.js';
 import { type ProcedureLibrary, renderProcedure } from '../long-term/procedure-library.js';
+
+/** A working-set item's score parts, flattened to named numbers for the trace. */
+function workingSetComponents(parts: ScoreComponents): TraceScoreComponents {
+  return {
+    similarity: parts.similarity,
+    salience: parts.salience,
+    decay: parts.decay,
+    decayed_salience: parts.decayedSalience,
+    confidence: parts.confidence,
+    weight_similarity: parts.weights.similarity,
+    weight_salience: parts.weights.salience,
+    weight_confidence: parts.weights.confidence,
+  };
+}
 
 /**
  * Semantic facts about the user: the working set (similarity + salience + confidence, latest
@@ -28,7 +45,15 @@ export function createSemanticSource(memories: LongTermMemory): MemorySource {
       return set.items.flatMap((item): MemoryItem[] => {
         const memory = byId.get(item.id);
         return memory
-          ? [{ id: memory.id, text: memory.text, score: item.score, supersededBy: memory.supersededBy }]
+          ? [
+              {
+                id: memory.id,
+                text: memory.text,
+                score: item.score,
+                components: workingSetComponents(item.components),
+                supersededBy: memory.supersededBy,
+              },
+            ]
           : [];
       });
     },
@@ -51,6 +76,7 @@ export function createKnowledgeSource(memories: LongTermMemory): MemorySource {
         id: hit.memory.id,
         text: hit.memory.text,
         score: hit.relevance,
+        components: searchHitComponents(hit),
         ...(hit.memory.source ? { source: hit.memory.source } : {}),
       }));
     },
@@ -69,10 +95,11 @@ export function createEpisodicSource(episodes: EpisodeLog): MemorySource {
         query: request.query,
         limit: request.limit,
       });
-      return found.map(({ episode, score }) => ({
+      return found.map(({ episode, score, components }) => ({
         id: episode.id,
         text: [episode.summary, ...episode.keyFacts.map((fact) => `(${fact})`)].join(' '),
         score,
+        components,
         date: episode.endedAt.slice(0, 10),
       }));
     },
@@ -87,7 +114,15 @@ export function createProceduralSource(procedures: ProcedureLibrary): MemorySour
     async retrieve(request) {
       const match = await procedures.match(request.tenantId, request.agentId, request.query);
       return match
-        ? [{ id: match.procedure.id, text: renderProcedure(match.procedure), score: match.score }]
+        ? [
+            {
+              id: match.procedure.id,
+              text: renderProcedure(match.procedure),
+              score: match.score,
+              // A trigger phrase matches outright (1); an example match is its cosine similarity.
+              components: { [match.matchedBy === 'trigger' ? 'trigger' : 'example_similarity']: match.score },
+            },
+          ]
         : [];
     },
   };

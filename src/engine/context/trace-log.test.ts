@@ -135,6 +135,29 @@ describe('createTraceLog', () => {
       itemCount: 0,
     });
   });
+
+  it('keeps score components as finite numbers under identifier names, at most 16', () => {
+    const components: Record<string, unknown> = {
+      similarity: 0.8,
+      decayed_salience: 0.4,
+      [SECRET.toUpperCase()]: 1,
+      [`note ${SECRET}`]: 2,
+      leak: SECRET,
+      nan: Number.NaN,
+      infinite: Number.POSITIVE_INFINITY,
+    };
+    for (let index = 0; index < 30; index++) components[`part_${index}`] = index;
+    const item = { id: 'm1', kind: 'memory', included: true, reason: 'included', tokens: 5, score: 0.7 };
+    const trace = traceWith({
+      sections: [{ name: 'knowledge', tokens: 5, cap: null, items: [{ ...item, components }] }],
+    } as unknown as Partial<ContextTrace>);
+    const stored = toStoredTrace(trace).sections[0]?.items[0]?.components ?? {};
+    expect(JSON.stringify(stored)).not.toContain(SECRET);
+    expect(JSON.stringify(stored).toLowerCase()).not.toContain(SECRET);
+    expect(stored).toMatchObject({ similarity: 0.8, decayed_salience: 0.4, part_0: 0 });
+    expect(Object.keys(stored)).toHaveLength(16);
+    expect(Object.values(stored).every(Number.isFinite)).toBe(true);
+  });
 });
 
 describe('engram.assemble and the trace log', () => {

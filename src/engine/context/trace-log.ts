@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { ContextTrace, SectionTrace, TraceItem } from '../../core/assembly/context-trace.js';
+import type {
+  ContextTrace,
+  SectionTrace,
+  TraceItem,
+  TraceScoreComponents,
+} from '../../core/assembly/context-trace.js';
 import { parseWith } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { SessionKey } from '../../core/schemas/session.js';
@@ -89,6 +94,24 @@ interface QueuedTrace {
   record: TraceRecord;
 }
 
+/** Score component names a trace keeps: short snake_case identifiers, never free text. */
+const COMPONENT_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+/** Components kept per candidate at most (a custom source cannot bloat every stored trace). */
+export const MAX_STORED_COMPONENTS = 16;
+
+/** Only finite numbers under identifier-like names: a source's components cannot smuggle content. */
+function storedComponents(components: TraceScoreComponents): TraceScoreComponents {
+  const kept: TraceScoreComponents = {};
+  let count = 0;
+  for (const [name, value] of Object.entries(components)) {
+    if (count >= MAX_STORED_COMPONENTS) break;
+    if (!COMPONENT_NAME.test(name) || typeof value !== 'number' || !Number.isFinite(value)) continue;
+    kept[name] = value;
+    count++;
+  }
+  return kept;
+}
+
 /**
  * Copies a trace field by field (an allow-list, so a field added to ContextTrace later is not
  * stored until someone decides it holds no content). Source error texts are dropped.
@@ -101,6 +124,7 @@ export function toStoredTrace(trace: ContextTrace): StoredTrace {
     reason: entry.reason,
     tokens: entry.tokens,
     ...(entry.score === undefined ? {} : { score: entry.score }),
+    ...(entry.components === undefined ? {} : { components: storedComponents(entry.components) }),
     // The source of a knowledge chunk is its document's name: attribution, not content.
     ...(entry.source === undefined ? {} : { source: entry.source }),
   });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import type { TraceScoreComponents } from '../../core/assembly/context-trace.js';
 import { parseWith } from '../../core/errors.js';
 import type { MemoryRecord, MemoryWriter } from '../../core/schemas/memory-record.js';
 import { isoDateTimeSchema } from '../../core/schemas/message.js';
+import { searchHitComponents } from '../../retrieval/search-hit-components.js';
 import type { LongTermMemory } from './long-term-memory.js';
 
 export const episodeInputSchema = z.object({
@@ -35,7 +37,7 @@ export interface EpisodeLog {
   search(
     tenantId: string,
     request: { userId: string; query: string; limit?: number; agentId?: string },
-  ): Promise<{ episode: Episode; score: number }[]>;
+  ): Promise<{ episode: Episode; score: number; components: TraceScoreComponents }[]>;
 }
 
 const metadataSchema = z.object({
@@ -96,7 +98,11 @@ export function createEpisodeLog(memories: LongTermMemory, clock: () => Date): E
           ...(request.agentId ? { agentId: { eq: request.agentId } } : {}),
         },
       });
-      return hits.map((hit) => ({ episode: toEpisode(hit.memory), score: hit.relevance }));
+      return hits.map((hit) => ({
+        episode: toEpisode(hit.memory),
+        score: hit.relevance,
+        components: searchHitComponents(hit),
+      }));
     },
   };
 }

@@ -50,6 +50,9 @@ export const createMemoriesBodySchema = z.object({
 
 const optionalNumber = () => laxNumber().nullable().optional();
 
+/** Orders of engram's `sort` search extension. */
+const SEARCH_SORTS = ['score', 'created_desc', 'created_asc'] as const;
+
 /** SearchRequest (§4.8), shared by the search route and the memory prompt's `long_term_search`. */
 export const searchBodySchema = z.object({
   text: z.string().nullable().default(null),
@@ -70,6 +73,18 @@ export const searchBodySchema = z.object({
   recency_half_life_last_access_days: optionalNumber(),
   recency_half_life_created_days: optionalNumber(),
   server_side_recency: laxBoolean().nullable().optional(),
+  /**
+   * engram extension (not in AMS): `score` (absent: the ranking, as in AMS), `created_desc` or
+   * `created_asc`, applied to the whole result before paging.
+   */
+  sort: amsEnum(SEARCH_SORTS)
+    .optional()
+    .meta({
+      type: 'string',
+      enum: [...SEARCH_SORTS],
+      description:
+        'engram extension (not in AMS): order of the whole result before paging; absent or `score` = the ranking',
+    }),
 });
 export type AmsSearchBody = z.output<typeof searchBodySchema>;
 

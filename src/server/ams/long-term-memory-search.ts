@@ -63,7 +63,8 @@ async function withStrategyFilter(
  * neighbour boosts). AMS's recency re-rank ranks the whole candidate pool before paging; it runs
  * when `recency_boost` is true, and by default (as in AMS) except on the hybrid pipeline, whose
  * ranking it would only blur (docs/long-term-memory.md, "Search modes"). Hits get their access
- * time bumped unless `recency_boost` is false. Filters are never relaxed.
+ * time bumped unless `recency_boost` is false. Filters are never relaxed. engram's `sort` extension
+ * orders by creation time after all that, over the whole pool, before paging.
  */
 export async function planSearch(
   engram: Engram,
@@ -88,6 +89,7 @@ export async function planSearch(
     mode,
     ...(mode === 'hybrid' && alpha !== undefined ? { weights: { text: 1 - alpha, vector: alpha } } : {}),
     ...(mode === 'vector' ? { dateBoost: 0, entityBoost: 0, neighbors: { window: 0 } } : {}),
+    ...(body.sort === 'created_desc' || body.sort === 'created_asc' ? { order: body.sort } : {}),
     ...(mode === 'vector' && body.distance_threshold != null && text !== ''
       ? { distanceThreshold: Math.min(2, Math.max(0, body.distance_threshold)) }
       : {}),

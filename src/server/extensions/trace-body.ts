@@ -8,6 +8,8 @@ const traceItemSchema = z.object({
   reason: z.string(),
   tokens: z.number(),
   score: z.number().optional(),
+  /** The parts of `score` by name (e.g. `similarity`, `decayed_salience`, `text_score`). */
+  components: z.record(z.string(), z.number()).optional(),
   source: z.string().optional(),
 });
 

@@ -3,6 +3,7 @@ import type { TraceItem, TraceRecord } from '../api-types.js';
 import { BudgetBar } from './budget-bar.js';
 import { ErrorNotice } from './error-notice.js';
 import { resolveContent } from './resolve-content.js';
+import { ScoreComponents } from './score-components.js';
 
 function Candidate({ item, section, record }: { item: TraceItem; section: string; record: TraceRecord }) {
   const [content, setContent] = useState<{ text?: string; error?: unknown } | null>(null);
@@ -21,6 +22,9 @@ function Candidate({ item, section, record }: { item: TraceItem; section: string
       </td>
       <td class="number">{item.tokens}</td>
       <td class="number">{item.score === undefined ? '' : item.score.toFixed(3)}</td>
+      <td>
+        <ScoreComponents id={item.id} components={item.components} />
+      </td>
       <td>
         <button
           type="button"
@@ -97,6 +101,7 @@ export function TraceView({ record }: { record: TraceRecord }) {
                   <th>reason</th>
                   <th class="number">tokens</th>
                   <th class="number">score</th>
+                  <th>components</th>
                   <th>content</th>
                 </tr>
               </thead>

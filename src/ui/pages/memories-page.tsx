@@ -59,6 +59,8 @@ export function searchBodyOf(filters: Filters, offset: number): Record<string, u
     ...(filters.user_id ? { user_id: { eq: filters.user_id } } : {}),
     ...(filters.namespace ? { namespace: { eq: filters.namespace } } : {}),
     ...(Object.keys(created).length ? { created_at: created } : {}),
+    // engram's `sort` extension orders the whole result on the server, before paging.
+    ...(filters.sort === 'score' ? {} : { sort: filters.sort === 'newest' ? 'created_desc' : 'created_asc' }),
   };
 }
 
@@ -76,11 +78,7 @@ export function MemoriesPage() {
       body: searchBodyOf(applied, offset),
     }),
   );
-  const memories = [...(results.data?.memories ?? [])];
-  if (applied.sort !== 'score') {
-    const sign = applied.sort === 'newest' ? -1 : 1;
-    memories.sort((a, b) => sign * a.created_at.localeCompare(b.created_at));
-  }
+  const memories = results.data?.memories ?? [];
   const input = (name: keyof Filters, label: string, type = 'text') => (
     <label>
       {label}
