@@ -12,6 +12,7 @@ function Candidate({ item, section, record }: { item: TraceItem; section: string
       <td>
         <code>{item.id}</code>
         {item.source ? <div class="muted">{item.source}</div> : null}
+        <ScoreComponents id={item.id} components={item.components} />
         {content?.text !== undefined ? <pre class="content">{content.text}</pre> : null}
         {content?.error ? <ErrorNotice error={content.error} /> : null}
       </td>
@@ -22,9 +23,6 @@ function Candidate({ item, section, record }: { item: TraceItem; section: string
       </td>
       <td class="number">{item.tokens}</td>
       <td class="number">{item.score === undefined ? '' : item.score.toFixed(3)}</td>
-      <td>
-        <ScoreComponents id={item.id} components={item.components} />
-      </td>
       <td>
         <button
           type="button"
@@ -95,13 +93,12 @@ export function TraceView({ record }: { record: TraceRecord }) {
             <table>
               <thead>
                 <tr>
-                  <th>id</th>
+                  <th>id and score components</th>
                   <th>kind</th>
                   <th>state</th>
                   <th>reason</th>
                   <th class="number">tokens</th>
                   <th class="number">score</th>
-                  <th>components</th>
                   <th>content</th>
                 </tr>
               </thead>
