@@ -73,5 +73,10 @@ export {
 export type { EngramStore } from './stores/engram-store.js';
 export { createMemoryStore } from './stores/memory/memory-store.js';
 export type { MemoryRecordStore } from './stores/memory-record-store.js';
+export {
+  createPostgresStore,
+  type PostgresStore,
+  type PostgresStoreOptions,
+} from './stores/postgres/postgres-store.js';
 export type { SessionStore, StoreCapabilities } from './stores/session-store.js';
 export { createSqliteStore } from './stores/sqlite/sqlite-store.js';

@@ -2,8 +2,8 @@ import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../core/errors.js';
 import { type ApiKey, createApiKeys } from '../engine/access/api-keys.js';
+import { openConfiguredStore } from '../server/open-configured-store.js';
 import { resolveServerConfig } from '../server/server-config.js';
-import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 
 export const KEYS_HELP = `  engram keys create --tenant T --role admin|agent|inspector [--name N] [--expires-in-days D]
       Creates an API key and prints it once (stdout; details on stderr). Only its hash is stored.
@@ -11,7 +11,7 @@ export const KEYS_HELP = `  engram keys create --tenant T --role admin|agent|ins
       Lists keys (never the secrets): id, tenant, role, name, created, expires, revoked, last used.
   engram keys revoke ID
       Revokes a key at once; it then answers 401 Invalid token.
-      All three take [--db PATH] [--config FILE], resolved like \`engram serve\`'s database.
+      All three take [--db PATH] [--store URL] [--config FILE], resolved like \`engram serve\`'s store.
 `;
 
 interface KeysIo {
@@ -43,8 +43,8 @@ function integerFlag(value: string | undefined, name: string): number | undefine
 }
 
 /**
- * `engram keys create|list|revoke`: manages API keys in the SQLite file the server uses (`--db`,
- * else `ENGRAM_DATABASE_PATH`, else the config file, else ./data/engram.db). Resolves the exit code.
+ * `engram keys create|list|revoke`: manages API keys in the store the server uses (`--store` or
+ * `ENGRAM_STORE_URL` for PostgreSQL; else `--db`, `ENGRAM_DATABASE_PATH`, the config file, ./data/engram.db). Resolves the exit code.
  */
 export async function runKeysCommand(args: string[], io: KeysIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -56,6 +56,7 @@ export async function runKeysCommand(args: string[], io: KeysIo): Promise<number
       name: { type: 'string' },
       'expires-in-days': { type: 'string' },
       db: { type: 'string' },
+      store: { type: 'string' },
       config: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -64,8 +65,11 @@ export async function runKeysCommand(args: string[], io: KeysIo): Promise<number
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
     throw usage(action === undefined ? 'Missing action' : `Unknown action "${action}"`);
   }
-  const { databasePath } = resolveServerConfig({ db: values.db, config: values.config }, io.environment);
-  const store = await createSqliteStore({ path: databasePath });
+  const config = resolveServerConfig(
+    { db: values.db, store: values.store, config: values.config },
+    io.environment,
+  );
+  const { store } = await openConfiguredStore(config, (message) => io.stderr.write(`${message}\n`));
   try {
     const keys = createApiKeys(store.documents);
     if (action === 'create') {

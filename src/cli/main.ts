@@ -14,8 +14,10 @@ Usage:
       Type a message: engram assembles the context for it under the budget, shows what went in
       and why, then stores the turn. Commands: /context (print the last context), /quit.
   engram serve [--host 127.0.0.1] [--port 8000] [--db ./data/engram.db] [--config FILE] [--auth enabled|disabled]
-               [--llm-base-url URL --llm-model NAME]
-      HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. Settings come
+               [--store postgres://user@host:5432/db] [--llm-base-url URL --llm-model NAME]
+      HTTP server: the AMS-compatible /v1 working-memory API, /ready and /metrics. --store (or
+      ENGRAM_STORE_URL) keeps everything in PostgreSQL instead of the SQLite file, so several servers
+      can share one database (docs/stores/postgres.md). Settings come
       from flags, then ENGRAM_* environment variables, then the JSON config file (docs/server.md).
       With authentication disabled (the default) only loopback addresses are accepted (docs/auth.md).
       An OpenAI-compatible model (flags, or ENGRAM_LLM_BASE_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_API_KEY)
@@ -59,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
         host: { type: 'string' },
         port: { type: 'string' },
         db: { type: 'string' },
+        store: { type: 'string' },
         config: { type: 'string' },
         auth: { type: 'string' },
         'llm-base-url': { type: 'string' },

@@ -3,9 +3,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import { parseWith } from '../core/errors.js';
 import { createEngram } from '../engram.js';
+import { openConfiguredStore } from '../server/open-configured-store.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import { writePathOptionsOf } from '../server/write-path-options.js';
-import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createMcpServer } from './create-mcp-server.js';
 
 /** Flags of `engram mcp`. */
@@ -32,11 +32,12 @@ export async function runMcpStdio(options: {
 }): Promise<void> {
   const { flags, environment, stderr } = options;
   const config = resolveServerConfig({ db: flags.db, config: flags.config }, environment);
-  const { databasePath } = config;
   const tenantId = parseWith(tenantSchema, flags.tenant ?? environment.ENGRAM_TENANT ?? 'default', 'tenant');
   const report = (what: string) => (error: unknown) =>
     stderr.write(`engram mcp: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
-  const store = await createSqliteStore({ path: databasePath });
+  const { store, description } = await openConfiguredStore(config, (message) =>
+    stderr.write(`engram mcp: ${message}\n`),
+  );
   const engram = await createEngram({
     store,
     ...writePathOptionsOf(config, (message) => stderr.write(`engram mcp: ${message}\n`)),
@@ -68,6 +69,6 @@ export async function runMcpStdio(options: {
     process.once('SIGINT', close);
   });
   await server.connect(transport);
-  stderr.write(`engram mcp: serving tenant ${tenantId} from ${databasePath} on stdio\n`);
+  stderr.write(`engram mcp: serving tenant ${tenantId} from ${description} on stdio\n`);
   return closed;
 }

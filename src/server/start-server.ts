@@ -1,9 +1,9 @@
 import type { Writable } from 'node:stream';
 import { createEngram } from '../engram.js';
 import { instrumentStore } from '../stores/instrument-store.js';
-import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createServer, type EngramServer } from './create-server.js';
 import { assertLoopbackHost } from './loopback-host.js';
+import { openConfiguredStore } from './open-configured-store.js';
 import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
 import { createServerLogger } from './server-logger.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -24,7 +24,7 @@ function authNotice(config: ServerConfig): string {
 
 /**
  * `engram serve`: resolves the settings (flags > environment > config file), opens engram on the
- * SQLite file, listens, warns when authentication is off, and shuts down gracefully on SIGTERM or
+ * SQLite file or the PostgreSQL database (`--store`), listens, warns when authentication is off, and shuts down gracefully on SIGTERM or
  * SIGINT (a second signal kills the process at once). Logs are JSON lines on stdout.
  */
 export async function startServer(options: {
@@ -37,9 +37,11 @@ export async function startServer(options: {
   const logger = createServerLogger(config.logLevel);
   // Store calls and memory sources report to the registry that /metrics serves.
   const metrics = createServerMetrics();
-  const store = instrumentStore(await createSqliteStore({ path: config.databasePath }), metrics.observeStore);
+  const opened = await openConfiguredStore(config, (message) => logger.warn(message));
+  const store = instrumentStore(opened.store, metrics.observeStore);
   const engram = await createEngram({
     store,
+    jobs: { leaseMs: config.jobLeaseMs },
     onTrace: (trace) => metrics.observeTrace(trace),
     // The job runner runs here: summaries, promotion and extraction happen in this process.
     ...writePathOptionsOf(config, (message) => logger.info(message)),
@@ -48,9 +50,7 @@ export async function startServer(options: {
   const server = createServer({ engram, config, logger, metrics });
   const { url } = await server.listen();
   const model = config.llm ? `LLM ${config.llm.model} at ${config.llm.baseUrl}` : 'no LLM';
-  options.stderr.write(
-    `engram listening on ${url} (database ${config.databasePath}, ${model})\n${authNotice(config)}`,
-  );
+  options.stderr.write(`engram listening on ${url} (${opened.description}, ${model})\n${authNotice(config)}`);
   const shutdown = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     server.close().then(

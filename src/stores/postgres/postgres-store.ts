@@ -41,9 +41,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     memories = await createPostgresMemoryRecordStore(database);
   } catch (error) {
     await database.close();
-    throw error instanceof StoreError
-      ? new StoreError(`Cannot open the postgres store: ${error.message}`, error.cause)
-      : error;
+    throw error;
   }
   if (!memories.vectorIndexed) {
     (options.warn ?? console.warn)(

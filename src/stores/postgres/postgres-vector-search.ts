@@ -93,22 +93,39 @@ export async function createPostgresVectorSearch(database: PostgresDatabase) {
     );
   };
 
-  /** After a commit: makes sure every dimension count stored has its HNSW index (once per process). */
+  /**
+   * After a commit: builds the HNSW index of a dimension count once more than 5,000 vectors of it
+   * are stored. Searches over at most 5,000 candidates are exact anyway, and building over the rows
+   * in bulk is several times faster than inserting each into a growing graph. Once a process has
+   * seen the index (built here or by another server), it checks no more.
+   */
   const afterWrite = async () => {
     if (!indexed) return;
     for (const dimensions of wanted) {
       if (ensured.has(dimensions) || dimensions > HNSW_MAX_DIMENSIONS) continue;
-      await database.transaction(async (client) => {
-        // Servers creating the same index at once would collide in the catalog: one at a time.
+      const built = await database.transaction(async (client) => {
+        const name = `memory_embeddings_hnsw_${dimensions}`;
+        const [exists] = await client.query(
+          'SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1',
+          [name],
+        );
+        if (exists) return true;
+        const [row] = await client.query<{ total: number }>(
+          `SELECT count(*)::bigint AS total FROM (SELECT 1 FROM memory_embeddings WHERE dimensions = $1 LIMIT $2) AS c`,
+          [dimensions, EXACT_SEARCH_LIMIT + 1],
+        );
+        if ((row?.total ?? 0) <= EXACT_SEARCH_LIMIT) return false;
+        // Servers building the same index at once would collide in the catalog: one at a time.
         await client.query(
           "SELECT pg_advisory_xact_lock(hashtextextended('engram-hnsw:' || current_schema(), 0))",
         );
         await client.query(
-          `CREATE INDEX IF NOT EXISTS memory_embeddings_hnsw_${dimensions} ON memory_embeddings
+          `CREATE INDEX IF NOT EXISTS ${name} ON memory_embeddings
           USING hnsw ((vector::vector(${dimensions})) vector_cosine_ops) WHERE dimensions = ${dimensions}`,
         );
+        return true;
       });
-      ensured.add(dimensions);
+      if (built) ensured.add(dimensions);
     }
   };
 
