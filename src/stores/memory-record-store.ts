@@ -1,4 +1,4 @@
-import type { MemoryFilter, MemoryRecord } from '../core/schemas/memory-record.js';
+import type { MemoryFilter, MemoryRecord, MemoryVersion } from '../core/schemas/memory-record.js';
 
 /**
  * The long-term memory part of the store contract. Drivers store records, their embeddings and a
@@ -10,12 +10,17 @@ import type { MemoryFilter, MemoryRecord } from '../core/schemas/memory-record.j
  * - A record whose `memoryHash` equals that of a current record of the same tenant is not inserted
  *   again; the existing record is returned in `duplicates` (documented deduplication). This check
  *   comes first, so retrying an already stored record is a duplicate, not an error. Within one
- *   batch, a later record with the hash of an earlier one is a duplicate of it. A superseded
- *   version is no longer current, so it blocks nothing.
- * - An id the tenant already holds (current or superseded), or that repeats within a batch, is a
+ *   batch, a later record with the hash of an earlier one is a duplicate of it. A closed (merged
+ *   away) record is no longer current, so it blocks nothing. The hash's scope (which owner fields
+ *   it covers) is the engine's choice (`memory-hash.ts`); the store only compares hashes.
+ *   `{ deduplicate: false }` skips this check: every record is inserted.
+ * - An id the tenant already holds (current or closed), or that repeats within a batch, is a
  *   ValidationError. Ids are unique per tenant; two tenants may use the same id.
- * - Nothing is deleted by versioning: `supersede` inserts the new version, and closes the old one
- *   (`supersededBy`, `validTo`) in the same transaction.
+ * - A memory's id is stable: `updateMemory` writes its next version in place (version + 1) and
+ *   keeps the prior version in the memory's history, in the same transaction. Searches, listings
+ *   and the indexes only ever see current versions; history is read by `memoryHistory`.
+ * - Merges are the one use of `supersede`: it inserts a new memory and closes the old one
+ *   (`supersededBy`, `validTo`) in the same transaction; the closed one stays readable by id.
  * - Filters are applied before ranking and limits, so `total` counts every match (the filter
  *   rules are spelled out in `memory-filter.ts`).
  * - Timestamps come back in UTC `toISOString` form (an offset given on write is normalized).
@@ -27,18 +32,45 @@ import type { MemoryFilter, MemoryRecord } from '../core/schemas/memory-record.j
 export interface MemoryRecordStore {
   readonly capabilities: MemoryRecordCapabilities;
 
-  insertMemories(tenantId: string, records: NewMemoryRecord[]): Promise<InsertResult>;
+  /** Inserts new memories (version 1 each); see the deduplication rule above. */
+  insertMemories(
+    tenantId: string,
+    records: NewMemoryRecord[],
+    options?: InsertOptions,
+  ): Promise<InsertResult>;
   /** The records among `ids` that exist, in the order of `ids` (repeats once); absent ids are skipped. */
   getMemories(tenantId: string, ids: string[]): Promise<MemoryRecord[]>;
   /**
-   * Inserts `replacement` as the new version of `id` (its `supersedes` is set to `id`), and closes
-   * `id`: `supersededBy` = the replacement's id, `validTo` = its `validFrom`. NotFoundError if `id`
-   * is absent; conflict `already_superseded` if it is not current. No deduplication applies.
+   * Writes the next version of the memory `id`, keeping its id. The prior version goes to the
+   * memory's history with `validTo` = the new `validFrom` (raised to the prior `validFrom` if the
+   * caller's clock is behind, so versions never overlap). The record keeps `id`, `createdAt`,
+   * `accessCount`, `lastAccessed`, `persistedAt` and `supersedes`; takes every field of `next`;
+   * `version` becomes the prior one + 1. `next.embedding` replaces the stored vector (null: none,
+   * and `findUnembedded` lists it). No deduplication applies. NotFoundError if `id` is absent;
+   * conflict `already_superseded` if it was merged away (closed); VersionConflictError
+   * (`version_conflict`) if `options.expectedVersion` is given and is not the current version.
+   */
+  updateMemory(
+    tenantId: string,
+    id: string,
+    next: MemoryUpdate,
+    options?: UpdateOptions,
+  ): Promise<MemoryRecord>;
+  /**
+   * Every version of the memory `id`, newest first: the current one (`validTo` null, unless the
+   * memory was merged away) and then its history, at most `limit` (default 100). [] when absent.
+   */
+  memoryHistory(tenantId: string, id: string, limit?: number): Promise<MemoryVersion[]>;
+  /**
+   * Merges: inserts `replacement` as a new memory (its `supersedes` is set to `id`, version 1),
+   * and closes `id`: `supersededBy` = the replacement's id, `validTo` = its `validFrom`.
+   * NotFoundError if `id` is absent; conflict `already_superseded` if it is not current. No
+   * deduplication applies.
    */
   supersede(tenantId: string, id: string, replacement: NewMemoryRecord): Promise<MemoryRecord>;
   /**
-   * Deletes records (and their embeddings and index entries); resolves how many were deleted. Other
-   * versions of a deleted record stay as they are.
+   * Deletes records with their history (and their embeddings and index entries); resolves how
+   * many were deleted. Memories merged into a deleted one, or it into them, stay as they are.
    */
   deleteMemories(tenantId: string, ids: string[]): Promise<number>;
   /** How many records match `filter`: `listMemories`' total without ordering or fetching any. */
@@ -115,10 +147,26 @@ export interface MemoryRecordCapabilities {
 /** A record ready to store: the engine fills ids, hashes, timestamps and the embedding. */
 export type NewMemoryRecord = Omit<
   MemoryRecord,
-  'tenantId' | 'supersededBy' | 'validTo' | 'embeddingModel'
+  'tenantId' | 'supersededBy' | 'validTo' | 'embeddingModel' | 'version'
 > & {
   embedding: { model: string; vector: Float32Array } | null;
 };
+
+/** The next version of a memory (see `updateMemory`): everything that a version changes. */
+export type MemoryUpdate = Omit<
+  NewMemoryRecord,
+  'id' | 'createdAt' | 'lastAccessed' | 'accessCount' | 'persistedAt' | 'supersedes'
+>;
+
+export interface InsertOptions {
+  /** Default true: a record with the hash of a current record is not inserted (see above). */
+  deduplicate?: boolean;
+}
+
+export interface UpdateOptions {
+  /** Optimistic concurrency: the version the caller read; another is a VersionConflictError. */
+  expectedVersion?: number;
+}
 
 export interface InsertResult {
   inserted: MemoryRecord[];

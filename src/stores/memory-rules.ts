@@ -1,7 +1,7 @@
-import { EngramError, ValidationError } from '../core/errors.js';
-import type { MemoryRecord } from '../core/schemas/memory-record.js';
+import { EngramError, ValidationError, VersionConflictError } from '../core/errors.js';
+import { type MemoryRecord, type MemoryVersion, VERSIONED_FIELDS } from '../core/schemas/memory-record.js';
 import { compareCodePoints } from './memory/list-order.js';
-import type { MemoryPage, NewMemoryRecord } from './memory-record-store.js';
+import type { MemoryPage, MemoryUpdate, NewMemoryRecord } from './memory-record-store.js';
 import { timestampMs } from './session-rules.js';
 
 /**
@@ -43,6 +43,8 @@ export function toMemoryRecord(tenantId: string, input: NewMemoryRecord): Memory
     pinned: input.pinned,
     supersedes: input.supersedes,
     supersededBy: null,
+    version: 1,
+    writtenBy: input.writtenBy,
     validFrom: isoTimestamp(input.validFrom),
     validTo: null,
     memoryHash: input.memoryHash,
@@ -50,6 +52,57 @@ export function toMemoryRecord(tenantId: string, input: NewMemoryRecord): Memory
     metadata: structuredClone(input.metadata),
     embeddingModel: input.embedding?.model ?? null,
   };
+}
+
+/**
+ * The record `current` becomes with its next version `next` (see `updateMemory`): the same id,
+ * creation time, access statistics and merge links, every versioned field of `next`, version + 1.
+ * `validFrom` never goes back before the current version's. Throws a ValidationError for a
+ * timestamp that does not parse.
+ */
+export function nextVersionOf(current: MemoryRecord, next: MemoryUpdate): MemoryRecord {
+  const stored = toMemoryRecord(current.tenantId, {
+    ...next,
+    id: current.id,
+    createdAt: current.createdAt,
+    lastAccessed: current.lastAccessed,
+    accessCount: current.accessCount,
+    persistedAt: current.persistedAt,
+    supersedes: current.supersedes,
+  });
+  const validFrom = stored.validFrom < current.validFrom ? current.validFrom : stored.validFrom;
+  return { ...stored, version: current.version + 1, validFrom };
+}
+
+/** A record as one version of its history: closed at `validTo` (null while current). */
+export function toMemoryVersion(
+  record: MemoryRecord,
+  validTo: string | null = record.validTo,
+): MemoryVersion {
+  const version = {
+    id: record.id,
+    version: record.version,
+    validFrom: record.validFrom,
+    validTo,
+    writtenBy: record.writtenBy,
+  } as MemoryVersion;
+  const fields = version as unknown as Record<string, unknown>;
+  for (const field of VERSIONED_FIELDS) fields[field] = structuredClone(record[field]);
+  return version;
+}
+
+/** The error for a memory whose current version is not the one the caller read. */
+export function memoryVersionConflict(expected: number, actual: number): VersionConflictError {
+  return new VersionConflictError(expected, actual, 'memory');
+}
+
+/** Default and largest number of versions `memoryHistory` returns. */
+export const HISTORY_LIMIT = { default: 100, max: 10_000 } as const;
+
+/** `memoryHistory`'s limit: the default when absent, within [0, max]. */
+export function historyLimit(limit: number | undefined): number {
+  if (limit === undefined) return HISTORY_LIMIT.default;
+  return Math.min(HISTORY_LIMIT.max, Math.max(0, Math.floor(limit)));
 }
 
 /** The error for a record id that the tenant already has (or that repeats within one batch). */

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { EngramStore } from '../../src/stores/engram-store.js';
 import { describeMemoryFilterConformance } from './memory-filter-conformance.js';
+import { describeMemoryHistoryConformance } from './memory-history-conformance.js';
 import { describeMemoryIndexConformance } from './memory-index-conformance.js';
 import { describeMemoryNeighborConformance } from './memory-neighbor-conformance.js';
 import { describeMemoryPropertyConformance } from './memory-property-conformance.js';
@@ -35,6 +36,7 @@ export function describeMemoryRecordStoreConformance(
 
     describe('writes', () => describeMemoryWriteConformance(context));
     describe('versions, deletion and access', () => describeMemoryVersionConformance(context));
+    describe('stable ids and history', () => describeMemoryHistoryConformance(context));
     describe('filters and paging', () => describeMemoryFilterConformance(context));
     describe('search', () => describeMemorySearchConformance(context));
     describe('session neighbours', () => describeMemoryNeighborConformance(context));

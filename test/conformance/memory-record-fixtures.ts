@@ -56,6 +56,7 @@ export function newMemory(id: string, overrides: Overrides = {}): NewMemoryRecor
     supersedes: null,
     validFrom: T0,
     persistedAt: T0,
+    writtenBy: 'api' as const,
     ...fields,
   };
   return {
@@ -73,6 +74,7 @@ export function expectedRecord(input: NewMemoryRecord, tenantId = TENANT): Memor
     tenantId,
     supersededBy: null,
     validTo: null,
+    version: 1,
     embeddingModel: embedding?.model ?? null,
   };
 }

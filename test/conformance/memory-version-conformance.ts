@@ -16,7 +16,7 @@ import {
 
 const unit = (...values: number[]) => Float32Array.from(values);
 
-/** Supersede chains, deletion and its index cleanup, access counting, re-embedding. */
+/** Merges (supersede chains), deletion and its index cleanup, access counting, re-embedding. */
 export function describeMemoryVersionConformance(context: MemoryConformanceContext): void {
   it('supersedes v1 → v2 → v3, closing each old version in the same step', async () => {
     const { memories } = context;

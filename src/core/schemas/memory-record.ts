@@ -45,14 +45,26 @@ export const memoryRecordInputSchema = z.object({
 });
 export type MemoryRecordInput = z.input<typeof memoryRecordInputSchema>;
 
-/** What an edit may change; every edit creates a new version that supersedes the old one. */
+/** What an edit may change; every edit writes a new version of the memory under the same id. */
 export const memoryRecordEditSchema = memoryRecordInputSchema
   .omit({ id: true, createdAt: true, embedding: true })
   .partial()
   .strict();
 export type MemoryRecordEdit = z.input<typeof memoryRecordEditSchema>;
 
-/** A stored long-term memory (without its embedding, which stays in the store). */
+/**
+ * Who or what wrote a version: `user` (a person, e.g. approving a procedure), `agent` (an agent
+ * through MCP or its key), `llm` (the background write path: extraction, episodes, captured
+ * procedures), `api` (a REST or library call), `system` (engram itself: migrations, promotion).
+ */
+export const memoryWriterSchema = z.enum(['user', 'agent', 'llm', 'api', 'system']);
+export type MemoryWriter = z.infer<typeof memoryWriterSchema>;
+
+/**
+ * A stored long-term memory (without its embedding, which stays in the store). Its `id` names the
+ * memory for its whole life: an edit writes a new `version` in place and keeps the prior one in
+ * the memory's history (`MemoryVersion`).
+ */
 export interface MemoryRecord {
   id: string;
   tenantId: string;
@@ -74,19 +86,59 @@ export interface MemoryRecord {
   salience: number;
   confidence: number;
   pinned: boolean;
-  /** The version this one replaces, and the one that replaced it. */
+  /**
+   * Merges: the id of another memory this one replaced, and the memory that replaced this one
+   * (set on a memory merged away, which is then closed). Edits never set them: they keep the id.
+   */
   supersedes: string | null;
   supersededBy: string | null;
+  /** The current version's number: 1 when created, one more with every edit. */
+  version: number;
+  /** Who or what wrote the current version. */
+  writtenBy: MemoryWriter;
+  /** When the current version was written. */
   validFrom: string;
-  /** When a newer version closed this one; null while current. */
+  /** When a merge closed this memory; null while current. */
   validTo: string | null;
-  /** SHA-256 of the canonical identity (text + scope + type), for deduplication. */
+  /** SHA-256 of the canonical identity (text + owner + type + meaning), for deduplication. */
   memoryHash: string;
   persistedAt: string;
   metadata: Record<string, z.infer<typeof jsonValueSchema>>;
   /** Model identity of the stored embedding; null when none is stored yet. */
   embeddingModel: string | null;
 }
+
+/** The fields that change from one version of a memory to the next. */
+export const VERSIONED_FIELDS = [
+  'text',
+  'memoryType',
+  'namespace',
+  'userId',
+  'sessionId',
+  'agentId',
+  'documentId',
+  'source',
+  'topics',
+  'entities',
+  'eventDate',
+  'salience',
+  'confidence',
+  'pinned',
+  'metadata',
+  'memoryHash',
+  'updatedAt',
+] as const;
+
+/**
+ * One version of a memory, as its history holds it: the versioned fields, the version number,
+ * when it was current (`validFrom` to `validTo`, null for the current version) and who wrote it.
+ */
+export type MemoryVersion = Pick<MemoryRecord, 'id' | (typeof VERSIONED_FIELDS)[number]> & {
+  version: number;
+  validFrom: string;
+  validTo: string | null;
+  writtenBy: MemoryWriter;
+};
 
 /** A tag-like field's conditions; all given conditions must hold. */
 export const tagFilterSchema = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseWith } from '../../core/errors.js';
-import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord, MemoryWriter } from '../../core/schemas/memory-record.js';
 import { isoDateTimeSchema } from '../../core/schemas/message.js';
 import type { LongTermMemory } from './long-term-memory.js';
 
@@ -29,7 +29,8 @@ export interface Episode {
 
 /** Episodes: what happened in past sessions, searchable per user. */
 export interface EpisodeLog {
-  record(tenantId: string, input: EpisodeInput): Promise<Episode>;
+  /** Records an episode; the user's identical current episode is returned instead of a copy. */
+  record(tenantId: string, input: EpisodeInput, options?: { writtenBy?: MemoryWriter }): Promise<Episode>;
   /** Best first; `score` is the search relevance in [0, 1]. */
   search(
     tenantId: string,
@@ -57,26 +58,30 @@ export function toEpisode(record: MemoryRecord): Episode {
 
 export function createEpisodeLog(memories: LongTermMemory, clock: () => Date): EpisodeLog {
   return {
-    async record(tenantId, input) {
+    async record(tenantId, input, options = {}) {
       const episode = parseWith(episodeInputSchema, input, 'episode');
       const endedAt = episode.endedAt ?? clock().toISOString();
       const text = [episode.summary, ...episode.keyFacts.map((fact) => `- ${fact}`)].join('\n');
-      const { inserted, duplicates } = await memories.create(tenantId, [
-        {
-          text,
-          memoryType: 'episodic',
-          userId: episode.userId,
-          agentId: episode.agentId,
-          sessionId: episode.sessionId,
-          namespace: episode.namespace,
-          eventDate: endedAt,
-          metadata: {
-            summary: episode.summary,
-            keyFacts: episode.keyFacts,
-            startedAt: episode.startedAt ?? null,
+      const { inserted, duplicates } = await memories.create(
+        tenantId,
+        [
+          {
+            text,
+            memoryType: 'episodic',
+            userId: episode.userId,
+            agentId: episode.agentId,
+            sessionId: episode.sessionId,
+            namespace: episode.namespace,
+            eventDate: endedAt,
+            metadata: {
+              summary: episode.summary,
+              keyFacts: episode.keyFacts,
+              startedAt: episode.startedAt ?? null,
+            },
           },
-        },
-      ]);
+        ],
+        { writtenBy: options.writtenBy ?? 'api' },
+      );
       const record = inserted[0] ?? duplicates[0]?.existing;
       return toEpisode(record as MemoryRecord);
     },

@@ -54,6 +54,22 @@ describe('knowledge base', () => {
     );
   });
 
+  it('stores the same text for a second agent, and in a second document, as their own chunks', async () => {
+    const { knowledge } = services();
+    const content = '# Hours\nWe are open from 9 to 5.';
+    const first = await knowledge.ingest(tenant, { agentId: 'hr-bot', name: 'hours.md', content });
+    const second = await knowledge.ingest(tenant, { agentId: 'it-bot', name: 'hours.md', content });
+    const copy = await knowledge.ingest(tenant, { agentId: 'hr-bot', name: 'copy.md', content });
+    expect([first.chunks, second.chunks, copy.chunks]).toEqual([1, 1, 1]);
+    expect(await knowledge.list(tenant, 'it-bot')).toEqual([
+      expect.objectContaining({ documentId: second.documentId, chunks: 1 }),
+    ]);
+    expect((await knowledge.list(tenant, 'hr-bot')).map((document) => document.name)).toEqual([
+      'copy.md',
+      'hours.md',
+    ]);
+  });
+
   it('rejects empty documents', async () => {
     await expect(
       services().knowledge.ingest(tenant, { agentId: 'a', name: 'empty.md', content: '  \n' }),
@@ -76,14 +92,50 @@ describe('procedures', () => {
     expect(created.status).toBe('pending');
     expect(await procedures.match(tenant, 'support', 'I need a refund')).toBeNull();
     const approved = await procedures.approve(tenant, created.id);
-    expect(approved).toMatchObject({ status: 'approved', version: 2 });
+    expect(approved).toMatchObject({ id: created.id, status: 'approved', version: 2 });
     expect((await procedures.match(tenant, 'support', 'Can I get a REFUND?'))?.matchedBy).toBe('trigger');
     expect(await procedures.match(tenant, 'other-agent', 'refund')).toBeNull();
-    const rejected = await procedures.reject(tenant, approved.id);
+    // Approving the same id again is not a conflict: it already is approved, nothing changes.
+    expect(await procedures.approve(tenant, created.id)).toStrictEqual(approved);
+    const rejected = await procedures.reject(tenant, created.id);
+    expect(rejected).toMatchObject({ id: created.id, status: 'rejected', version: 3 });
     expect(await procedures.match(tenant, 'support', 'refund please')).toBeNull();
-    expect((await procedures.list(tenant, 'support')).map((procedure) => procedure.id)).toEqual([
-      rejected.id,
+    expect((await procedures.list(tenant, 'support')).map((procedure) => procedure.id)).toEqual([created.id]);
+  });
+
+  it('keeps the id through edits and decisions, recording who wrote each version', async () => {
+    const { procedures, memories } = services();
+    const created = await procedures.create(tenant, refund, { writtenBy: 'llm' });
+    await procedures.update(tenant, created.id, { steps: ['Ask for the order number', 'Issue the refund'] });
+    await procedures.approve(tenant, created.id);
+    const history = await memories.history(tenant, created.id);
+    expect(history.map((version) => [version.version, version.writtenBy, version.metadata.status])).toEqual([
+      [3, 'user', 'approved'],
+      [2, 'api', 'pending'],
+      [1, 'llm', 'pending'],
     ]);
+  });
+
+  it("dedups within one agent only: another agent's same-named procedure is its own", async () => {
+    const { procedures } = services();
+    const mine = await procedures.create(tenant, refund);
+    const theirs = await procedures.create(tenant, { ...refund, agentId: 'billing' });
+    expect(theirs).toMatchObject({ agentId: 'billing', deduplicated: false });
+    expect(theirs.id).not.toBe(mine.id);
+    expect((await procedures.list(tenant, 'billing')).map((procedure) => procedure.id)).toEqual([theirs.id]);
+    expect((await procedures.list(tenant, 'support')).map((procedure) => procedure.id)).toEqual([mine.id]);
+  });
+
+  it('keeps a procedure with the same name but other steps, and reports a true duplicate', async () => {
+    const { procedures } = services();
+    const first = await procedures.create(tenant, refund);
+    expect(first.deduplicated).toBe(false);
+    const other = await procedures.create(tenant, { ...refund, steps: ['Escalate to a manager'] });
+    expect(other).toMatchObject({ deduplicated: false, steps: ['Escalate to a manager'] });
+    expect(other.id).not.toBe(first.id);
+    const same = await procedures.create(tenant, refund);
+    expect(same).toMatchObject({ id: first.id, deduplicated: true, agentId: 'support' });
+    expect(await procedures.list(tenant, 'support')).toHaveLength(2);
   });
 
   it('tries triggers on the start of a message only (a bounded input for any pattern)', async () => {

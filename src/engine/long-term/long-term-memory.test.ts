@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EngramError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
 import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../../providers/embeddings/static-embedding-provider.js';
 import { createMemoryRecordStore } from '../../stores/memory/memory-record-store.js';
@@ -55,25 +55,45 @@ describe('long-term memory', () => {
     );
   });
 
-  it('edits by creating a new version; the old one is closed, not deleted', async () => {
+  it('edits under the same id: a new version, the old one in its history', async () => {
     const memories = setup();
     const [original] = (await memories.create(tenant, [{ text: 'Ada lives in Lisbon.', userId: 'ada' }]))
       .inserted;
-    const updated = await memories.edit(tenant, original?.id ?? '', { text: 'Ada lives in Porto.' });
-    expect(updated.id).not.toBe(original?.id);
-    expect(updated.supersedes).toBe(original?.id);
-    const old = await memories.get(tenant, original?.id ?? '');
-    expect(old.supersededBy).toBe(updated.id);
-    expect(old.validTo).not.toBeNull();
+    const id = original?.id ?? '';
+    const updated = await memories.edit(tenant, id, { text: 'Ada lives in Porto.' }, { writtenBy: 'agent' });
+    expect(updated).toMatchObject({ id, version: 2, writtenBy: 'agent', supersedes: null, validTo: null });
+    expect(updated.memoryHash).not.toBe(original?.memoryHash);
+    expect(await memories.get(tenant, id)).toStrictEqual(updated);
     const { memories: current } = await memories.list(tenant, { userId: { eq: 'ada' } });
     expect(current.map((memory) => memory.text)).toEqual(['Ada lives in Porto.']);
-    await expect(memories.edit(tenant, original?.id ?? '', { text: 'again' })).rejects.toBeInstanceOf(
-      EngramError,
-    );
+    const history = await memories.history(tenant, id);
+    expect(history.map((version) => [version.version, version.text, version.writtenBy])).toEqual([
+      [2, 'Ada lives in Porto.', 'agent'],
+      [1, 'Ada lives in Lisbon.', 'api'],
+    ]);
+    expect(history[1]?.validTo).toBe(updated.validFrom);
+    // An edit that changes nothing writes no version.
+    expect(await memories.edit(tenant, id, { text: 'Ada lives in Porto.' })).toStrictEqual(updated);
+    const stale = memories.edit(tenant, id, { text: 'again' }, { expectedVersion: 1 });
+    await expect(stale).rejects.toMatchObject({ code: 'version_conflict' });
     await expect(memories.edit(tenant, 'missing', { text: 'x' })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(memories.edit(tenant, updated.id, { unknownField: 1 } as never)).rejects.toBeInstanceOf(
+    await expect(memories.history(tenant, 'missing')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(memories.edit(tenant, id, { unknownField: 1 } as never)).rejects.toBeInstanceOf(
       ValidationError,
     );
+  });
+
+  it('keeps identical memories apart when asked not to deduplicate', async () => {
+    const memories = setup();
+    const { inserted } = await memories.create(
+      tenant,
+      [
+        { id: 'a', text: 'Same words.', userId: 'ada' },
+        { id: 'b', text: 'Same words.', userId: 'ada' },
+      ],
+      { deduplicate: false },
+    );
+    expect(inserted.map((memory) => memory.id)).toEqual(['a', 'b']);
   });
 
   it('searches hybrid within the tenant and user scope, with true totals', async () => {

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { NotFoundError, parseEdit, parseWith, ValidationError } from '../../core/errors.js';
 import { memoryHash } from '../../core/memory-hash.js';
@@ -11,6 +12,8 @@ import {
   type MemoryRecord,
   type MemoryRecordEdit,
   type MemoryRecordInput,
+  type MemoryVersion,
+  type MemoryWriter,
   memoryFilterSchema,
   memoryRecordEditSchema,
   memoryRecordInputSchema,
@@ -30,6 +33,20 @@ const pageSchema = z.object({
   order: z.enum(['created_desc', 'created_asc', 'last_accessed_desc']).default('created_desc'),
 });
 
+export interface CreateOptions {
+  /** Default true (see `create`). */
+  deduplicate?: boolean;
+  /** Who or what writes: default `api`. */
+  writtenBy?: MemoryWriter;
+}
+
+export interface EditOptions {
+  /** Who or what writes the new version: default `api`. */
+  writtenBy?: MemoryWriter;
+  /** Optimistic concurrency: the version the caller read (VersionConflictError otherwise). */
+  expectedVersion?: number;
+}
+
 export interface WorkingSetRequest {
   query: string;
   /** The subject: whose memories (user + namespace). */
@@ -46,10 +63,20 @@ export interface WorkingSetRequest {
 
 /** Long-term memory operations: validated, embedded, versioned, searchable. */
 export interface LongTermMemory {
-  create(tenantId: string, inputs: MemoryRecordInput[]): Promise<InsertResult>;
+  /**
+   * Stores new memories. A memory identical to a current one of the same owner (`memory-hash.ts`)
+   * is not stored again: it comes back in `duplicates` with the existing record, unless
+   * `deduplicate` is false.
+   */
+  create(tenantId: string, inputs: MemoryRecordInput[], options?: CreateOptions): Promise<InsertResult>;
   get(tenantId: string, id: string): Promise<MemoryRecord>;
-  /** Creates a new version of `id` with the changes; the old version is closed, never deleted. */
-  edit(tenantId: string, id: string, changes: MemoryRecordEdit): Promise<MemoryRecord>;
+  /**
+   * Writes the next version of `id` with the changes, under the same id; the prior version stays in
+   * its history. Changes that alter nothing write no version and return the record as it is.
+   */
+  edit(tenantId: string, id: string, changes: MemoryRecordEdit, options?: EditOptions): Promise<MemoryRecord>;
+  /** Every version of the memory `id`, newest first (the current one first); NotFoundError if absent. */
+  history(tenantId: string, id: string, limit?: number): Promise<MemoryVersion[]>;
   delete(tenantId: string, ids: string[]): Promise<number>;
   list(
     tenantId: string,
@@ -68,6 +95,38 @@ export interface LongTermMemory {
   reembed(tenantId: string, batchSize?: number): Promise<number>;
   /** Resolves when a background re-embedding of the tenant (if any) has finished. */
   idle(tenantId: string): Promise<void>;
+}
+
+/** The input fields of a stored record that a version carries (what an edit starts from). */
+function versionedFieldsOf(record: MemoryRecord): MemoryRecordInput {
+  return {
+    text: record.text,
+    memoryType: record.memoryType,
+    namespace: record.namespace,
+    userId: record.userId,
+    sessionId: record.sessionId,
+    agentId: record.agentId,
+    documentId: record.documentId,
+    source: record.source,
+    topics: record.topics,
+    entities: record.entities,
+    eventDate: record.eventDate,
+    salience: record.salience,
+    confidence: record.confidence,
+    pinned: record.pinned,
+    metadata: record.metadata,
+  };
+}
+
+/** Whether every field an edit names already holds its value (instants compared as instants). */
+function unchangedBy(record: MemoryRecord, edit: Record<string, unknown>): boolean {
+  const stored = record as unknown as Record<string, unknown>;
+  return Object.entries(edit).every(([key, value]) => {
+    if (key === 'eventDate' && typeof value === 'string' && record.eventDate !== null) {
+      return Date.parse(value) === Date.parse(record.eventDate);
+    }
+    return isDeepStrictEqual(stored[key], value);
+  });
 }
 
 export function createLongTermMemory(
@@ -99,7 +158,10 @@ export function createLongTermMemory(
     reembedding.set(tenantId, run);
   }
 
-  async function toNewRecords(inputs: MemoryRecordInput[]): Promise<NewMemoryRecord[]> {
+  async function toNewRecords(
+    inputs: MemoryRecordInput[],
+    writtenBy: MemoryWriter,
+  ): Promise<NewMemoryRecord[]> {
     if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_BATCH) {
       throw new ValidationError(`memories must be an array of 1 to ${MAX_BATCH} records`);
     }
@@ -135,6 +197,7 @@ export function createLongTermMemory(
         accessCount: 0,
         supersedes: null,
         validFrom: now,
+        writtenBy,
         memoryHash: memoryHash(record),
         persistedAt: now,
         embedding: vector ? { model: embedder.model, vector } : null,
@@ -143,9 +206,10 @@ export function createLongTermMemory(
   }
 
   const service: LongTermMemory = {
-    async create(tenantId, inputs) {
+    async create(tenantId, inputs, options = {}) {
       parseWith(tenantSchema, tenantId, 'tenant');
-      return store.insertMemories(tenantId, await toNewRecords(inputs));
+      const records = await toNewRecords(inputs, options.writtenBy ?? 'api');
+      return store.insertMemories(tenantId, records, { deduplicate: options.deduplicate ?? true });
     },
 
     async get(tenantId, id) {
@@ -154,24 +218,26 @@ export function createLongTermMemory(
       return memory;
     },
 
-    async edit(tenantId, id, changes) {
+    async edit(tenantId, id, changes, options = {}) {
       const edit = parseEdit(memoryRecordEditSchema, changes, 'memory edit');
       const current = await service.get(tenantId, id);
-      const {
-        id: _id,
-        tenantId: _tenant,
-        supersededBy: _by,
-        validTo: _to,
-        embeddingModel: _model,
-        ...kept
-      } = current;
-      const [replacement] = await toNewRecords([{ ...kept, ...edit, createdAt: current.createdAt }]);
-      if (!replacement) throw new ValidationError('Nothing to edit');
-      return store.supersede(tenantId, id, {
-        ...replacement,
-        supersedes: id,
-        accessCount: current.accessCount,
+      if (unchangedBy(current, edit)) return current;
+      const [next] = await toNewRecords(
+        [{ ...versionedFieldsOf(current), ...edit }],
+        options.writtenBy ?? 'api',
+      );
+      if (!next) throw new ValidationError('Nothing to edit');
+      const { id: _id, createdAt: _created, lastAccessed: _accessed, accessCount: _count, ...update } = next;
+      const { persistedAt: _persisted, supersedes: _supersedes, ...fields } = update;
+      return store.updateMemory(tenantId, id, fields, {
+        ...(options.expectedVersion !== undefined ? { expectedVersion: options.expectedVersion } : {}),
       });
+    },
+
+    async history(tenantId, id, limit) {
+      const versions = await store.memoryHistory(tenantId, id, limit);
+      if (versions.length === 0) throw new NotFoundError('Memory', id);
+      return versions;
     },
 
     async delete(tenantId, ids) {

@@ -32,7 +32,7 @@ describe('memory promoter', () => {
     expect((await engram.memories.list('default')).total).toBe(2);
   });
 
-  it('an updated fact with the same id becomes a new version that supersedes the old one', async () => {
+  it('an updated fact with the same id becomes a new version under that id, the old one in its history', async () => {
     const { engram, promoter } = await setup();
     await engram.sessions.put(ref, {
       memories: [{ id: 'home', text: 'Ada lives in Lisbon.', userId: 'ada' }],
@@ -42,14 +42,17 @@ describe('memory promoter', () => {
       memories: [{ id: 'home', text: 'Ada moved to Porto in 2026.', userId: 'ada' }],
     });
     const result = await promoter.promote(ref);
-    expect(result.versioned).toHaveLength(1);
-    const [oldId, newId] = result.versioned[0] ?? [];
-    expect(oldId).toBe('home');
-    const old = await engram.memories.list('default', { ids: ['home'], includeSuperseded: true });
-    expect(old.memories[0]).toMatchObject({ text: 'Ada lives in Lisbon.', supersededBy: newId });
-    expect(await engram.memories.get('default', newId ?? '')).toMatchObject({
+    expect(result.versioned).toEqual(['home']);
+    expect(await engram.memories.get('default', 'home')).toMatchObject({
       text: 'Ada moved to Porto in 2026.',
+      version: 2,
     });
+    const history = await engram.memories.history('default', 'home');
+    expect(history.map((version) => version.text)).toEqual([
+      'Ada moved to Porto in 2026.',
+      'Ada lives in Lisbon.',
+    ]);
+    expect((await engram.memories.list('default', {}, { limit: 10 })).total).toBe(1);
     // Once more with the same text: the chain's current version already says it.
     await engram.sessions.patch(ref, {
       memories: [{ id: 'home', text: 'Ada moved to Porto in 2026.', userId: 'ada' }],

@@ -20,8 +20,8 @@ export interface MemoryPromoterOptions {
 /** What promoting one session did. */
 export interface PromotionResult {
   created: string[];
-  /** New versions: [old id, new id]. */
-  versioned: [string, string][];
+  /** Ids of memories that got a new version (the id stays). */
+  versioned: string[];
   /** Pending memories already stored (same id and text, same hash, or a near-identical copy). */
   unchanged: string[];
 }
@@ -32,7 +32,7 @@ const MAX_CHAIN = 64;
 /**
  * Promotes a session's pending `memories` (persistedAt null) to long-term memory, then marks them
  * persisted. A pending memory whose id is a stored record with other text becomes a new version
- * of that record (nothing deleted); identical text, an identical hash or a near-identical copy
+ * of that record under the same id (the prior version stays in its history); identical text, an identical hash or a near-identical copy
  * creates nothing, so promoting twice is a no-op. The session is updated with a version check and
  * retried on conflict, merging with whatever changed meanwhile: no update is lost.
  */
@@ -40,7 +40,7 @@ export function createMemoryPromoter(options: MemoryPromoterOptions) {
   const { store, memories, clock } = options;
   const duplicateDistance = 1 - (options.duplicateSimilarity ?? 0.97);
 
-  /** The current version of `id`'s chain, or null when the tenant has no such record. */
+  /** The current memory `id` leads to (following merges), or null when the tenant has no such record. */
   async function currentVersion(tenantId: string, id: string): Promise<MemoryRecord | null> {
     let record: MemoryRecord | null = null;
     let next: string | null = id;
@@ -96,7 +96,7 @@ export function createMemoryPromoter(options: MemoryPromoterOptions) {
         return;
       }
       const version = await memories.edit(tenantId, existing.id, fields);
-      result.versioned.push([existing.id, version.id]);
+      result.versioned.push(version.id);
       return;
     }
     if (await nearCopy(tenantId, pending)) {

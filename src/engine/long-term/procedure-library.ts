@@ -1,6 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { NotFoundError, parseEdit, parseWith } from '../../core/errors.js';
-import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord, MemoryWriter } from '../../core/schemas/memory-record.js';
 import {
   type Procedure,
   type ProcedureEdit,
@@ -26,14 +27,34 @@ export interface ProcedureMatch {
   matchedBy: 'trigger' | 'example';
 }
 
-/** Procedures: proposed as pending, approved or rejected by a person, matched per turn. */
+/** A created procedure; `deduplicated` when the same agent already has the same one (nothing stored). */
+export type CreatedProcedure = Procedure & { deduplicated: boolean };
+
+/** Who or what writes a procedure version (default: `api` for writes, `user` for decisions). */
+export interface ProcedureWriteOptions {
+  writtenBy?: MemoryWriter;
+}
+
+/**
+ * Procedures: proposed as pending, approved or rejected by a person, matched per turn. A
+ * procedure's id is stable: edits, approval and rejection write new versions under it.
+ */
 export interface ProcedureLibrary {
-  create(tenantId: string, input: ProcedureInput): Promise<Procedure>;
+  /**
+   * Proposes a procedure. The same agent's current procedure with the same name, triggers,
+   * examples and steps is returned instead (`deduplicated: true`), never another agent's.
+   */
+  create(tenantId: string, input: ProcedureInput, options?: ProcedureWriteOptions): Promise<CreatedProcedure>;
   get(tenantId: string, id: string): Promise<Procedure>;
-  /** Creates a new version with the changes. */
-  update(tenantId: string, id: string, changes: ProcedureEdit): Promise<Procedure>;
-  approve(tenantId: string, id: string): Promise<Procedure>;
-  reject(tenantId: string, id: string): Promise<Procedure>;
+  /** Writes a new version with the changes (same id); no change, no new version. */
+  update(
+    tenantId: string,
+    id: string,
+    changes: ProcedureEdit,
+    options?: ProcedureWriteOptions,
+  ): Promise<Procedure>;
+  approve(tenantId: string, id: string, options?: ProcedureWriteOptions): Promise<Procedure>;
+  reject(tenantId: string, id: string, options?: ProcedureWriteOptions): Promise<Procedure>;
   list(tenantId: string, agentId: string, status?: ProcedureStatus): Promise<Procedure[]>;
   delete(tenantId: string, id: string): Promise<boolean>;
   /** The best approved procedure for a message: triggers first, then example similarity. */
@@ -55,6 +76,9 @@ function toProcedure(record: MemoryRecord): Procedure {
     id: record.id,
     agentId: record.agentId ?? '',
     ...metadata,
+    // The record's version: the same number once metadata and record agree (they always do for
+    // procedures written since stable ids), the record's after a migrated chain.
+    version: record.version,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
@@ -81,13 +105,23 @@ export function createProcedureLibrary(
     return record;
   }
 
-  async function newVersion(tenantId: string, id: string, changes: ProcedureEdit): Promise<Procedure> {
+  async function newVersion(
+    tenantId: string,
+    id: string,
+    changes: ProcedureEdit,
+    writtenBy: MemoryWriter,
+  ): Promise<Procedure> {
     const edit = parseEdit(procedureEditSchema, changes, 'procedure changes');
-    const current = toProcedure(await load(tenantId, id));
+    const record = await load(tenantId, id);
+    const current = toProcedure(record);
+    const stored = current as unknown as Record<string, unknown>;
+    if (Object.entries(edit).every(([key, value]) => isDeepStrictEqual(stored[key], value))) return current;
     const next = { ...current, ...edit, version: current.version + 1 };
     const { id: _id, agentId: _agent, createdAt: _created, updatedAt: _updated, ...metadata } = next;
+    const text = searchableText(next.name, next.examples);
+    // The version read is the one changed: a concurrent decision is a conflict, not a lost update.
     return toProcedure(
-      await memories.edit(tenantId, id, { text: searchableText(next.name, next.examples), metadata }),
+      await memories.edit(tenantId, id, { text, metadata }, { writtenBy, expectedVersion: record.version }),
     );
   }
 
@@ -101,25 +135,35 @@ export function createProcedureLibrary(
   }
 
   return {
-    async create(tenantId, input) {
+    async create(tenantId, input, options = {}) {
       const procedure = parseWith(procedureInputSchema, input, 'procedure');
       const { agentId, ...rest } = procedure;
-      const { inserted, duplicates } = await memories.create(tenantId, [
-        {
-          text: searchableText(procedure.name, procedure.examples),
-          memoryType: 'procedural',
-          agentId,
-          metadata: { ...rest, version: 1 },
-        },
-      ]);
-      const record = inserted[0] ?? duplicates[0]?.existing;
-      if (!record) throw new NotFoundError('Procedure', procedure.name);
-      return toProcedure(record);
+      const { inserted, duplicates } = await memories.create(
+        tenantId,
+        [
+          {
+            text: searchableText(procedure.name, procedure.examples),
+            memoryType: 'procedural',
+            agentId,
+            metadata: { ...rest, version: 1 },
+          },
+        ],
+        { writtenBy: options.writtenBy ?? 'api' },
+      );
+      const created = inserted[0];
+      if (created) return { ...toProcedure(created), deduplicated: false };
+      const existing = duplicates[0]?.existing;
+      // The hash covers the agent, so a duplicate is always this agent's own procedure.
+      if (!existing || existing.agentId !== agentId) throw new NotFoundError('Procedure', procedure.name);
+      return { ...toProcedure(existing), deduplicated: true };
     },
     get: async (tenantId, id) => toProcedure(await load(tenantId, id)),
-    update: newVersion,
-    approve: (tenantId, id) => newVersion(tenantId, id, { status: 'approved' }),
-    reject: (tenantId, id) => newVersion(tenantId, id, { status: 'rejected' }),
+    update: (tenantId, id, changes, options = {}) =>
+      newVersion(tenantId, id, changes, options.writtenBy ?? 'api'),
+    approve: (tenantId, id, options = {}) =>
+      newVersion(tenantId, id, { status: 'approved' }, options.writtenBy ?? 'user'),
+    reject: (tenantId, id, options = {}) =>
+      newVersion(tenantId, id, { status: 'rejected' }, options.writtenBy ?? 'user'),
 
     async list(tenantId, agentId, status) {
       const procedures = (await listRecords(tenantId, agentId)).map(toProcedure);

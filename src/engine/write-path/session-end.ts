@@ -182,28 +182,32 @@ async function endSession(
   const created: string[] = [];
   try {
     if (episodeText) {
-      const episode = await dependencies.episodes.record(tenantId, {
-        userId: key.userId ?? '',
-        agentId,
-        sessionId: key.sessionId,
-        namespace: key.namespace,
-        summary: episodeText.summary,
-        keyFacts: episodeText.keyFacts,
-        startedAt: first.createdAt,
-        endedAt: last.createdAt,
-      });
+      const episode = await dependencies.episodes.record(
+        tenantId,
+        {
+          userId: key.userId ?? '',
+          agentId,
+          sessionId: key.sessionId,
+          namespace: key.namespace,
+          summary: episodeText.summary,
+          keyFacts: episodeText.keyFacts,
+          startedAt: first.createdAt,
+          endedAt: last.createdAt,
+        },
+        { writtenBy: 'llm' },
+      );
       written.episodeId = episode.id;
       created.push(episode.id);
     }
     if (proposal && agentId) {
-      const procedure = await dependencies.procedures.create(tenantId, {
-        ...proposal,
-        agentId,
-        status: 'pending',
-      });
+      const procedure = await dependencies.procedures.create(
+        tenantId,
+        { ...proposal, agentId, status: 'pending' },
+        { writtenBy: 'llm' },
+      );
       written.procedureId = procedure.id;
       // A duplicate of an existing procedure comes back as that one (maybe approved): never ours to undo.
-      if (procedure.version === 1 && procedure.status === 'pending') created.push(procedure.id);
+      if (!procedure.deduplicated) created.push(procedure.id);
     }
     await writeEndMark(
       store.documents,

@@ -94,6 +94,7 @@ export function createSessionMemoryExtraction(options: SessionMemoryExtractionOp
         const { inserted, duplicates } = await memories.create(
           key.tenantId,
           inputs.slice(start, start + MAX_CREATE_BATCH),
+          { writtenBy: 'llm' },
         );
         outcome.created.push(...inserted.map((record) => record.id));
         outcome.duplicates += duplicates.length;

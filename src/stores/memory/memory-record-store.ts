@@ -9,8 +9,12 @@ import {
   compareMemoryOrder,
   compareOldestFirst,
   duplicateMemoryIdError,
+  historyLimit,
   isoTimestamp,
+  memoryVersionConflict,
+  nextVersionOf,
   pageBounds,
+  toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
 import type { StoreOptions } from '../session-store.js';
@@ -26,6 +30,7 @@ import {
   type Planned,
   plan,
   positionOf,
+  replaceVersion,
   store,
   type Tenant,
 } from './memory-tenant.js';
@@ -63,7 +68,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
   const driver: ClosableMemoryRecordStore = {
     capabilities: { vectorSearch: 'index', vectorDistance: 'javascript' },
 
-    async insertMemories(tenantId, records) {
+    async insertMemories(tenantId, records, options = {}) {
       ensureOpen();
       const tenant = tenants.get(tenantId) ?? emptyTenant();
       const planned: Planned[] = [];
@@ -72,7 +77,10 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const batch = new Map<string, number>();
       const duplicates: { requestedId: string; existing: Entry }[] = [];
       records.forEach((input, index) => {
-        const existing = currentWithHash(tenant, input.memoryHash) ?? plannedByHash.get(input.memoryHash);
+        const existing =
+          options.deduplicate === false
+            ? undefined
+            : (currentWithHash(tenant, input.memoryHash) ?? plannedByHash.get(input.memoryHash));
         if (existing) {
           duplicates.push({ requestedId: input.id, existing });
           return;
@@ -83,7 +91,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         const next = plan(tenant, tenantId, input, batch, ['records', index]);
         planned.push(next);
         plannedIds.add(input.id);
-        plannedByHash.set(input.memoryHash, next.entry);
+        if (!plannedByHash.has(input.memoryHash)) plannedByHash.set(input.memoryHash, next.entry);
       });
       // Everything is validated: now the write cannot fail halfway.
       tenants.set(tenantId, tenant);
@@ -105,6 +113,42 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
         const entry = entries?.get(id);
         return entry ? [copyRecord(entry.record)] : [];
       });
+    },
+
+    async updateMemory(tenantId, id, next, options = {}) {
+      ensureOpen();
+      const tenant = tenants.get(tenantId);
+      const entry = tenant?.entries.get(id);
+      if (!tenant || !entry) throw new NotFoundError('Memory', id);
+      const current = entry.record;
+      if (current.validTo !== null) throw alreadySupersededError(id, current.supersededBy);
+      if (options.expectedVersion !== undefined && options.expectedVersion !== current.version) {
+        throw memoryVersionConflict(options.expectedVersion, current.version);
+      }
+      const record = nextVersionOf(current, next);
+      if (next.embedding) {
+        checkVector(tenant, new Map(), next.embedding.model, next.embedding.vector, [
+          'next',
+          'embedding',
+          'vector',
+        ]);
+      }
+      // Validated: now the write cannot fail halfway.
+      tenant.counts.clear();
+      entry.history.push(toMemoryVersion(current, record.validFrom));
+      replaceVersion(tenant, entry, record, next.embedding);
+      return copyRecord(entry.record);
+    },
+
+    async memoryHistory(tenantId, id, limit) {
+      ensureOpen();
+      const entry = tenants.get(tenantId)?.entries.get(id);
+      if (!entry) return [];
+      const versions = [toMemoryVersion(entry.record)];
+      for (let index = entry.history.length - 1; index >= 0; index -= 1) {
+        versions.push(structuredClone(entry.history[index] as (typeof entry.history)[number]));
+      }
+      return versions.slice(0, historyLimit(limit));
     },
 
     async supersede(tenantId, id, replacement) {

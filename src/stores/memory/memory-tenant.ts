@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord, MemoryVersion } from '../../core/schemas/memory-record.js';
 import { Bm25Index } from '../../core/text/bm25-index.js';
 import { CountCache } from '../count-cache.js';
 import type { NewMemoryRecord } from '../memory-record-store.js';
@@ -16,6 +16,8 @@ export interface Entry {
   record: MemoryRecord;
   /** Where its vector lives: the collection of `record.embeddingModel`, under a key. */
   vector: { collection: VectorCollection<MemoryRecord>; key: number } | null;
+  /** Prior versions, oldest first (the current one is `record`). */
+  history: MemoryVersion[];
 }
 
 /** A validated entry not yet stored, with the vector it brings. */
@@ -117,7 +119,7 @@ export function plan(
       'embedding',
       'vector',
     ]);
-  return { entry: { id: record.id, record, vector: null }, embedding: input.embedding };
+  return { entry: { id: record.id, record, vector: null, history: [] }, embedding: input.embedding };
 }
 
 /** The index of the first of `records` (sorted oldest first) that does not sort before `anchor`. */
@@ -148,8 +150,13 @@ export function attachVector(tenant: Tenant, entry: Entry, model: string, vector
 }
 
 export function store(tenant: Tenant, { entry, embedding }: Planned): void {
-  const { record } = entry;
-  tenant.entries.set(record.id, entry);
+  tenant.entries.set(entry.id, entry);
+  index(tenant, entry.record);
+  if (embedding) attachVector(tenant, entry, embedding.model, embedding.vector);
+}
+
+/** Adds a current record to the hash, text and session indexes. */
+function index(tenant: Tenant, record: MemoryRecord): void {
   const ids = tenant.currentByHash.get(record.memoryHash) ?? new Set<string>();
   tenant.currentByHash.set(record.memoryHash, ids.add(record.id));
   tenant.text.add(record.id, record.text, record);
@@ -157,5 +164,30 @@ export function store(tenant: Tenant, { entry, embedding }: Planned): void {
     const session = tenant.sessions.get(record.sessionId) ?? new Set<string>();
     tenant.sessions.set(record.sessionId, session.add(record.id));
   }
+}
+
+/**
+ * Makes `next` the entry's current version in place: the record object stays the same (the
+ * vector collections hold it), its indexes follow the new fields, and its vector is replaced.
+ */
+export function replaceVersion(
+  tenant: Tenant,
+  entry: Entry,
+  next: MemoryRecord,
+  embedding: Planned['embedding'],
+): void {
+  forgetCurrentHash(tenant, entry.record);
+  forgetSession(tenant, entry.record);
+  tenant.text.remove(entry.id);
+  Object.assign(entry.record, next, { embeddingModel: entry.record.embeddingModel });
+  index(tenant, entry.record);
   if (embedding) attachVector(tenant, entry, embedding.model, embedding.vector);
+  else detachVector(entry);
+}
+
+/** Removes the entry's vector, if any. */
+function detachVector(entry: Entry): void {
+  entry.vector?.collection.delete(entry.vector.key);
+  entry.vector = null;
+  entry.record.embeddingModel = null;
 }

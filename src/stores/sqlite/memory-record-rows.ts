@@ -1,5 +1,10 @@
 import type { JsonValue } from '../../core/schemas/json.js';
-import type { MemoryRecord, MemoryType } from '../../core/schemas/memory-record.js';
+import type {
+  MemoryRecord,
+  MemoryType,
+  MemoryVersion,
+  MemoryWriter,
+} from '../../core/schemas/memory-record.js';
 
 /** A `memories` row joined with its embedding's model, as the select statements return it. */
 export interface MemoryRow {
@@ -31,8 +36,36 @@ export interface MemoryRow {
   memory_hash: string;
   persisted_at: number;
   metadata: string;
+  version: number;
+  written_by: string;
   embedding_model: string | null;
 }
+
+/** A `memory_versions` row (a prior version), with its memory's id. */
+export type MemoryVersionRow = Pick<
+  MemoryRow,
+  | 'id'
+  | 'text'
+  | 'memory_type'
+  | 'namespace'
+  | 'user_id'
+  | 'session_id'
+  | 'agent_id'
+  | 'document_id'
+  | 'source'
+  | 'topics'
+  | 'entities'
+  | 'event_date'
+  | 'updated_at'
+  | 'salience'
+  | 'confidence'
+  | 'pinned'
+  | 'metadata'
+  | 'memory_hash'
+  | 'valid_from'
+  | 'version'
+  | 'written_by'
+> & { valid_to: number };
 
 /** Named parameters of `INSERT INTO memories`: every column but `pk`. */
 export type MemoryParameters = Omit<MemoryRow, 'pk' | 'embedding_model'>;
@@ -74,6 +107,8 @@ export function memoryParameters(record: MemoryRecord): MemoryParameters {
     memory_hash: record.memoryHash,
     persisted_at: epochMs(record.persistedAt),
     metadata: JSON.stringify(record.metadata),
+    version: record.version,
+    written_by: record.writtenBy,
   };
 }
 
@@ -109,7 +144,37 @@ export function rowToMemory(row: MemoryRow): MemoryRecord {
     memoryHash: row.memory_hash,
     persistedAt: iso(row.persisted_at),
     metadata: row.metadata === '{}' ? {} : (JSON.parse(row.metadata) as Record<string, JsonValue>),
+    version: row.version,
+    writtenBy: row.written_by as MemoryWriter,
     embeddingModel: row.embedding_model,
+  };
+}
+
+/** A prior version as `memoryHistory` returns it. */
+export function rowToMemoryVersion(row: MemoryVersionRow): MemoryVersion {
+  return {
+    id: row.id,
+    version: row.version,
+    text: row.text,
+    memoryType: row.memory_type as MemoryType,
+    namespace: row.namespace,
+    userId: row.user_id,
+    sessionId: row.session_id,
+    agentId: row.agent_id,
+    documentId: row.document_id,
+    source: row.source,
+    topics: parseList(row.topics),
+    entities: parseList(row.entities),
+    eventDate: row.event_date === null ? null : iso(row.event_date),
+    updatedAt: iso(row.updated_at),
+    salience: row.salience,
+    confidence: row.confidence,
+    pinned: row.pinned === 1,
+    metadata: JSON.parse(row.metadata) as Record<string, JsonValue>,
+    memoryHash: row.memory_hash,
+    validFrom: iso(row.valid_from),
+    validTo: iso(row.valid_to),
+    writtenBy: row.written_by as MemoryWriter,
   };
 }
 
@@ -143,13 +208,15 @@ const ROW_COLUMNS: readonly (keyof MemoryRow)[] = [
   'memory_hash',
   'persisted_at',
   'metadata',
+  'version',
+  'written_by',
   'embedding_model',
 ];
 
 /**
  * Reads rows that a statement in raw mode returns (arrays, in the order of `columns`, which must
  * hold every `MemoryRow` column) as records. better-sqlite3 builds an array of a row several times
- * faster than an object with its 29 named columns, which matters where a search fetches hundreds.
+ * faster than an object with its 31 named columns, which matters where a search fetches hundreds.
  */
 export function rawRowReader(columns: readonly string[]): (values: unknown[]) => MemoryRecord {
   const at = Object.fromEntries(
@@ -189,6 +256,8 @@ export function rawRowReader(columns: readonly string[]): (values: unknown[]) =>
       memory_hash: values[at.memory_hash] as MemoryRow['memory_hash'],
       persisted_at: values[at.persisted_at] as MemoryRow['persisted_at'],
       metadata: values[at.metadata] as MemoryRow['metadata'],
+      version: values[at.version] as MemoryRow['version'],
+      written_by: values[at.written_by] as MemoryRow['written_by'],
       embedding_model: values[at.embedding_model] as MemoryRow['embedding_model'],
     });
 }

@@ -1,11 +1,22 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { MemoryPage } from '../memory-record-store.js';
 import type { FilterSql, SqlParameters } from './memory-filter-sql.js';
-import { MEMORY_SELECT, type MemoryParameters, type MemoryRow } from './memory-record-rows.js';
+import {
+  MEMORY_SELECT,
+  type MemoryParameters,
+  type MemoryRow,
+  type MemoryVersionRow,
+} from './memory-record-rows.js';
 
 const MEMORY_COLUMNS = `tenant_id, id, namespace, user_id, session_id, agent_id, document_id, source, text,
   memory_type, topics, entities, event_date, created_at, updated_at, last_accessed, access_count, salience,
-  confidence, pinned, supersedes, superseded_by, valid_from, valid_to, memory_hash, persisted_at, metadata`;
+  confidence, pinned, supersedes, superseded_by, valid_from, valid_to, memory_hash, persisted_at, metadata,
+  version, written_by`;
+
+/** The columns a version changes: copied to `memory_versions` and overwritten by an update. */
+const VERSION_COLUMNS = `text, memory_type, namespace, user_id, session_id, agent_id, document_id, source, topics,
+  entities, event_date, updated_at, salience, confidence, pinned, metadata, memory_hash, valid_from, version,
+  written_by`;
 
 /** A list of ids bound as one JSON text parameter. */
 const IDS = '(SELECT value FROM json_each(?))';
@@ -18,6 +29,11 @@ export interface MemoryStatements {
   selectCurrentByHash: Statement<[string, string], MemoryRow>;
   insertMemory: Statement<[MemoryParameters], { pk: number }>;
   closeVersion: Statement<[string, number, number]>;
+  /** Copies a memory's current version (pk: the second parameter) to `memory_versions`, closed at the first. */
+  archiveVersion: Statement<[number, number]>;
+  updateVersion: Statement<[MemoryParameters & { pk: number }]>;
+  deleteEmbedding: Statement<[number]>;
+  selectHistory: Statement<[number, number], MemoryVersionRow>;
   deleteByIds: Statement<[string, string]>;
   recordAccess: Statement<[number, string, string]>;
   findUnembedded: Statement<[string, string, number], { id: string; text: string }>;
@@ -41,6 +57,21 @@ export function prepareMemoryStatements(database: Database): MemoryStatements {
       `INSERT INTO memories (${MEMORY_COLUMNS}) VALUES (${MEMORY_COLUMNS.replace(/(\w+)/g, '@$1')}) RETURNING pk`,
     ),
     closeVersion: database.prepare('UPDATE memories SET superseded_by = ?, valid_to = ? WHERE pk = ?'),
+    archiveVersion: database.prepare(
+      `INSERT INTO memory_versions (memory_pk, ${VERSION_COLUMNS}, valid_to)
+      SELECT pk, ${VERSION_COLUMNS}, ? FROM memories WHERE pk = ?`,
+    ),
+    updateVersion: database.prepare(
+      `UPDATE memories SET ${VERSION_COLUMNS.split(',')
+        .map((column) => `${column.trim()} = @${column.trim()}`)
+        .join(', ')} WHERE pk = @pk`,
+    ),
+    deleteEmbedding: database.prepare('DELETE FROM memory_embeddings WHERE memory_pk = ?'),
+    // Prior versions, newest first, with the memory's id.
+    selectHistory: database.prepare(
+      `SELECT m.id, v.* FROM memory_versions v JOIN memories m ON m.pk = v.memory_pk
+      WHERE v.memory_pk = ? ORDER BY v.version DESC LIMIT ?`,
+    ),
     // Triggers remove the FTS entries; the foreign key cascades to the embeddings.
     deleteByIds: database.prepare(`DELETE FROM memories WHERE tenant_id = ? AND id IN ${IDS}`),
     recordAccess: database.prepare(

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 
-/** One schema change. Versions are dense and increasing; a released migration is never edited. */
+/** One schema change. Versions are increasing (gaps allowed); a released migration is never edited. */
 export interface Migration {
   version: number;
   name: string;
@@ -288,6 +288,67 @@ export const migrations: readonly Migration[] = [
       -- listIdleSessions: the inactivity sweep walks sessions of every tenant by updated_at (pk,
       -- the rowid, is implicitly the index's last column and breaks ties).
       CREATE INDEX sessions_by_update ON sessions (updated_at);
+    `,
+  },
+  {
+    version: 12,
+    name: 'stable memory ids: versions in place, prior versions in memory_versions',
+    sql: `
+      -- A memory's id names it for its whole life: an edit updates its row in place (version + 1)
+      -- and copies the prior version here, so the search indexes (FTS, vectors, caches) only ever
+      -- hold current rows. written_by: user | agent | llm | api | system.
+      ALTER TABLE memories ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE memories ADD COLUMN written_by TEXT NOT NULL DEFAULT 'api';
+      CREATE TABLE memory_versions (
+        memory_pk INTEGER NOT NULL REFERENCES memories (pk) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        memory_type TEXT NOT NULL,
+        namespace TEXT,
+        user_id TEXT,
+        session_id TEXT,
+        agent_id TEXT,
+        document_id TEXT,
+        source TEXT,
+        topics TEXT NOT NULL,
+        entities TEXT NOT NULL,
+        event_date INTEGER,
+        updated_at INTEGER NOT NULL,
+        salience REAL NOT NULL,
+        confidence REAL NOT NULL,
+        pinned INTEGER NOT NULL,
+        metadata TEXT NOT NULL,
+        memory_hash TEXT NOT NULL,
+        valid_from INTEGER NOT NULL,
+        valid_to INTEGER NOT NULL,
+        written_by TEXT NOT NULL,
+        PRIMARY KEY (memory_pk, version)
+      ) STRICT, WITHOUT ROWID;
+
+      -- Version chains written before this migration (separate rows linked by supersedes, each
+      -- edit a new id) become the history of their current row, which keeps its id: version n for
+      -- a chain of n rows. The older rows stay as they were (closed, superseded_by set), so the
+      -- ids a client holds still lead to the current one. Broken chains (a deleted middle version)
+      -- stop at the gap; 1,000 links at most.
+      INSERT INTO memory_versions
+      WITH RECURSIVE chain (head_pk, pk, depth) AS (
+        SELECT pk, pk, 0 FROM memories WHERE valid_to IS NULL AND supersedes IS NOT NULL
+        UNION ALL
+        SELECT chain.head_pk, older.pk, chain.depth + 1
+        FROM chain
+        JOIN memories newer ON newer.pk = chain.pk
+        JOIN memories older ON older.tenant_id = newer.tenant_id AND older.id = newer.supersedes
+        WHERE chain.depth < 1000
+      ),
+      lengths (head_pk, links) AS (SELECT head_pk, max(depth) FROM chain GROUP BY head_pk)
+      SELECT chain.head_pk, lengths.links - chain.depth + 1, m.text, m.memory_type, m.namespace,
+        m.user_id, m.session_id, m.agent_id, m.document_id, m.source, m.topics, m.entities,
+        m.event_date, m.updated_at, m.salience, m.confidence, m.pinned, m.metadata, m.memory_hash,
+        m.valid_from, coalesce(m.valid_to, m.valid_from), 'api'
+      FROM chain JOIN lengths ON lengths.head_pk = chain.head_pk JOIN memories m ON m.pk = chain.pk
+      WHERE chain.depth > 0;
+      UPDATE memories SET version = 1 + (SELECT count(*) FROM memory_versions v WHERE v.memory_pk = memories.pk)
+      WHERE valid_to IS NULL AND supersedes IS NOT NULL;
     `,
   },
 ];

@@ -4,20 +4,27 @@ import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-recor
 import { CountCache } from '../count-cache.js';
 import { compileStableMemoryFilter } from '../memory-filter.js';
 import type {
+  InsertOptions,
   InsertResult,
   MemoryPage,
   MemoryRecordStore,
+  MemoryUpdate,
   NewMemoryRecord,
   SessionNeighbors,
+  UpdateOptions,
 } from '../memory-record-store.js';
 import {
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
   duplicateMemoryIdError,
+  historyLimit,
   isoTimestamp,
+  memoryVersionConflict,
+  nextVersionOf,
   pageBounds,
   toMemoryRecord,
+  toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
 import { ftsMatchExpression, memoryFilterSql } from './memory-filter-sql.js';
@@ -26,6 +33,7 @@ import {
   memoryParameters,
   rawRowReader,
   rowToMemory,
+  rowToMemoryVersion,
   vectorBlob,
 } from './memory-record-rows.js';
 import {
@@ -120,16 +128,52 @@ export async function createSqliteMemoryRecordStore(
     return record;
   };
 
-  const insert = database.transaction((tenantId: string, records: NewMemoryRecord[]): InsertResult => {
-    const result: InsertResult = { inserted: [], duplicates: [] };
-    records.forEach((input, index) => {
-      // Earlier records of this batch are already in the table, so they are found here too.
-      const existing = statements.selectCurrentByHash.get(tenantId, input.memoryHash);
-      if (existing) result.duplicates.push({ requestedId: input.id, existing: rowToMemory(existing) });
-      else result.inserted.push(insertRecord(tenantId, input, ['records', index]));
-    });
-    vectors.pruneChanges();
-    return result;
+  const insert = database.transaction(
+    (tenantId: string, records: NewMemoryRecord[], options: InsertOptions): InsertResult => {
+      const result: InsertResult = { inserted: [], duplicates: [] };
+      records.forEach((input, index) => {
+        // Earlier records of this batch are already in the table, so they are found here too.
+        const existing =
+          options.deduplicate === false
+            ? undefined
+            : statements.selectCurrentByHash.get(tenantId, input.memoryHash);
+        if (existing) result.duplicates.push({ requestedId: input.id, existing: rowToMemory(existing) });
+        else result.inserted.push(insertRecord(tenantId, input, ['records', index]));
+      });
+      vectors.pruneChanges();
+      return result;
+    },
+  );
+
+  const update = database.transaction(
+    (tenantId: string, id: string, next: MemoryUpdate, options: UpdateOptions): MemoryRecord => {
+      const row = statements.selectById.get(tenantId, id);
+      if (!row) throw new NotFoundError('Memory', id);
+      const current = rowToMemory(row);
+      if (current.validTo !== null) throw alreadySupersededError(id, current.supersededBy);
+      if (options.expectedVersion !== undefined && options.expectedVersion !== current.version) {
+        throw memoryVersionConflict(options.expectedVersion, current.version);
+      }
+      const record = nextVersionOf(current, next);
+      statements.archiveVersion.run(Date.parse(record.validFrom), row.pk);
+      statements.updateVersion.run({ ...memoryParameters(record), pk: row.pk });
+      if (next.embedding) {
+        storeEmbedding(tenantId, row.pk, next.embedding.model, next.embedding.vector, [
+          'next',
+          'embedding',
+          'vector',
+        ]);
+      } else statements.deleteEmbedding.run(row.pk);
+      vectors.pruneChanges();
+      return { ...record, embeddingModel: next.embedding?.model ?? null };
+    },
+  );
+
+  const history = database.transaction((tenantId: string, id: string, limit: number) => {
+    const row = statements.selectById.get(tenantId, id);
+    if (!row || limit === 0) return [];
+    const prior = statements.selectHistory.all(row.pk, limit - 1).map(rowToMemoryVersion);
+    return [toMemoryVersion(rowToMemory(row)), ...prior];
   });
 
   const supersede = database.transaction((tenantId: string, id: string, replacement: NewMemoryRecord) => {
@@ -247,7 +291,8 @@ export async function createSqliteMemoryRecordStore(
       await vectors.settled();
     },
 
-    insertMemories: (tenantId, records) => written(() => insert.immediate(tenantId, records)),
+    insertMemories: (tenantId, records, options = {}) =>
+      written(() => insert.immediate(tenantId, records, options)),
 
     getMemories: (tenantId, ids) =>
       guarded(() => {
@@ -260,6 +305,11 @@ export async function createSqliteMemoryRecordStore(
         );
         return wanted.flatMap((id) => found.get(id) ?? []);
       }),
+
+    updateMemory: (tenantId, id, next, options = {}) =>
+      written(() => update.immediate(tenantId, id, next, options)),
+
+    memoryHistory: (tenantId, id, limit) => guarded(() => history(tenantId, id, historyLimit(limit))),
 
     supersede: (tenantId, id, replacement) => written(() => supersede.immediate(tenantId, id, replacement)),
 

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { memoryHash } from './memory-hash.js';
+
+const fact = {
+  text: 'Ada likes tea.',
+  userId: 'ada',
+  sessionId: null,
+  namespace: 'app',
+  memoryType: 'semantic',
+};
+const procedure = {
+  text: 'Refund',
+  userId: null,
+  sessionId: null,
+  namespace: null,
+  memoryType: 'procedural',
+  agentId: 'support',
+  metadata: {
+    name: 'Refund',
+    triggers: ['refund'],
+    examples: [],
+    steps: ['Ask for the order'],
+    status: 'pending',
+  },
+};
+
+describe('memoryHash', () => {
+  it("is AMS's hash for a record without engram's owner fields", () => {
+    const canonical = JSON.stringify([
+      ['memory_type', 'semantic'],
+      ['namespace', 'app'],
+      ['session_id', null],
+      ['text', 'Ada likes tea.'],
+      ['user_id', 'ada'],
+    ]);
+    const ams = createHash('sha256').update(canonical).digest('hex');
+    expect(memoryHash(fact)).toBe(ams);
+    expect(memoryHash({ ...fact, agentId: null, documentId: null })).toBe(ams);
+  });
+
+  it('tells owners apart: agent and knowledge document', () => {
+    const hashes = new Set([
+      memoryHash(fact),
+      memoryHash({ ...fact, agentId: 'a' }),
+      memoryHash({ ...fact, agentId: 'b' }),
+      memoryHash({ ...fact, agentId: 'a', documentId: 'd1' }),
+      memoryHash({ ...fact, agentId: 'a', documentId: 'd2' }),
+    ]);
+    expect(hashes.size).toBe(5);
+  });
+
+  it("covers a procedure's steps, triggers and examples, but not its status", () => {
+    const base = memoryHash(procedure);
+    const steps = { ...procedure.metadata, steps: ['Escalate'] };
+    expect(memoryHash({ ...procedure, metadata: steps })).not.toBe(base);
+    const triggers = { ...procedure.metadata, triggers: ['money back'] };
+    expect(memoryHash({ ...procedure, metadata: triggers })).not.toBe(base);
+    const approved = { ...procedure.metadata, status: 'approved', version: 2 };
+    expect(memoryHash({ ...procedure, metadata: approved })).toBe(base);
+  });
+});

@@ -1,0 +1,193 @@
+import { expect, it } from 'vitest';
+import { NotFoundError, ValidationError, VersionConflictError } from '../../src/core/errors.js';
+import type { MemoryUpdate } from '../../src/stores/memory-record-store.js';
+import {
+  CURRENT,
+  day,
+  EVERYTHING,
+  expectCode,
+  idsOf,
+  insertAll,
+  type MemoryConformanceContext,
+  MODEL,
+  newMemory,
+  OTHER_TENANT,
+  TENANT,
+} from './memory-record-fixtures.js';
+
+const unit = (...values: number[]) => Float32Array.from(values);
+
+/** The next version of a fixture record: `newMemory`'s fields without what an update keeps. */
+function nextVersion(overrides: Parameters<typeof newMemory>[1] = {}): MemoryUpdate {
+  const {
+    id: _id,
+    createdAt: _created,
+    lastAccessed: _accessed,
+    accessCount: _count,
+    persistedAt: _persisted,
+    supersedes: _supersedes,
+    ...update
+  } = newMemory('unused', overrides);
+  return update;
+}
+
+/** Stable ids: `updateMemory` writes versions in place, `memoryHistory` reads them back. */
+export function describeMemoryHistoryConformance(context: MemoryConformanceContext): void {
+  it('keeps the id across versions, counting them, and reads the history newest first', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('m', { text: 'lives in Porto', validFrom: day(0) })]);
+    await memories.recordAccess(TENANT, ['m'], day(5));
+    const two = await memories.updateMemory(
+      TENANT,
+      'm',
+      nextVersion({ text: 'lives in Lisbon', validFrom: day(10), updatedAt: day(10), writtenBy: 'agent' }),
+    );
+    expect(two).toMatchObject({
+      id: 'm',
+      text: 'lives in Lisbon',
+      version: 2,
+      writtenBy: 'agent',
+      validFrom: day(10),
+      validTo: null,
+      supersedes: null,
+      supersededBy: null,
+      createdAt: newMemory('m').createdAt,
+      accessCount: 1,
+      lastAccessed: day(5),
+    });
+    const three = await memories.updateMemory(
+      TENANT,
+      'm',
+      nextVersion({ text: 'lives in Faro', topics: ['home'], validFrom: day(20), writtenBy: 'llm' }),
+    );
+    expect(three).toMatchObject({ id: 'm', version: 3, text: 'lives in Faro', topics: ['home'] });
+    expect(await memories.getMemories(TENANT, ['m'])).toStrictEqual([three]);
+
+    const history = await memories.memoryHistory(TENANT, 'm');
+    expect(history.map((version) => [version.version, version.text, version.writtenBy])).toEqual([
+      [3, 'lives in Faro', 'llm'],
+      [2, 'lives in Lisbon', 'agent'],
+      [1, 'lives in Porto', 'api'],
+    ]);
+    expect(history.map((version) => [version.validFrom, version.validTo])).toEqual([
+      [day(20), null],
+      [day(10), day(20)],
+      [day(0), day(10)],
+    ]);
+    expect(history.every((version) => version.id === 'm')).toBe(true);
+    expect(history[2]).toMatchObject({ memoryHash: newMemory('m', { text: 'lives in Porto' }).memoryHash });
+    expect(await memories.memoryHistory(TENANT, 'm', 2)).toStrictEqual(history.slice(0, 2));
+    expect(await memories.memoryHistory(TENANT, 'absent')).toEqual([]);
+    expect(await memories.memoryHistory(OTHER_TENANT, 'm')).toEqual([]);
+  });
+
+  it('searches, lists and counts only the current version', async () => {
+    const { memories } = context;
+    await insertAll(memories, [
+      newMemory('m', { text: 'drinks green tea', vector: [1, 0, 0, 0], sessionId: 's1' }),
+      newMemory('n', { text: 'plays chess', vector: [0, 1, 0, 0] }),
+    ]);
+    await memories.updateMemory(
+      TENANT,
+      'm',
+      nextVersion({ text: 'drinks black coffee', vector: [0, 0, 1, 0], validFrom: day(1), sessionId: 's2' }),
+    );
+    expect(await memories.searchText(TENANT, 'tea', EVERYTHING, 10)).toEqual([]);
+    expect(idsOf(await memories.searchText(TENANT, 'coffee', CURRENT, 10))).toEqual(['m']);
+    const nearest = await memories.searchVector(TENANT, unit(0, 0, 1, 0), MODEL, CURRENT, 1);
+    expect(nearest).toEqual([{ id: 'm', distance: 0 }]);
+    expect((await memories.searchVector(TENANT, unit(1, 1, 0, 0), MODEL, CURRENT, 1))[0]?.id).toBe('n');
+    expect((await memories.listMemories(TENANT, EVERYTHING, { limit: 10, offset: 0 })).total).toBe(2);
+    expect(await memories.countMemories(TENANT, { ...CURRENT, sessionId: { eq: 's1' } })).toBe(0);
+    expect(await memories.countMemories(TENANT, { ...CURRENT, sessionId: { eq: 's2' } })).toBe(1);
+    const [neighbors] = await memories.sessionNeighbors(TENANT, ['m'], CURRENT, 2);
+    expect(neighbors).toMatchObject({ id: 'm', sessionId: 's2' });
+  });
+
+  it('follows the hash of the current version for deduplication', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('m', { text: 'owns a bike' })]);
+    await memories.updateMemory(TENANT, 'm', nextVersion({ text: 'owns a car', validFrom: day(1) }));
+    const again = await memories.insertMemories(TENANT, [newMemory('b', { text: 'owns a bike' })]);
+    expect(idsOf(again.inserted)).toEqual(['b']);
+    const current = await memories.insertMemories(TENANT, [newMemory('c', { text: 'owns a car' })]);
+    expect(current.duplicates.map((duplicate) => duplicate.existing.id)).toEqual(['m']);
+  });
+
+  it('replaces or removes the vector with the version', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('m', { vector: [1, 0, 0, 0] })]);
+    const without = await memories.updateMemory(TENANT, 'm', nextVersion({ text: 'no vector' }));
+    expect(without.embeddingModel).toBeNull();
+    expect(await memories.searchVector(TENANT, unit(1, 0, 0, 0), MODEL, CURRENT, 5)).toEqual([]);
+    expect(await memories.findUnembedded(TENANT, MODEL, 5)).toEqual([{ id: 'm', text: 'no vector' }]);
+    const withVector = await memories.updateMemory(TENANT, 'm', nextVersion({ vector: [0, 1, 0, 0] }));
+    expect(withVector.embeddingModel).toBe(MODEL);
+    expect(idsOf(await memories.searchVector(TENANT, unit(0, 1, 0, 0), MODEL, CURRENT, 5))).toEqual(['m']);
+    expect((await memories.getMemories(TENANT, ['m']))[0]?.embeddingModel).toBe(MODEL);
+  });
+
+  it('never lets a version start before the one it follows', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('m', { validFrom: day(5) })]);
+    const next = await memories.updateMemory(TENANT, 'm', nextVersion({ text: 'later', validFrom: day(1) }));
+    expect(next.validFrom).toBe(day(5));
+    const [, prior] = await memories.memoryHistory(TENANT, 'm');
+    expect(prior).toMatchObject({ validFrom: day(5), validTo: day(5) });
+  });
+
+  it('refuses a stale expected version, an absent or merged-away memory, and a bad vector, changing nothing', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('m', { vector: [1, 0, 0, 0] }), newMemory('old', { text: 'old' })]);
+    await memories.updateMemory(TENANT, 'm', nextVersion({ text: 'two', vector: [1, 0, 0, 0] }), {
+      expectedVersion: 1,
+    });
+    const stale = memories.updateMemory(TENANT, 'm', nextVersion({ text: 'three' }), { expectedVersion: 1 });
+    const conflict = await expectCode(stale, 'version_conflict', VersionConflictError);
+    expect(conflict).toMatchObject({ category: 'conflict', details: { expected: 1, actual: 2 } });
+    await expectCode(memories.updateMemory(TENANT, 'absent', nextVersion()), 'not_found', NotFoundError);
+    await expectCode(memories.updateMemory(OTHER_TENANT, 'm', nextVersion()), 'not_found', NotFoundError);
+    const wrongSize = memories.updateMemory(TENANT, 'm', nextVersion({ text: 'x', vector: [1, 0] }));
+    await expectCode(wrongSize, 'validation_failed', ValidationError);
+    await memories.supersede(TENANT, 'old', newMemory('merged', { text: 'merged', validFrom: day(1) }));
+    await expectCode(memories.updateMemory(TENANT, 'old', nextVersion()), 'already_superseded');
+
+    const [m] = await memories.getMemories(TENANT, ['m']);
+    expect(m).toMatchObject({ version: 2, text: 'two', embeddingModel: MODEL });
+    expect((await memories.memoryHistory(TENANT, 'm')).map((version) => version.version)).toEqual([2, 1]);
+    const [closed] = await memories.memoryHistory(TENANT, 'old');
+    expect(closed).toMatchObject({ version: 1, validTo: day(1) });
+  });
+
+  it('deletes a memory with its history, and a new memory under its id starts again at version 1', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('m', { text: 'alpha' })]);
+    await memories.updateMemory(TENANT, 'm', nextVersion({ text: 'beta', validFrom: day(1) }));
+    expect(await memories.deleteMemories(TENANT, ['m'])).toBe(1);
+    expect(await memories.memoryHistory(TENANT, 'm')).toEqual([]);
+    await insertAll(memories, [newMemory('m', { text: 'gamma' })]);
+    const history = await memories.memoryHistory(TENANT, 'm');
+    expect(history.map((version) => [version.version, version.text])).toEqual([[1, 'gamma']]);
+  });
+
+  it('inserts every record, identical ones too, when asked not to deduplicate', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('a', { text: 'same text' })]);
+    const result = await memories.insertMemories(
+      TENANT,
+      [newMemory('b', { text: 'same text' }), newMemory('c', { text: 'same text' })],
+      { deduplicate: false },
+    );
+    expect(idsOf(result.inserted)).toEqual(['b', 'c']);
+    expect(result.duplicates).toEqual([]);
+    expect((await memories.listMemories(TENANT, CURRENT, { limit: 10, offset: 0 })).total).toBe(3);
+    // Ids stay unique either way.
+    const taken = memories.insertMemories(TENANT, [newMemory('a', { text: 'other' })], {
+      deduplicate: false,
+    });
+    await expectCode(taken, 'validation_failed', ValidationError);
+    // With deduplication on again, the oldest current record is the duplicate.
+    const again = await memories.insertMemories(TENANT, [newMemory('d', { text: 'same text' })]);
+    expect(again.duplicates.map((duplicate) => duplicate.existing.id)).toEqual(['a']);
+  });
+}
