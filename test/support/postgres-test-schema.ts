@@ -68,7 +68,10 @@ export async function usePostgresTestSchema(name: string): Promise<PostgresTestS
       // DELETE costs ~1 ms on small tables where TRUNCATE costs ~30 ms a table (new files, fsync);
       // memories are truncated when any are left, so that their HNSW index starts empty.
       const [memories] = await admin(`SELECT 1 FROM ${table('memories')} LIMIT 1`);
-      if (memories) await admin(`TRUNCATE ${table('memories')}, ${table('memory_embeddings')}`);
+      if (memories)
+        await admin(
+          `TRUNCATE ${table('memories')}, ${table('memory_embeddings')}, ${table('memory_versions')}`,
+        );
       // A fresh database has no vector index yet: the driver builds it past 5,000 vectors.
       const indexes = await admin<{ name: string }>(
         `SELECT quote_ident(indexname) AS name FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'memory_embeddings_hnsw_%'`,

@@ -1,5 +1,10 @@
 import type { JsonValue } from '../../core/schemas/json.js';
-import type { MemoryRecord, MemoryType } from '../../core/schemas/memory-record.js';
+import type {
+  MemoryRecord,
+  MemoryType,
+  MemoryVersion,
+  MemoryWriter,
+} from '../../core/schemas/memory-record.js';
 
 /** A `memories` row with its embedding's model, as node-postgres returns it. */
 export interface MemoryRow {
@@ -31,6 +36,8 @@ export interface MemoryRow {
   memory_hash: string;
   persisted_at: number;
   metadata: Record<string, JsonValue>;
+  version: number;
+  written_by: string;
   embedding_model: string | null;
 }
 
@@ -63,6 +70,8 @@ export const MEMORY_COLUMNS = [
   'memory_hash',
   'persisted_at',
   'metadata',
+  'version',
+  'written_by',
 ] as const;
 
 /** PostgreSQL array types of MEMORY_COLUMNS, for a batch insert from `unnest` of one array per column. */
@@ -95,6 +104,8 @@ const COLUMN_TYPES: Record<(typeof MEMORY_COLUMNS)[number], string> = {
   memory_hash: 'text',
   persisted_at: 'bigint',
   metadata: 'text',
+  version: 'bigint',
+  written_by: 'text',
 };
 
 const JSON_LISTS = new Set(['topics', 'entities']);
@@ -150,6 +161,8 @@ export function memoryValues(record: MemoryRecord): unknown[] {
     record.memoryHash,
     epochMs(record.persistedAt),
     JSON.stringify(record.metadata),
+    record.version,
+    record.writtenBy,
   ];
 }
 
@@ -193,6 +206,79 @@ export function rowToMemory(row: MemoryRow): MemoryRecord {
     memoryHash: row.memory_hash,
     persistedAt: iso(row.persisted_at),
     metadata: row.metadata,
+    version: row.version,
+    writtenBy: row.written_by as MemoryWriter,
     embeddingModel: row.embedding_model,
+  };
+}
+
+/** The columns a version changes: copied to `memory_versions` and overwritten by an update. */
+export const VERSION_COLUMNS = [
+  'text',
+  'memory_type',
+  'namespace',
+  'user_id',
+  'session_id',
+  'agent_id',
+  'document_id',
+  'source',
+  'topics',
+  'entities',
+  'event_date',
+  'updated_at',
+  'salience',
+  'confidence',
+  'pinned',
+  'metadata',
+  'memory_hash',
+  'valid_from',
+  'version',
+  'written_by',
+] as const;
+
+/** `UPDATE memories` to a new version: VERSION_COLUMNS as $1.., then the row's pk. */
+export const UPDATE_VERSION = `UPDATE memories SET ${VERSION_COLUMNS.map((column, index) => {
+  const parameter = `$${index + 1}`;
+  if (column === 'topics' || column === 'entities')
+    return `${column} = ARRAY(SELECT jsonb_array_elements_text(${parameter}::jsonb))`;
+  return `${column} = ${parameter}${column === 'metadata' ? '::jsonb' : ''}`;
+}).join(', ')} WHERE pk = $${VERSION_COLUMNS.length + 1}`;
+
+/** VERSION_COLUMNS' values of a record, in order, as UPDATE_VERSION binds them. */
+export function versionValues(record: MemoryRecord): unknown[] {
+  const all = memoryValues(record);
+  return VERSION_COLUMNS.map((column) => all[MEMORY_COLUMNS.indexOf(column)]);
+}
+
+/** A `memory_versions` row (a prior version), with its memory's id. */
+export type MemoryVersionRow = Pick<MemoryRow, 'id' | (typeof VERSION_COLUMNS)[number]> & {
+  valid_to: number;
+};
+
+/** A prior version as `memoryHistory` returns it. */
+export function rowToMemoryVersion(row: MemoryVersionRow): MemoryVersion {
+  return {
+    id: row.id,
+    version: row.version,
+    text: row.text,
+    memoryType: row.memory_type as MemoryType,
+    namespace: row.namespace,
+    userId: row.user_id,
+    sessionId: row.session_id,
+    agentId: row.agent_id,
+    documentId: row.document_id,
+    source: row.source,
+    topics: row.topics,
+    entities: row.entities,
+    eventDate: row.event_date === null ? null : iso(row.event_date),
+    updatedAt: iso(row.updated_at),
+    salience: row.salience,
+    confidence: row.confidence,
+    pinned: row.pinned,
+    metadata: row.metadata,
+    memoryHash: row.memory_hash,
+    validFrom: iso(row.valid_from),
+    validTo: iso(row.valid_to),
+    writtenBy: row.written_by as MemoryWriter,
   };
 }

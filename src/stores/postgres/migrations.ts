@@ -121,6 +121,8 @@ CREATE TABLE memories (
   memory_hash text NOT NULL,
   persisted_at bigint NOT NULL,
   metadata jsonb NOT NULL,
+  version bigint NOT NULL,
+  written_by text NOT NULL,
   text_search tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED,
   UNIQUE (tenant_id, id)
 );
@@ -141,6 +143,34 @@ CREATE TABLE memory_embeddings (
   vector real[] NOT NULL
 );
 CREATE INDEX memory_embeddings_by_model ON memory_embeddings (tenant_id, model);
+
+-- A memory's id names it for its whole life: an edit updates its row in place (version + 1) and
+-- copies the prior version here, so the search indexes only ever hold current rows.
+CREATE TABLE memory_versions (
+  memory_pk bigint NOT NULL REFERENCES memories (pk) ON DELETE CASCADE,
+  version bigint NOT NULL,
+  text text NOT NULL,
+  memory_type text NOT NULL,
+  namespace text,
+  user_id text,
+  session_id text,
+  agent_id text,
+  document_id text,
+  source text,
+  topics text[] NOT NULL,
+  entities text[] NOT NULL,
+  event_date bigint,
+  updated_at bigint NOT NULL,
+  salience double precision NOT NULL,
+  confidence double precision NOT NULL,
+  pinned boolean NOT NULL,
+  metadata jsonb NOT NULL,
+  memory_hash text NOT NULL,
+  valid_from bigint NOT NULL,
+  valid_to bigint NOT NULL,
+  written_by text NOT NULL,
+  PRIMARY KEY (memory_pk, version)
+);
 
 CREATE TABLE memory_vector_spaces (
   tenant_id text COLLATE "C" NOT NULL,

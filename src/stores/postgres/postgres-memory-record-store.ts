@@ -6,9 +6,13 @@ import {
   assertDimensions,
   assertUsableVector,
   duplicateMemoryIdError,
+  historyLimit,
   isoTimestamp,
+  memoryVersionConflict,
+  nextVersionOf,
   pageBounds,
   toMemoryRecord,
+  toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
 import { memoryFilterSql, SqlParameters, tsqueryText } from './memory-filter-sql.js';
@@ -16,8 +20,13 @@ import {
   INSERT_MEMORIES,
   MEMORY_SELECT,
   type MemoryRow,
+  type MemoryVersionRow,
   memoryColumnArrays,
   rowToMemory,
+  rowToMemoryVersion,
+  UPDATE_VERSION,
+  VERSION_COLUMNS,
+  versionValues,
 } from './memory-rows.js';
 import { type PostgresDatabase, type Queryable, sqlState } from './postgres-database.js';
 import { createPostgresVectorSearch, type PendingEmbedding } from './postgres-vector-search.js';
@@ -115,11 +124,12 @@ export async function createPostgresMemoryRecordStore(
     capabilities: { vectorSearch: 'index' },
     vectorIndexed: vectors.indexed,
 
-    insertMemories: (tenantId, records) =>
+    insertMemories: (tenantId, records, options = {}) =>
       database
         .transaction(async (client) => {
           const result: InsertResult = { inserted: [], duplicates: [] };
-          const hashes = uniqueIds(records.map((record) => record.memoryHash));
+          const deduplicate = options.deduplicate !== false;
+          const hashes = deduplicate ? uniqueIds(records.map((record) => record.memoryHash)) : [];
           // The oldest current record with a hash is "the" duplicate (memories_by_hash index).
           const existing = await client.query<MemoryRow & { memory_hash: string }>(
             `SELECT DISTINCT ON (m.memory_hash) ${MEMORY_SELECT.slice('SELECT '.length)}
@@ -132,7 +142,7 @@ export async function createPostgresMemoryRecordStore(
           );
           const pending: { record: MemoryRecord; input: NewMemoryRecord; path: (string | number)[] }[] = [];
           records.forEach((input, index) => {
-            const duplicate = byHash.get(input.memoryHash);
+            const duplicate = deduplicate ? byHash.get(input.memoryHash) : undefined;
             if (duplicate) {
               result.duplicates.push({ requestedId: input.id, existing: structuredClone(duplicate) });
               return;
@@ -154,6 +164,53 @@ export async function createPostgresMemoryRecordStore(
         (await selectByIds(database, tenantId, wanted)).map((row) => [row.id, rowToMemory(row)]),
       );
       return wanted.flatMap((id) => found.get(id) ?? []);
+    },
+
+    updateMemory: (tenantId, id, next, options = {}) =>
+      database
+        .transaction(async (client) => {
+          const [row] = await client.query<MemoryRow>(
+            `${MEMORY_SELECT} WHERE m.tenant_id = $1 AND m.id = $2 FOR UPDATE OF m`,
+            [tenantId, id],
+          );
+          if (!row) throw new NotFoundError('Memory', id);
+          const current = rowToMemory(row);
+          if (current.validTo !== null) throw alreadySupersededError(id, current.supersededBy);
+          if (options.expectedVersion !== undefined && options.expectedVersion !== current.version) {
+            throw memoryVersionConflict(options.expectedVersion, current.version);
+          }
+          const record = nextVersionOf(current, next);
+          // The prior version goes to the history, closed where the new one starts.
+          await client.query(
+            `INSERT INTO memory_versions (memory_pk, ${VERSION_COLUMNS.join(', ')}, valid_to)
+            SELECT pk, ${VERSION_COLUMNS.join(', ')}, $2 FROM memories WHERE pk = $1`,
+            [row.pk, Date.parse(record.validFrom)],
+          );
+          await client.query(UPDATE_VERSION, [...versionValues(record), row.pk]);
+          if (next.embedding) {
+            await vectors.store(client, tenantId, [
+              {
+                memoryPk: row.pk,
+                model: next.embedding.model,
+                vector: next.embedding.vector,
+                path: ['next', 'embedding', 'vector'],
+              },
+            ]);
+          } else await client.query('DELETE FROM memory_embeddings WHERE memory_pk = $1', [row.pk]);
+          return { ...record, embeddingModel: next.embedding?.model ?? null };
+        })
+        .then((record) => vectors.afterWrite().then(() => record)),
+
+    async memoryHistory(tenantId, id, limit) {
+      const wanted = historyLimit(limit);
+      const [row] = await selectByIds(database, tenantId, [id]);
+      if (!row || wanted === 0) return [];
+      const prior = await database.query<MemoryVersionRow>(
+        `SELECT m.id, v.* FROM memory_versions v JOIN memories m ON m.pk = v.memory_pk
+        WHERE v.memory_pk = $1 ORDER BY v.version DESC LIMIT $2`,
+        [row.pk, wanted - 1],
+      );
+      return [toMemoryVersion(rowToMemory(row)), ...prior.map(rowToMemoryVersion)];
     },
 
     supersede: (tenantId, id, replacement) =>
