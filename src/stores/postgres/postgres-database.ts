@@ -96,7 +96,9 @@ export async function openPostgresDatabase(options: PostgresConnectionOptions): 
     statement_timeout: statementTimeout,
     // Also a client-side limit, so that a query on a connection whose server vanished cannot hang.
     query_timeout: statementTimeout + 2_000,
-    options: `-c search_path=${searchPath.replaceAll(' ', '\\ ')} -c hnsw.iterative_scan=strict_order`,
+    // pgvector: iterative index scans in exact distance order, so that filters never cut a result
+    // short; 100 candidates per step (the default 40 is below the 100-200 hybrid search asks for).
+    options: `-c search_path=${searchPath.replaceAll(' ', '\\ ')} -c hnsw.iterative_scan=strict_order -c hnsw.ef_search=100`,
     types: typeParsers(library),
   });
   // An idle connection that the server drops (restart, pg_terminate_backend) must not crash the process.

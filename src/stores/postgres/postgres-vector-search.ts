@@ -123,6 +123,10 @@ export async function createPostgresVectorSearch(database: PostgresDatabase) {
           `CREATE INDEX IF NOT EXISTS ${name} ON memory_embeddings
           USING hnsw ((vector::vector(${dimensions})) vector_cosine_ops) WHERE dimensions = ${dimensions}`,
         );
+        // Fresh statistics, so that the planner weighs the new index against a scan at once rather
+        // than after autovacuum's next analyze (with stale row counts it sorts every candidate).
+        await client.query('ANALYZE memory_embeddings');
+        await client.query('ANALYZE memories');
         return true;
       });
       if (built) ensured.add(dimensions);
