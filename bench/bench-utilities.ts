@@ -40,9 +40,12 @@ export async function openPostgresStore(schema?: string): Promise<PostgresStore>
   const name = schema ?? `engram_bench_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   const store = await createPostgresStore({ connectionString: benchPostgresUrl, schema: name });
   if (schema !== undefined) return store;
+  let dropped = false;
   return {
     ...store,
     close: async () => {
+      if (dropped) return;
+      dropped = true;
       await store.close();
       const client = new pg.Client({ connectionString: benchPostgresUrl });
       await client.connect();

@@ -38,7 +38,7 @@ console.log(`PostgreSQL store (${machine()})\n`);
 // --- Round trips per operation -------------------------------------------------------------
 const store = await openPostgresStore();
 const engram = await createEngram({ store, sweepIntervalMs: 0, defaultSources: true });
-const session = { sessionId: 'trips', userId: 'ada' };
+const session = { sessionId: 'trips' };
 await seedSession(engram, session.sessionId, Number(values.messages));
 await engram.memories.create('default', [
   { text: 'Ada prefers replacements over refunds.', userId: 'ada', topics: ['returns'] },
@@ -56,11 +56,11 @@ async function tripsOf(task: () => Promise<unknown>): Promise<number> {
 }
 
 let appended = 0;
-const readGet = () => fetch(`${url}/v1/working-memory/trips?user_id=ada`).then((response) => response.text());
+const readGet = () => fetch(`${url}/v1/working-memory/trips`).then((response) => response.text());
 /** Round trips of a GET whose cached answer a write (not counted) has just made stale. */
 const getAfterWrite = async () => {
   await store.patchSession(
-    { tenantId: 'default', namespace: null, userId: 'ada', sessionId: 'trips' },
+    { tenantId: 'default', namespace: null, userId: null, sessionId: 'trips' },
     { dataPatch: { n: appended++ } },
   );
   const before = store.roundTrips();

@@ -180,6 +180,76 @@ CREATE TABLE memory_vector_spaces (
 );
 `,
   },
+  {
+    version: 3,
+    sql: `
+-- An append in one round trip: lock (or create) the session row, check the expected version,
+-- insert the messages after last_seq and move the counters, all in the one statement that calls
+-- this. Contract errors leave with their own SQLSTATE (EG409: version conflict, DETAIL the stored
+-- version or 'null'; EG400: a message id already in the session, DETAIL the id), which the driver
+-- turns back into VersionConflictError and ValidationError.
+CREATE FUNCTION engram_append_messages(
+  p_key text, p_tenant text, p_namespace text, p_user text, p_session text, p_now bigint,
+  p_ttl bigint, p_expected bigint, p_strategy jsonb, p_working_set jsonb, p_incarnation bigint,
+  p_ids text[], p_roles text[], p_contents text[], p_names text[], p_tool_calls text[],
+  p_tool_call_ids text[], p_created text[], p_tokens bigint[], p_encodings text[]
+) RETURNS SETOF sessions LANGUAGE plpgsql AS $fn$
+DECLARE
+  s sessions;
+  existed boolean;
+  written bigint;
+  missing text;
+BEGIN
+  SELECT * INTO s FROM sessions WHERE session_key = p_key FOR UPDATE;
+  existed := FOUND;
+  IF existed AND s.expires_at IS NOT NULL AND s.expires_at <= p_now THEN
+    DELETE FROM sessions WHERE pk = s.pk;
+    existed := false;
+  END IF;
+  IF NOT existed THEN
+    -- A new session starts at version 0 and is advanced below with the others.
+    INSERT INTO sessions (session_key, tenant_id, namespace, user_id, session_id, data, context, memories,
+      strategy, ttl_seconds, version, created_at, updated_at, expires_at, message_count, token_count, last_seq,
+      working_set, summarized_through_seq, summarized_messages, summarized_tokens, incarnation)
+    VALUES (p_key, p_tenant, p_namespace, p_user, p_session, NULL, NULL, '[]', p_strategy, p_ttl, 0, p_now,
+      p_now, NULL, 0, 0, 0, p_working_set, 0, 0, 0, p_incarnation)
+    ON CONFLICT (session_key) DO NOTHING RETURNING * INTO s;
+    IF NOT FOUND THEN
+      -- Another writer created it meanwhile: ON CONFLICT waited for its commit; lock its row.
+      SELECT * INTO s FROM sessions WHERE session_key = p_key FOR UPDATE;
+      existed := true;
+    END IF;
+  END IF;
+  IF p_expected IS NOT NULL AND ((p_expected = 0 AND existed) OR (p_expected <> 0 AND (NOT existed OR s.version <> p_expected))) THEN
+    RAISE EXCEPTION 'version conflict' USING ERRCODE = 'EG409',
+      DETAIL = CASE WHEN existed THEN s.version::text ELSE 'null' END;
+  END IF;
+  INSERT INTO messages (session_pk, seq, id, role, content, name, tool_calls, tool_call_id, created_at,
+    token_count, token_encoding)
+  SELECT s.pk, s.last_seq + ordinality, id, role, content, name, tool_calls::jsonb, tool_call_id, created_at,
+    token_count, token_encoding
+  FROM unnest(p_ids, p_roles, p_contents, p_names, p_tool_calls, p_tool_call_ids, p_created, p_tokens,
+    p_encodings) WITH ORDINALITY
+    AS m(id, role, content, name, tool_calls, tool_call_id, created_at, token_count, token_encoding, ordinality)
+  ON CONFLICT (session_pk, id) DO NOTHING;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  IF written < cardinality(p_ids) THEN
+    SELECT id INTO missing FROM unnest(p_ids) AS wanted(id)
+      WHERE EXISTS (SELECT 1 FROM messages WHERE session_pk = s.pk AND messages.id = wanted.id
+        AND messages.seq <= s.last_seq)
+      LIMIT 1;
+    RAISE EXCEPTION 'duplicate message id' USING ERRCODE = 'EG400', DETAIL = coalesce(missing, '');
+  END IF;
+  RETURN QUERY UPDATE sessions SET version = version + 1, updated_at = p_now,
+      expires_at = CASE WHEN ttl_seconds IS NULL THEN NULL ELSE p_now + ttl_seconds * 1000 END,
+      message_count = message_count + written,
+      token_count = token_count + (SELECT coalesce(sum(t), 0) FROM unnest(p_tokens) AS t),
+      last_seq = last_seq + written
+    WHERE pk = s.pk RETURNING *;
+END
+$fn$;
+`,
+  },
 ];
 
 /** The advisory lock key of one schema's migrations: servers migrating other schemas do not wait. */

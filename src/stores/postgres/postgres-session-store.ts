@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { NotFoundError, StoreError, ValidationError } from '../../core/errors.js';
+import { NotFoundError, StoreError, ValidationError, VersionConflictError } from '../../core/errors.js';
 import type { NewMessage } from '../../core/schemas/message.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import {
@@ -18,7 +18,7 @@ import {
   toStoredMessage,
 } from '../session-rules.js';
 import type { SessionStore } from '../session-store.js';
-import type { PostgresDatabase, Queryable } from './postgres-database.js';
+import { type PostgresDatabase, type Queryable, sqlState } from './postgres-database.js';
 import {
   INSERT_MESSAGES,
   type MessageRow,
@@ -209,45 +209,36 @@ export function createPostgresSessionStore(
         return rowToSessionState(stored);
       }),
 
-    appendMessages: (key, messages, options = {}) =>
-      database.transaction(async (client) => {
-        const nowMs = clock().getTime();
-        assertUniqueMessageIds(messages);
-        // A new session is inserted at version 0 and advanced with the others; nobody sees version 0.
-        const { row: session, created } = await lockOrCreate(client, key, nowMs, () => [
-          null,
-          null,
-          '[]',
-          JSON.stringify(defaultMemoryStrategy()),
-          options.ttlSeconds ?? null,
-          0,
-          nowMs,
-          nowMs,
-          null,
-          0,
-          0,
-          0,
-          JSON.stringify(emptyWorkingSet()),
-          0,
-          0,
-          0,
-          newIncarnation(),
-        ]);
-        assertExpectedVersion(options.expectedVersion, created ? null : session.version);
-        const target = session;
-        const firstSeq = target.last_seq + 1;
-        await insertMessages(client, target.pk, firstSeq, messages);
-        const [row] = await client.query<SessionRow>(
-          `UPDATE sessions SET version = version + 1, updated_at = $2, expires_at = $3,
-            message_count = message_count + $4, token_count = token_count + $5, last_seq = last_seq + $4
-          WHERE pk = $1 RETURNING *`,
-          [target.pk, nowMs, expiryTime(nowMs, target.ttl_seconds), messages.length, sumTokens(messages)],
+    async appendMessages(key, messages, options = {}) {
+      const nowMs = clock().getTime();
+      assertUniqueMessageIds(messages);
+      // One round trip: the function locks or creates the row, checks, inserts and counts (migration 3).
+      let rows: SessionRow[];
+      try {
+        rows = await database.query<SessionRow>(
+          `SELECT * FROM engram_append_messages($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+            $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+          [
+            ...keyValues(key),
+            nowMs,
+            options.ttlSeconds ?? null,
+            options.expectedVersion ?? null,
+            JSON.stringify(defaultMemoryStrategy()),
+            JSON.stringify(emptyWorkingSet()),
+            newIncarnation(),
+            ...messageColumns(messages),
+          ],
         );
-        return {
-          session: rowToSessionState(required(row)),
-          messages: messages.map((message, index) => toStoredMessage(message, firstSeq + index)),
-        };
-      }),
+      } catch (error) {
+        throw appendFailure(error, messages, options.expectedVersion);
+      }
+      const session = required(rows[0]);
+      const firstSeq = session.last_seq - messages.length + 1;
+      return {
+        session: rowToSessionState(session),
+        messages: messages.map((message, index) => toStoredMessage(message, firstSeq + index)),
+      };
+    },
 
     patchSession: (key, change, options) =>
       database.transaction(async (client) => {
@@ -381,6 +372,27 @@ export function createPostgresSessionStore(
       return rows.length;
     },
   };
+}
+
+/** The contract error a failed `engram_append_messages` call stands for (its SQLSTATE says which), or the failure itself. */
+function appendFailure(
+  error: unknown,
+  messages: readonly NewMessage[],
+  expected: number | undefined,
+): unknown {
+  const cause = error instanceof StoreError ? error.cause : undefined;
+  const detail = String((cause as { detail?: unknown } | undefined)?.detail ?? '');
+  const state = sqlState(cause);
+  if (state === 'EG409')
+    return new VersionConflictError(expected ?? 0, detail === 'null' ? null : Number(detail));
+  if (state === 'EG400') {
+    const index = Math.max(
+      0,
+      messages.findIndex((message) => message.id === detail),
+    );
+    return duplicateMessageIdError(detail, index);
+  }
+  return error;
 }
 
 /** session_key, tenant_id, namespace, user_id, session_id. */
