@@ -1,4 +1,4 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { EngramError, StoreError } from '../../core/errors.js';
 
 /** How the driver reaches PostgreSQL: the pool's settings (see `createPostgresStore`). */
@@ -14,9 +14,13 @@ export interface PostgresConnectionOptions {
   statementTimeoutMs?: number;
 }
 
+/** A result row: column names to values (node-postgres's `QueryResultRow`, without needing its types). */
+// biome-ignore lint/suspicious/noExplicitAny: rows are typed by each query's caller
+export type QueryRow = { [column: string]: any };
+
 /** Something that runs SQL: the pool, or one connection inside a transaction. */
 export interface Queryable {
-  query<Row extends QueryResultRow = QueryResultRow>(sql: string, parameters?: unknown[]): Promise<Row[]>;
+  query<Row extends QueryRow = QueryRow>(sql: string, parameters?: unknown[]): Promise<Row[]>;
 }
 
 /**
@@ -106,7 +110,7 @@ export async function openPostgresDatabase(options: PostgresConnectionOptions): 
   let trips = 0;
   let closed = false;
 
-  const run = async <Row extends QueryResultRow>(
+  const run = async <Row extends QueryRow>(
     client: Pool | PoolClient,
     sql: string,
     parameters?: unknown[],

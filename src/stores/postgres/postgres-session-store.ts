@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { NotFoundError, StoreError, ValidationError, VersionConflictError } from '../../core/errors.js';
+import { NotFoundError, StoreError, VersionConflictError } from '../../core/errors.js';
 import type { NewMessage } from '../../core/schemas/message.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import {
@@ -21,8 +21,10 @@ import type { SessionStore } from '../session-store.js';
 import { type PostgresDatabase, type Queryable, sqlState } from './postgres-database.js';
 import {
   INSERT_MESSAGES,
+  keyValues,
   type MessageRow,
   messageColumns,
+  parseIdleCursor,
   rowToMessage,
   rowToSessionState,
   rowToSummary,
@@ -41,19 +43,6 @@ const INSERT_SESSION = `INSERT INTO sessions (session_key, tenant_id, namespace,
     incarnation)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
   ON CONFLICT (session_key) DO NOTHING RETURNING *`;
-
-function parseIdleCursor(cursor: string): [number, number] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(cursor);
-  } catch {
-    parsed = null;
-  }
-  if (!Array.isArray(parsed) || !Number.isInteger(parsed[0]) || !Number.isInteger(parsed[1])) {
-    throw new ValidationError('Invalid idle-session cursor');
-  }
-  return [parsed[0] as number, parsed[1] as number];
-}
 
 const required = (row: SessionRow | undefined): SessionRow => {
   if (!row) throw new StoreError('PostgreSQL returned no session row');
@@ -393,9 +382,4 @@ function appendFailure(
     return duplicateMessageIdError(detail, index);
   }
   return error;
-}
-
-/** session_key, tenant_id, namespace, user_id, session_id. */
-function keyValues(key: SessionKey): [string, string, string | null, string | null, string] {
-  return [sessionKeyId(key), key.tenantId, key.namespace, key.userId, key.sessionId];
 }

@@ -1,12 +1,15 @@
+import { ValidationError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { MessageRole, NewMessage, StoredMessage } from '../../core/schemas/message.js';
 import type {
   MemoryStrategy,
   PendingMemory,
+  SessionKey,
   SessionState,
   SessionSummary,
   SessionWorkingSet,
 } from '../../core/schemas/session.js';
+import { sessionKeyId } from '../session-rules.js';
 
 /** A `sessions` row as node-postgres returns it (jsonb parsed, bigint as number). */
 export interface SessionRow {
@@ -138,3 +141,22 @@ export const INSERT_MESSAGES = `INSERT INTO messages (session_pk, seq, id, role,
     AS m(id, role, content, name, tool_calls, tool_call_id, created_at, token_count, token_encoding, ordinality)
   ON CONFLICT (session_pk, id) DO NOTHING
   RETURNING id`;
+
+/** Decodes a `listIdleSessions` cursor: [updated_at, pk] of the previous page's last row. */
+export function parseIdleCursor(cursor: string): [number, number] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cursor);
+  } catch {
+    parsed = null;
+  }
+  if (!Array.isArray(parsed) || !Number.isInteger(parsed[0]) || !Number.isInteger(parsed[1])) {
+    throw new ValidationError('Invalid idle-session cursor');
+  }
+  return [parsed[0] as number, parsed[1] as number];
+}
+
+/** session_key, tenant_id, namespace, user_id, session_id. */
+export function keyValues(key: SessionKey): [string, string, string | null, string | null, string] {
+  return [sessionKeyId(key), key.tenantId, key.namespace, key.userId, key.sessionId];
+}
