@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
 import { describeDocumentStoreConformance } from './document-conformance.js';
@@ -7,6 +7,8 @@ import { describeMemoryRecordStoreConformance } from './memory-record-conformanc
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
 const database = await usePostgresTestSchema('conformance');
+// The at-scale memory tests seed 9,000 vectors and build an HNSW index each: ~20 s on a busy 2-core machine.
+vi.setConfig({ testTimeout: 90_000 });
 
 if (database === null) {
   describe.skip('PostgreSQL store conformance (PostgreSQL unreachable)', () =>

@@ -95,7 +95,9 @@ export async function createPostgresVectorSearch(database: PostgresDatabase) {
 
   /**
    * After a commit: builds the HNSW index of a dimension count once more than 5,000 vectors of it
-   * are stored. Searches over at most 5,000 candidates are exact anyway, and building over the rows
+   * are stored. `ef_construction` 200 (pgvector's default is 64): on clustered vectors queried
+   * between clusters, recall@20 at ef_search 100 was 0.72 with 64 and 0.94 with 200, for 20% more
+   * build time (9,000 vectors of 16 dimensions; m = 32 gained nothing more). Searches over at most 5,000 candidates are exact anyway, and building over the rows
    * in bulk is several times faster than inserting each into a growing graph. Once a process has
    * seen the index (built here or by another server), it checks no more.
    */
@@ -121,7 +123,8 @@ export async function createPostgresVectorSearch(database: PostgresDatabase) {
         );
         await client.query(
           `CREATE INDEX IF NOT EXISTS ${name} ON memory_embeddings
-          USING hnsw ((vector::vector(${dimensions})) vector_cosine_ops) WHERE dimensions = ${dimensions}`,
+          USING hnsw ((vector::vector(${dimensions})) vector_cosine_ops) WITH (m = 16, ef_construction = 200)
+          WHERE dimensions = ${dimensions}`,
         );
         // Fresh statistics, so that the planner weighs the new index against a scan at once rather
         // than after autovacuum's next analyze (with stale row counts it sorts every candidate).
