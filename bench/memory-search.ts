@@ -192,7 +192,9 @@ async function open(driver: string): Promise<{ store: EngramStore; cleanup: () =
   if (driver === 'postgres') {
     const schema = `engram_bench_${Date.now()}`;
     const connectionString = values['postgres-url'];
-    const store = await createPostgresStore({ connectionString, schema });
+    // Batches of 1,000 into a growing HNSW index can pass the server default statement_timeout
+    // (10 s) on a loaded 2-core machine: ingest is measured, not cut short.
+    const store = await createPostgresStore({ connectionString, schema, statementTimeoutMs: 600_000 });
     const cleanup = async () => {
       const pg = (await import('pg')).default;
       const client = new pg.Client({ connectionString });
