@@ -57,8 +57,9 @@ const TEXT_RANK = 'ts_rank(m.text_search, q.query, 1)';
  */
 export async function createPostgresMemoryRecordStore(
   database: PostgresDatabase,
+  options: { vectorExtension?: boolean } = {},
 ): Promise<PostgresMemoryRecordStore> {
-  const vectors = await createPostgresVectorSearch(database);
+  const vectors = await createPostgresVectorSearch(database, options.vectorExtension ?? true);
 
   /** Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a ValidationError. */
   const insertRecords = async (

@@ -14,6 +14,8 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
    * `console.warn`. Pass a logger's warn to route it.
    */
   warn?: (message: string) => void;
+  /** Use pgvector when the database has it (default); false scans vectors exactly, as without it. */
+  vectorExtension?: boolean;
 }
 
 /** The store, plus what benchmarks and operators read: database round trips so far. */
@@ -38,7 +40,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   let memories: Awaited<ReturnType<typeof createPostgresMemoryRecordStore>>;
   try {
     await applyMigrations(database);
-    memories = await createPostgresMemoryRecordStore(database);
+    memories = await createPostgresMemoryRecordStore(database, {
+      vectorExtension: options.vectorExtension ?? true,
+    });
   } catch (error) {
     await database.close();
     throw error;

@@ -27,8 +27,8 @@ const arrayText = (vector: Float32Array): string => `{${Array.from(vector).join(
  * never shrink a result below `limit`. Narrow filters (at most 5,000 candidates) and zero queries
  * are exact, as the contract says. Without pgvector every search is an exact scan in SQL.
  */
-export async function createPostgresVectorSearch(database: PostgresDatabase) {
-  const indexed = await installPgvector(database);
+export async function createPostgresVectorSearch(database: PostgresDatabase, usePgvector = true) {
+  const indexed = usePgvector && (await installPgvector(database));
   /** Dimension counts whose index this process has made sure of (CREATE INDEX IF NOT EXISTS is idempotent). */
   const ensured = new Set<number>();
   const wanted = new Set<number>();
