@@ -117,14 +117,57 @@ export function memoryFilterSql(
   return conditions.join('\n    AND ');
 }
 
+/** The searchable words of a user's query: split as the in-memory analyzer does, stopwords dropped. */
+export function queryWords(query: string): string[] {
+  return [...new Set(words(query).filter((word) => !STOPWORDS.has(word)))];
+}
+
 /**
- * A tsquery text for a user's query, or null when it has no searchable word. The text is split into
- * words as the in-memory analyzer does and stopwords are dropped; each word becomes a quoted
- * tsquery operand, OR-ed together, so no character of the query acts as tsquery syntax. Passed to
+ * A tsquery text for the query's words, or null when it has none: each word a quoted tsquery
+ * operand, OR-ed together, so no character of the query acts as tsquery syntax. Passed to
  * `to_tsquery('english', ...)`, the words are stemmed as the indexed text was.
  */
-export function tsqueryText(query: string): string | null {
-  const terms = [...new Set(words(query).filter((word) => !STOPWORDS.has(word)))];
+export function tsqueryText(terms: readonly string[]): string | null {
   if (terms.length === 0) return null;
   return terms.map((term) => `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
+}
+
+/**
+ * BM25 (k1 = 1.2, b = 0.75) over the records that match `$query` and pass `where`, computed in SQL
+ * from the GIN-indexed tsvectors: the query's stemmed lexemes (`$words`), each one's document
+ * frequency among the tenant's current records (a GIN count per lexeme), the tenant's record count
+ * and average length in lexemes (`length(tsvector)`), and each candidate's term frequencies (the
+ * positions of the lexeme in its tsvector). `tenant`, `words`, `query` and `limit` are placeholders.
+ * The statistics are MATERIALIZED: computed once per search, not once per candidate.
+ */
+export function bm25Sql(
+  where: string,
+  tenant: string,
+  wordsText: string,
+  query: string,
+  limit: string,
+): string {
+  return `WITH terms AS (
+    SELECT t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS query
+    FROM unnest(tsvector_to_array(to_tsvector('english', ${wordsText}))) AS t(lexeme)
+  ),
+  corpus AS MATERIALIZED (
+    SELECT count(*)::float8 AS n, coalesce(avg(length(c.text_search)), 1)::float8 AS avgdl
+    FROM memories c WHERE c.tenant_id = ${tenant} AND c.valid_to IS NULL
+  ),
+  weights AS MATERIALIZED (
+    SELECT terms.lexeme, ln(1 + (greatest(corpus.n - d.df, 0) + 0.5) / (d.df + 0.5)) AS idf
+    FROM terms CROSS JOIN corpus CROSS JOIN LATERAL (
+      SELECT count(*)::float8 AS df FROM memories c
+      WHERE c.tenant_id = ${tenant} AND c.valid_to IS NULL AND c.text_search @@ terms.query
+    ) AS d
+  )
+  SELECT m.id, (
+    SELECT coalesce(sum(w.idf * cardinality(u.positions) * 2.2
+      / (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * length(m.text_search) / greatest(corpus.avgdl, 1)))), 0)
+    FROM unnest(m.text_search) AS u JOIN weights w ON w.lexeme = u.lexeme
+  ) AS score
+  FROM memories m CROSS JOIN corpus CROSS JOIN to_tsquery('english', ${query}) AS q(query)
+  WHERE m.text_search @@ q.query AND ${where}
+  ORDER BY score DESC, m.id LIMIT ${limit}`;
 }

@@ -101,8 +101,9 @@ export async function openPostgresDatabase(options: PostgresConnectionOptions): 
     // Also a client-side limit, so that a query on a connection whose server vanished cannot hang.
     query_timeout: statementTimeout + 2_000,
     // pgvector: iterative index scans in exact distance order, so that filters never cut a result
-    // short; 100 candidates per step (the default 40 is below the 100-200 hybrid search asks for).
-    options: `-c search_path=${searchPath.replaceAll(' ', '\\ ')} -c hnsw.iterative_scan=strict_order -c hnsw.ef_search=100`,
+    // short; 200 candidates per step (the default 40 is below the 100-200 hybrid search asks for, and
+    // recall on clustered vectors queried between clusters was 0.94 at 100, 0.96 at 200).
+    options: `-c search_path=${searchPath.replaceAll(' ', '\\ ')} -c hnsw.iterative_scan=strict_order -c hnsw.ef_search=200`,
     types: typeParsers(library),
   });
   // An idle connection that the server drops (restart, pg_terminate_backend) must not crash the process.

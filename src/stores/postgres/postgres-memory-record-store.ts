@@ -15,7 +15,7 @@ import {
   toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
-import { memoryFilterSql, SqlParameters, tsqueryText } from './memory-filter-sql.js';
+import { bm25Sql, memoryFilterSql, queryWords, SqlParameters, tsqueryText } from './memory-filter-sql.js';
 import {
   INSERT_MEMORIES,
   MEMORY_SELECT,
@@ -39,14 +39,6 @@ const ORDER_BY = {
   created_asc: 'm.created_at ASC, m.id ASC',
   last_accessed_desc: 'm.last_accessed DESC, m.id DESC',
 } as const;
-
-/**
- * Rank of a text match: PostgreSQL's `ts_rank` with normalization 1 (divided by 1 + the log of the
- * record's length in words), so repeated query words rank higher and long records do not win by
- * length alone. Not BM25 (no inverse document frequency): a word rare in the tenant counts no more
- * than a common one. Higher is better, and every match scores above 0.
- */
-const TEXT_RANK = 'ts_rank(m.text_search, q.query, 1)';
 
 /**
  * The long-term memory part of the PostgreSQL driver. Filters become SQL (`memory-filter-sql.ts`);
@@ -265,16 +257,16 @@ export async function createPostgresMemoryRecordStore(
     },
 
     async searchText(tenantId, query, filter, limit) {
-      const text = tsqueryText(query);
+      const terms = queryWords(query);
+      const text = tsqueryText(terms);
       if (limit <= 0 || text === null) return [];
       const parameters = new SqlParameters();
       const tsquery = parameters.add(text);
+      const wordsText = parameters.add(terms.join(' '));
       const where = memoryFilterSql(tenantId, filter, parameters);
+      const tenant = parameters.add(tenantId);
       const rows = await database.query<{ id: string; score: number }>(
-        `SELECT m.id, ${TEXT_RANK} AS score
-        FROM memories m, to_tsquery('english', ${tsquery}) AS q(query)
-        WHERE m.text_search @@ q.query AND ${where}
-        ORDER BY score DESC, m.id LIMIT ${parameters.add(limit)}`,
+        bm25Sql(where, tenant, wordsText, tsquery, parameters.add(limit)),
         parameters.values,
       );
       return rows.map((row) => ({ id: row.id, score: row.score }));
