@@ -40,6 +40,8 @@ export type {
   MemoryRecordEdit,
   MemoryRecordInput,
   MemoryType,
+  MemoryVersion,
+  MemoryWriter,
 } from './core/schemas/memory-record.js';
 export type { MessageInput, MessageRole, StoredMessage, ToolCall } from './core/schemas/message.js';
 export type { Procedure, ProcedureInput, ProcedureStatus } from './core/schemas/procedure.js';
@@ -47,8 +49,18 @@ export type { SessionInput, SessionKey, SessionState, SessionSummary } from './c
 export { type ModelInfo, resolveModel } from './core/tokens/model-registry.js';
 export type { Episode, EpisodeInput, EpisodeLog } from './engine/long-term/episode-log.js';
 export type { DocumentInput, KnowledgeBase, KnowledgeDocument } from './engine/long-term/knowledge-base.js';
-export type { LongTermMemory, WorkingSetRequest } from './engine/long-term/long-term-memory.js';
-export type { ProcedureLibrary, ProcedureMatch } from './engine/long-term/procedure-library.js';
+export type {
+  CreateOptions,
+  EditOptions,
+  LongTermMemory,
+  WorkingSetRequest,
+} from './engine/long-term/long-term-memory.js';
+export type {
+  CreatedProcedure,
+  ProcedureLibrary,
+  ProcedureMatch,
+  ProcedureWriteOptions,
+} from './engine/long-term/procedure-library.js';
 export type { Session, SessionOperations, SessionPatchInput } from './engine/sessions/session-operations.js';
 export type { SessionRef } from './engine/sessions/session-ref.js';
 export {
@@ -72,7 +84,13 @@ export {
 } from './server/server-config.js';
 export type { EngramStore } from './stores/engram-store.js';
 export { createMemoryStore } from './stores/memory/memory-store.js';
-export type { MemoryRecordStore } from './stores/memory-record-store.js';
+export type {
+  InsertOptions,
+  MemoryRecordStore,
+  MemoryUpdate,
+  NewMemoryRecord,
+  UpdateOptions,
+} from './stores/memory-record-store.js';
 export {
   createPostgresStore,
   type PostgresStore,

@@ -5,8 +5,8 @@ import { toAmsRecord } from '../server/ams/long-term-memory-mapper.js';
 
 /**
  * A long-term memory in AMS's MemoryRecord shape (all 21 fields, snake_case), plus engram's own
- * fields an agent needs to follow versions and ranking: `salience`, `confidence`, `supersedes`,
- * `superseded_by`, `valid_to`, `agent_id`.
+ * fields an agent needs to follow versions and ranking: `salience`, `confidence`, `version`,
+ * `written_by`, `supersedes`, `superseded_by` (merges), `valid_to`, `agent_id`.
  */
 export function toAmsMemoryRecord(memory: MemoryRecord) {
   return {
@@ -14,6 +14,8 @@ export function toAmsMemoryRecord(memory: MemoryRecord) {
     agent_id: memory.agentId,
     salience: memory.salience,
     confidence: memory.confidence,
+    version: memory.version,
+    written_by: memory.writtenBy,
     supersedes: memory.supersedes,
     superseded_by: memory.supersededBy,
     valid_to: memory.validTo === null ? null : formatAmsDateTime(memory.validTo),

@@ -4,6 +4,7 @@ import { ValidationError } from '../core/errors.js';
 import type { MemoryRecordEdit, MemoryRecordInput } from '../core/schemas/memory-record.js';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
+import { toAmsVersion } from '../server/ams/long-term-memory-mapper.js';
 import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
 import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
@@ -143,6 +144,7 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
       const { inserted, duplicates } = await engram.memories.create(
         tenantId,
         args.memories.map(toMemoryInput),
+        { writtenBy: 'agent' },
       );
       return {
         status: 'ok',
@@ -160,7 +162,9 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     context,
     'get_long_term_memory',
     {
-      description: 'Get one long-term memory by id (also a superseded version, with superseded_by set).',
+      description:
+        'Get one long-term memory by id: its current version (`version`, `written_by`). A memory merged ' +
+        'into another comes back closed, with superseded_by set.',
       inputSchema: { memory_id: z.string().min(1).max(128) },
       permission: 'read',
     },
@@ -170,11 +174,31 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
   defineTool(
     server,
     context,
+    'get_long_term_memory_history',
+    {
+      description:
+        'The versions of one long-term memory, newest first: what each said, valid_from/valid_to and ' +
+        'written_by (user, agent, llm, api or system).',
+      inputSchema: {
+        memory_id: z.string().min(1).max(128),
+        limit: z.number().int().min(1).max(1_000).default(100),
+      },
+      permission: 'read',
+    },
+    async (args) => {
+      const versions = await engram.memories.history(tenantId, args.memory_id, args.limit);
+      return { id: args.memory_id, versions: versions.map(toAmsVersion) };
+    },
+  );
+
+  defineTool(
+    server,
+    context,
     'edit_long_term_memory',
     {
       description:
-        'Change fields of a long-term memory. Only the fields given change. engram keeps versions: the ' +
-        'answer is the new version, with a new id and supersedes = the old id; the old version stays readable.',
+        'Change fields of a long-term memory. Only the fields given change. The id stays: the answer is ' +
+        'the new version (version + 1); earlier versions stay readable with get_long_term_memory_history.',
       inputSchema: {
         memory_id: z.string().min(1).max(128),
         ...memoryFields,
@@ -198,7 +222,9 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         confidence: fields.confidence,
       });
       if (Object.keys(changes).length === 0) throw new ValidationError('No fields provided for update');
-      return toAmsMemoryRecord(await engram.memories.edit(tenantId, memory_id, changes));
+      return toAmsMemoryRecord(
+        await engram.memories.edit(tenantId, memory_id, changes, { writtenBy: 'agent' }),
+      );
     },
   );
 

@@ -23,6 +23,7 @@ import { registerSessionExtensionRoutes } from './extensions/session-extension-r
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
+import { parseUtf8Body } from './parse-utf8-body.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
 import { createServerLogger } from './server-logger.js';
@@ -92,7 +93,7 @@ export function createServer(options: ServerOptions): EngramServer {
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
   registerOpenApi(app);
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, parseUtf8Body);
   const authenticate = createAuthenticator(config, engram);
   app.decorateRequest('principal', null as unknown as Principal);
   const anonymous = config.auth.mode === 'disabled';

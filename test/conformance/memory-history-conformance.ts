@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { NotFoundError, ValidationError, VersionConflictError } from '../../src/core/errors.js';
+import { words } from '../../src/core/text/analyze-text.js';
 import type { MemoryUpdate } from '../../src/stores/memory-record-store.js';
 import {
   CURRENT,
@@ -16,6 +18,7 @@ import {
 } from './memory-record-fixtures.js';
 
 const unit = (...values: number[]) => Float32Array.from(values);
+const VOCABULARY = ['apple', 'river', 'stone', 'cloud', 'ember'];
 
 /** The next version of a fixture record: `newMemory`'s fields without what an update keeps. */
 function nextVersion(overrides: Parameters<typeof newMemory>[1] = {}): MemoryUpdate {
@@ -189,5 +192,67 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
     // With deduplication on again, the oldest current record is the duplicate.
     const again = await memories.insertMemories(TENANT, [newMemory('d', { text: 'same text' })]);
     expect(again.duplicates.map((duplicate) => duplicate.existing.id)).toEqual(['a']);
+  });
+
+  it('property: any run of updates keeps one id, contiguous versions and current-only search', async () => {
+    const { memories } = context;
+    const update = fc.record({
+      target: fc.integer({ min: 0, max: 2 }),
+      words: fc.subarray(VOCABULARY, { minLength: 1 }),
+      day: fc.integer({ min: 0, max: 30 }),
+      writtenBy: fc.constantFrom('user' as const, 'agent' as const, 'llm' as const, 'api' as const),
+    });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(update, { maxLength: 12 }), async (updates) => {
+        const tenant = `property-${run++}`;
+        const ids = ['p0', 'p1', 'p2'];
+        await insertAll(
+          memories,
+          ids.map((id) => newMemory(id, { text: `${id} start`, validFrom: day(0) })),
+          tenant,
+        );
+        const expected = new Map(ids.map((id) => [id, [{ text: `${id} start`, writtenBy: 'api' }]]));
+        for (const step of updates) {
+          const id = ids[step.target] as string;
+          const text = `${id} ${step.words.join(' ')}`;
+          const next = await memories.updateMemory(
+            tenant,
+            id,
+            nextVersion({ text, validFrom: day(step.day), writtenBy: step.writtenBy }),
+          );
+          expected.get(id)?.push({ text, writtenBy: step.writtenBy });
+          expect(next).toMatchObject({ id, version: expected.get(id)?.length });
+        }
+        for (const id of ids) {
+          const history = await memories.memoryHistory(tenant, id, 1_000);
+          const written = [...(expected.get(id) ?? [])].reverse();
+          expect(history.map((version) => [version.id, version.text, version.writtenBy])).toEqual(
+            written.map((version) => [id, version.text, version.writtenBy]),
+          );
+          expect(history.map((version) => version.version)).toEqual(
+            written.map((_, index) => written.length - index),
+          );
+          expect(history[0]?.validTo).toBeNull();
+          history.slice(1).forEach((version, index) => {
+            expect(version.validTo).toBe(history[index]?.validFrom);
+            expect(version.validFrom <= (version.validTo as string)).toBe(true);
+          });
+          const [current] = await memories.getMemories(tenant, [id]);
+          expect(current).toMatchObject({ text: history[0]?.text, version: history[0]?.version });
+        }
+        expect(await memories.countMemories(tenant, EVERYTHING)).toBe(3);
+        // Text search finds exactly the memories whose current text has the word.
+        for (const word of VOCABULARY) {
+          const found = idsOf(await memories.searchText(tenant, word, EVERYTHING, 10)).sort();
+          const holders = ids.filter((id) => {
+            const latest = expected.get(id)?.at(-1)?.text ?? '';
+            return words(latest).includes(words(word)[0] as string);
+          });
+          expect(found).toEqual(holders);
+        }
+      }),
+      { numRuns: 25 },
+    );
   });
 }

@@ -89,7 +89,9 @@ describe('procedures per agent', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ agent_id: 'support', status: 'pending', version: 1, examples: [] });
     const id = created.body.id;
-    expect((await call('GET', `/v1/agents/support/procedures/${id}`)).body).toEqual(created.body);
+    const { deduplicated, ...stored } = created.body;
+    expect(deduplicated).toBe(false);
+    expect((await call('GET', `/v1/agents/support/procedures/${id}`)).body).toEqual(stored);
 
     const edited = await call('PATCH', `/v1/agents/support/procedures/${id}`, {
       body: { steps: ['Refund it'] },
@@ -106,9 +108,15 @@ describe('procedures per agent', () => {
       caller: { role: 'agent' },
     });
     expect(denied.status).toBe(403);
-    const approved = await call('POST', `/v1/agents/support/procedures/${edited.body.id}/approve`);
+    expect(edited.body.id).toBe(id);
+    const approved = await call('POST', `/v1/agents/support/procedures/${id}/approve`);
     expect(approved.status).toBe(200);
-    expect(approved.body).toMatchObject({ status: 'approved', version: 3 });
+    expect(approved.body).toMatchObject({ id, status: 'approved', version: 3 });
+    // Approving the original id again is no conflict: it is approved, nothing changes.
+    const twice = await call('POST', `/v1/agents/support/procedures/${id}/approve`);
+    expect(twice).toMatchObject({ status: 200, body: approved.body });
+    const history = await extensionApp().engram.memories.history('t1', id);
+    expect(history.map((version) => version.writtenBy)).toEqual(['user', 'api', 'api']);
     expect((await call('GET', '/v1/agents/support/procedures?status=approved')).body.procedures).toHaveLength(
       1,
     );
@@ -120,6 +128,27 @@ describe('procedures per agent', () => {
     expect(rejected.body).toMatchObject({ status: 'rejected', version: 4 });
     expect((await call('DELETE', `/v1/agents/support/procedures/${rejected.body.id}`)).status).toBe(204);
     expect((await call('GET', `/v1/agents/support/procedures/${rejected.body.id}`)).status).toBe(404);
+  });
+
+  it('reports a duplicate of the same agent’s procedure, and stores another agent’s or other steps', async () => {
+    const { call } = extensionApp();
+    await call('POST', '/v1/agents', { body: { id: 'support' } });
+    await call('POST', '/v1/agents', { body: { id: 'billing' } });
+    const body = { name: 'Refund', triggers: ['refund'], steps: ['Check the order', 'Refund it'] };
+    const first = await call('POST', '/v1/agents/support/procedures', { body });
+    expect(first).toMatchObject({ status: 201, body: { deduplicated: false } });
+    const again = await call('POST', '/v1/agents/support/procedures', { body });
+    expect(again).toMatchObject({ status: 200, body: { id: first.body.id, deduplicated: true } });
+    const theirs = await call('POST', '/v1/agents/billing/procedures', { body });
+    expect(theirs).toMatchObject({ status: 201, body: { agent_id: 'billing', deduplicated: false } });
+    expect(theirs.body.id).not.toBe(first.body.id);
+    const otherSteps = await call('POST', '/v1/agents/support/procedures', {
+      body: { ...body, steps: ['Escalate'] },
+    });
+    expect(otherSteps).toMatchObject({ status: 201, body: { steps: ['Escalate'], deduplicated: false } });
+    const listed = await call('GET', '/v1/agents/support/procedures');
+    expect(listed.body.procedures).toHaveLength(2);
+    expect((await call('GET', '/v1/agents/billing/procedures')).body.procedures).toHaveLength(1);
   });
 
   it('validates with 400 and hides other agents’ and tenants’ procedures', async () => {

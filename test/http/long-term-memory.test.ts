@@ -96,7 +96,7 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(hit?.score).toBeCloseTo(Math.max(0, 1 - (hit?.dist as number)));
   });
 
-  it('upserts by id as a new version (nothing deleted); of two records with one id the last wins', async () => {
+  it('upserts by id as a new version under the same id (nothing lost); of two records with one id the last wins', async () => {
     await create([{ id: 'up-1', text: 'first text', namespace: 'upsert', topics: ['a'] }]);
     const first = await call('/v1/long-term-memory/up-1');
     await create([
@@ -104,36 +104,50 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
       { id: 'up-1', text: 'third text', namespace: 'upsert', memory_type: 'episodic' },
     ]);
     const read = await call('/v1/long-term-memory/up-1');
-    expect(read.body).toMatchObject({ text: 'third text', memory_type: 'episodic', topics: [] });
-    expect(read.body.id).not.toBe('up-1');
+    expect(read.body).toMatchObject({ id: 'up-1', text: 'third text', memory_type: 'episodic', topics: [] });
     expect(read.body.created_at).toBe(first.body.created_at);
     const listed = await search({ text: '', namespace: { eq: 'upsert' } });
-    expect(ids(listed)).toEqual([read.body.id]);
-    // The old version is kept, closed and pointing at its successor.
-    const engram = testServer().engram;
-    const old = await engram.memories.get('default', 'up-1');
-    expect(old).toMatchObject({ text: 'first text', supersededBy: read.body.id });
-    expect(old.validTo).not.toBeNull();
-    expect(await engram.memories.get('default', read.body.id as string)).toMatchObject({
-      supersedes: 'up-1',
-    });
+    expect(ids(listed)).toEqual(['up-1']);
+    // The prior version is kept in the memory's history.
+    const history = await call('/v1/long-term-memory/up-1/history');
+    expect(history.status).toBe(200);
+    expect(history.body.id).toBe('up-1');
+    expect((history.body.versions as Json[]).map((version) => version.text)).toEqual([
+      'third text',
+      'first text',
+    ]);
 
-    // Creating it again with the same content changes nothing, by the old id or the new one.
+    // Creating it again with the same content changes nothing.
     const same = { id: 'up-1', text: 'third text', namespace: 'upsert', memory_type: 'episodic' };
     await create([same]);
-    await create([{ ...same, id: read.body.id }]);
-    expect((await call('/v1/long-term-memory/up-1')).body.id).toBe(read.body.id);
-    // A change through the new id versions again; PATCH and GET by the first id follow.
-    await create([{ ...same, id: read.body.id, text: 'fourth text' }]);
+    expect((await call('/v1/long-term-memory/up-1/history')).body.versions).toHaveLength(2);
+    await create([{ ...same, text: 'fourth text' }]);
     const fourth = await call('/v1/long-term-memory/up-1');
-    expect(fourth.body).toMatchObject({ text: 'fourth text' });
-    expect(fourth.body.id).not.toBe(read.body.id);
-    expect((await engram.memories.get('default', read.body.id as string)).supersededBy).toBe(fourth.body.id);
-    // DELETE by the first id removes every version.
+    expect(fourth.body).toMatchObject({ id: 'up-1', text: 'fourth text' });
+    // DELETE removes the memory with its history.
     expect((await call('/v1/long-term-memory?memory_ids=up-1', 'DELETE')).body.status).toBe(
       'ok, deleted 1 memories',
     );
-    expect((await call(`/v1/long-term-memory/${fourth.body.id}`)).status).toBe(404);
+    expect((await call('/v1/long-term-memory/up-1')).status).toBe(404);
+    expect((await call('/v1/long-term-memory/up-1/history')).status).toBe(404);
+  });
+
+  it('keeps identical records under their own ids with deduplicate false, and drops the copy by default', async () => {
+    const same = { text: 'identical words here', namespace: 'dedup-off' };
+    const answer = await call('/v1/long-term-memory/', 'POST', {
+      memories: [
+        { ...same, id: 'same-1' },
+        { ...same, id: 'same-2' },
+      ],
+      deduplicate: false,
+    });
+    expect(answer.status).toBe(200);
+    expect(ids(await search({ text: '', namespace: { eq: 'dedup-off' } })).sort()).toEqual([
+      'same-1',
+      'same-2',
+    ]);
+    await create([{ ...same, id: 'same-3' }]);
+    expect((await call('/v1/long-term-memory/same-3')).status).toBe(404);
   });
 
   it('versions concurrent creates of one id without losing or failing any', async () => {
@@ -144,7 +158,9 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(results.map((result) => result.status)).toEqual([200, 200, 200]);
     const listed = await search({ text: '', namespace: { eq: 'race' } });
     expect(listed.body.total).toBe(1);
-    expect((await call('/v1/long-term-memory/race-1')).body.id).toBe(ids(listed)[0]);
+    expect(ids(listed)).toEqual(['race-1']);
+    const history = await call('/v1/long-term-memory/race-1/history');
+    expect((history.body.versions as Json[]).map((version) => version.version)).toEqual([4, 3, 2, 1]);
   });
 
   it('drops a new record whose content equals a current one (AMS hash dedup, documented)', async () => {
@@ -200,6 +216,28 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(((await invalidJson.json()) as { detail: Json[] }).detail[0]?.type).toBe('json_invalid');
   });
 
+  it('refuses a body that is not UTF-8 with 400, as FastAPI does, and stores nothing', async () => {
+    const prefix = Buffer.from('{"memories":[{"id":"latin-1","text":"caf');
+    const body = Buffer.concat([prefix, Buffer.from([0xe9]), Buffer.from('"}]}')]);
+    const response = await fetch(`${testServer().url}/v1/long-term-memory/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ detail: 'There was an error parsing the body' });
+    expect((await call('/v1/long-term-memory/latin-1')).status).toBe(404);
+    // Real UTF-8 (with a byte-order mark, which Python's JSON decoder drops too) is stored intact.
+    const utf8 = Buffer.from('\uFEFF{"memories":[{"id":"utf-8","text":"café ☕ 𝄞"}]}', 'utf8');
+    const stored = await fetch(`${testServer().url}/v1/long-term-memory/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: utf8,
+    });
+    expect(stored.status).toBe(200);
+    expect((await call('/v1/long-term-memory/utf-8')).body.text).toBe('café ☕ 𝄞');
+  });
+
   it('answers 404 in AMS words, also for the shadowed GET /search', async () => {
     expect(await call('/v1/long-term-memory/nope')).toEqual({
       status: 404,
@@ -214,7 +252,7 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
 });
 
 describe('PATCH and DELETE /v1/long-term-memory (AMS §4.10, §4.11)', () => {
-  it('edits by creating a new version: the response carries its id, the old id still resolves', async () => {
+  it('edits by writing a new version under the same id, readable as history', async () => {
     await create([{ id: 'edit-1', text: 'User lives in Oslo', namespace: 'edit', topics: ['home'] }]);
     const patched = await call('/v1/long-term-memory/edit-1', 'PATCH', {
       text: 'User lives in Bergen',
@@ -224,19 +262,46 @@ describe('PATCH and DELETE /v1/long-term-memory (AMS §4.10, §4.11)', () => {
     });
     expect(patched.status).toBe(200);
     expect(Object.keys(patched.body).sort()).toEqual([...recordFields].sort());
-    expect(patched.body).toMatchObject({ text: 'User lives in Bergen', topics: ['home'], namespace: 'edit' });
-    const newId = patched.body.id as string;
-    expect(newId).not.toBe('edit-1');
-    expect((await call('/v1/long-term-memory/edit-1')).body).toMatchObject({
-      id: newId,
+    expect(patched.body).toMatchObject({
+      id: 'edit-1',
       text: 'User lives in Bergen',
+      topics: ['home'],
+      namespace: 'edit',
     });
+    expect((await call('/v1/long-term-memory/edit-1')).body).toEqual(patched.body);
     const found = await search({ text: 'Bergen', search_mode: 'keyword', namespace: { eq: 'edit' } });
-    expect(ids(found)).toEqual([newId]);
-    // Editing through the old id edits the current version.
+    expect(ids(found)).toEqual(['edit-1']);
+    expect(ids(await search({ text: 'Oslo', search_mode: 'keyword', namespace: { eq: 'edit' } }))).toEqual(
+      [],
+    );
     const again = await call('/v1/long-term-memory/edit-1', 'PATCH', { pinned: true });
-    expect(again.body).toMatchObject({ pinned: true, text: 'User lives in Bergen' });
-    expect(ids(await search({ text: '', namespace: { eq: 'edit' } }))).toEqual([again.body.id]);
+    expect(again.body).toMatchObject({ id: 'edit-1', pinned: true, text: 'User lives in Bergen' });
+    expect(ids(await search({ text: '', namespace: { eq: 'edit' } }))).toEqual(['edit-1']);
+
+    const history = await call('/v1/long-term-memory/edit-1/history');
+    expect(history.status).toBe(200);
+    const versions = history.body.versions as Json[];
+    expect(history.body.id).toBe('edit-1');
+    expect(
+      versions.map((version) => [version.version, version.text, version.pinned, version.written_by]),
+    ).toEqual([
+      [3, 'User lives in Bergen', true, 'api'],
+      [2, 'User lives in Bergen', false, 'api'],
+      [1, 'User lives in Oslo', false, 'api'],
+    ]);
+    expect(versions[0]?.valid_to).toBeNull();
+    expect(versions[1]?.valid_to).toBe(versions[0]?.valid_from);
+    expect(versions[2]?.valid_to).toBe(versions[1]?.valid_from);
+    expect(Object.keys(versions[0] ?? {})).toEqual(
+      expect.arrayContaining(['version', 'text', 'valid_from', 'valid_to', 'written_by', 'memory_hash']),
+    );
+    const limited = await call('/v1/long-term-memory/edit-1/history?limit=1');
+    expect((limited.body.versions as Json[]).map((version) => version.version)).toEqual([3]);
+    expect((await call('/v1/long-term-memory/edit-1/history?limit=0')).status).toBe(422);
+    expect(await call('/v1/long-term-memory/nope/history')).toEqual({
+      status: 404,
+      body: { detail: 'Memory with ID nope not found' },
+    });
   });
 
   it('answers 400 when no field is left and 404 for an unknown id', async () => {

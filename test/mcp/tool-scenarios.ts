@@ -10,6 +10,7 @@ export const toolNames = [
   'search_long_term_memory',
   'create_long_term_memories',
   'get_long_term_memory',
+  'get_long_term_memory_history',
   'edit_long_term_memory',
   'delete_long_term_memories',
   'get_working_memory',
@@ -25,6 +26,8 @@ interface AmsRecord {
   topics: string[];
   supersedes: string | null;
   superseded_by: string | null;
+  version: number;
+  written_by: string;
 }
 interface SearchAnswer {
   memories: (AmsRecord & { dist: number; score: number | null; score_type: string | null })[];
@@ -120,10 +123,16 @@ export function describeMemoryTools(client: () => Client): void {
         topics: ['drinks', 'tea'],
         namespace: null,
       });
-      expect(edited).toMatchObject({ supersedes: teaId, topics: ['drinks', 'tea'] });
-      expect(edited.id).not.toBe(teaId);
-      const old = await callOk<AmsRecord>(client(), 'get_long_term_memory', { memory_id: teaId });
-      expect(old.superseded_by).toBe(edited.id);
+      expect(edited).toMatchObject({ id: teaId, version: 2, written_by: 'agent', topics: ['drinks', 'tea'] });
+      expect(await callOk<AmsRecord>(client(), 'get_long_term_memory', { memory_id: teaId })).toEqual(edited);
+      const history = await callOk<{ id: string; versions: { version: number; text: string }[] }>(
+        client(),
+        'get_long_term_memory_history',
+        { memory_id: teaId },
+      );
+      expect(history.id).toBe(teaId);
+      expect(history.versions.map((version) => version.version)).toEqual([2, 1]);
+      expect(history.versions[0]?.text).toBe('Grace prefers oolong tea in the morning');
 
       const deleted = await callOk<{ status: string }>(client(), 'delete_long_term_memories', {
         memory_ids: [edited.id, 'no-such-memory'],

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../../core/schemas/json.js';
-import type { MemoryRecord, MemoryRecordInput } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord, MemoryRecordInput, MemoryVersion } from '../../core/schemas/memory-record.js';
 import type { SearchHit } from '../../retrieval/hybrid-search.js';
 import { formatAmsDateTime } from './ams-datetime.js';
 import type { AmsRecordInput } from './long-term-memory-schemas.js';
@@ -107,4 +107,32 @@ export function toAmsResult(hit: SearchHit, mode: AmsSearchMode, listing: boolea
   }
   const score = hit.similarity ?? 0;
   return { ...record, dist: 1 - score, score, score_type: mode };
+}
+
+/**
+ * One version of a memory in the history route (an engram extension), in the snake_case and
+ * datetime form of AMS records: what the version said, when it was current, who wrote it.
+ */
+export function toAmsVersion(version: MemoryVersion) {
+  const { [AMS_METADATA_KEY]: _extras, ...metadata } = version.metadata;
+  return {
+    version: version.version,
+    text: version.text,
+    memory_type: version.memoryType,
+    namespace: version.namespace,
+    user_id: version.userId,
+    session_id: version.sessionId,
+    agent_id: version.agentId,
+    document_id: version.documentId,
+    topics: version.topics,
+    entities: version.entities,
+    event_date: time(version.eventDate),
+    pinned: version.pinned,
+    memory_hash: version.memoryHash,
+    metadata,
+    updated_at: formatAmsDateTime(version.updatedAt),
+    valid_from: formatAmsDateTime(version.validFrom),
+    valid_to: time(version.validTo),
+    written_by: version.writtenBy,
+  };
 }

@@ -12,7 +12,7 @@ import { readBody, readPath, readQuery } from '../request-parts.js';
 import { validateRequest } from '../validate-request.js';
 import { AmsHttpError } from './ams-http-error.js';
 import { selectForgotten } from './forget-policy.js';
-import { toAmsRecord, toAmsResult, toMemoryInput } from './long-term-memory-mapper.js';
+import { toAmsRecord, toAmsResult, toAmsVersion, toMemoryInput } from './long-term-memory-mapper.js';
 import {
   ackSchema,
   amsRecordSchema,
@@ -23,13 +23,15 @@ import {
   forgetBodySchema,
   forgetQuerySchema,
   forgetResponseSchema,
+  historyQuerySchema,
+  memoryHistorySchema,
   memoryPathSchema,
   optimizeQuerySchema,
   searchBodySchema,
   searchResponseSchema,
 } from './long-term-memory-schemas.js';
 import { planSearch, touchHits } from './long-term-memory-search.js';
-import { deleteWithVersions, resolveCurrent } from './memory-versions.js';
+import { deleteWithVersions, resolveCurrent, resolveLatest } from './memory-versions.js';
 import { upsertMemories } from './upsert-memories.js';
 
 const PAGE = 1_000;
@@ -78,9 +80,10 @@ function readMemoryIds(request: FastifyRequest): string[] {
 }
 
 /**
- * AMS long-term memory (spec §4.7–4.13), scoped to the caller's tenant. engram versions edits: a
- * PATCH creates a new version with a new id (returned), and every id route resolves an old id to
- * its current version, so clients may keep the id they created. See docs/server.md.
+ * AMS long-term memory (spec §4.7–4.13), scoped to the caller's tenant. A memory's id is stable: a
+ * PATCH writes a new version under the same id (the prior one stays in its history, readable at
+ * `GET /v1/long-term-memory/{id}/history`), and an id merged away (or a per-edit id from before
+ * stable ids) resolves to the memory it became. See docs/server.md.
  */
 export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engram): void {
   const create = async (request: FastifyRequest) => {
@@ -94,11 +97,12 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     inputs.forEach((input, index) => {
       parseWith(memoryRecordInputSchema, input, `memory at index ${index}`);
     });
-    await upsertMemories(engram, tenantId, inputs);
+    await upsertMemories(engram, tenantId, inputs, { deduplicate: body.deduplicate });
     return { status: 'ok' };
   };
   const createDocs = {
-    summary: 'Create long-term memories (an existing id gets a new version; indexed before the answer)',
+    summary:
+      'Create long-term memories (an existing id gets a new version, same id; indexed before the answer)',
     tags,
     body: createMemoriesBodySchema,
     response: ackSchema,
@@ -169,7 +173,8 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     {
       config: {
         docs: {
-          summary: 'Edit a long-term memory: a new version (with a new id, returned) supersedes it',
+          summary:
+            'Edit a long-term memory: a new version under the same id (the prior one kept in its history)',
           tags,
           params: memoryPathSchema,
           body: editBodySchema,
@@ -196,6 +201,36 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
       const current = await resolveCurrent(engram, tenantId, memory_id);
       if (!current) throw notFound(memory_id);
       return toAmsRecord(await engram.memories.edit(tenantId, current.id, changes));
+    },
+  );
+
+  app.get(
+    '/v1/long-term-memory/:memory_id/history',
+    {
+      config: {
+        docs: {
+          summary: 'A memory’s versions, newest first (engram extension)',
+          description:
+            'Every version of the memory: what it said, `valid_from`/`valid_to` (null while current) and ' +
+            '`written_by` (user, agent, llm, api or system). Any record kind (facts, knowledge chunks, ' +
+            'episodes, procedures); an id merged away answers for the memory it became.',
+          tags,
+          params: memoryPathSchema,
+          query: historyQuerySchema,
+          response: memoryHistorySchema,
+          errors: { 404: 'No memory with this id in the caller’s tenant' },
+          extension: true,
+        },
+      },
+    },
+    async (request) => {
+      const { memory_id } = readPath(request, memoryPathSchema);
+      const { limit } = readQuery(request, historyQuerySchema);
+      const tenantId = tenantOf(request);
+      const memory = await resolveLatest(engram, tenantId, memory_id);
+      if (!memory) throw notFound(memory_id);
+      const versions = await engram.memories.history(tenantId, memory.id, limit);
+      return { id: memory.id, versions: versions.map(toAmsVersion) };
     },
   );
 

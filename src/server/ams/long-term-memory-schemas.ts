@@ -159,3 +159,33 @@ export const forgetResponseSchema = z.object({
   deleted_ids: z.array(z.string()),
   dry_run: z.boolean(),
 });
+
+/** Query of the history route: how many versions, newest first. */
+export const historyQuerySchema = z.object({
+  limit: bounded(laxInteger(), 1, 1_000).default(100),
+});
+
+/** One version of a memory (engram extension; `toAmsVersion`). */
+export const memoryVersionSchema = z.object({
+  version: z.number().int(),
+  text: z.string(),
+  memory_type: z.string(),
+  namespace: nullableText,
+  user_id: nullableText,
+  session_id: nullableText,
+  agent_id: nullableText,
+  document_id: nullableText,
+  topics: z.array(z.string()),
+  entities: z.array(z.string()),
+  event_date: nullableText,
+  pinned: z.boolean(),
+  memory_hash: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  updated_at: z.string(),
+  valid_from: z.string(),
+  valid_to: nullableText,
+  written_by: z.enum(['user', 'agent', 'llm', 'api', 'system']),
+});
+
+/** The history route's answer: the memory's (stable) id and its versions, newest first. */
+export const memoryHistorySchema = z.object({ id: z.string(), versions: z.array(memoryVersionSchema) });

@@ -10,11 +10,11 @@ async function one(engram: Engram, tenantId: string, id: string): Promise<Memory
 }
 
 /**
- * The current version of the memory `id` names, following `supersededBy` (AMS clients keep using
- * the id they created after a PATCH, which in engram made a new version). Null when absent, when
- * its chain ends in a deleted version, or for a procedure (not an AMS memory type).
+ * The current memory `id` leads to: itself, or for a memory merged away (and for the per-edit ids
+ * of version chains written before stable ids, which migration 12 left as closed rows) the one
+ * that `supersededBy` leads to. Null when absent or when its chain ends in a deleted memory.
  */
-export async function resolveCurrent(
+export async function resolveLatest(
   engram: Engram,
   tenantId: string,
   id: string,
@@ -23,11 +23,23 @@ export async function resolveCurrent(
   for (let step = 0; memory?.supersededBy && step < MAX_VERSIONS; step++) {
     memory = await one(engram, tenantId, memory.supersededBy);
   }
-  if (!memory || memory.validTo !== null || memory.memoryType === 'procedural') return null;
-  return memory;
+  return memory && memory.validTo === null ? memory : null;
 }
 
-/** Ids of every version of the memory `id` belongs to (older and newer); [] when absent or a procedure. */
+/** `resolveLatest`, and null for a procedure (not an AMS memory type). */
+export async function resolveCurrent(
+  engram: Engram,
+  tenantId: string,
+  id: string,
+): Promise<MemoryRecord | null> {
+  const memory = await resolveLatest(engram, tenantId, id);
+  return memory?.memoryType === 'procedural' ? null : memory;
+}
+
+/**
+ * Ids of the memory `id` and of the memories linked to it by merges (older and newer), which is how
+ * pre-migration version chains are linked too; [] when absent or a procedure.
+ */
 export async function versionIds(engram: Engram, tenantId: string, id: string): Promise<string[]> {
   const start = await one(engram, tenantId, id);
   if (!start || start.memoryType === 'procedural') return [];

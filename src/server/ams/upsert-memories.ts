@@ -10,7 +10,7 @@ import {
 import type { Engram } from '../../engram.js';
 import { resolveCurrent } from './memory-versions.js';
 
-/** Tries per record when another writer supersedes the same memory between our read and write. */
+/** Tries per record when another writer changes the same memory between our read and write. */
 const MAX_ATTEMPTS = 3;
 
 /** The fields an AMS create sets; a new version carries them, the rest (salience, …) is kept. */
@@ -56,11 +56,13 @@ async function supersedeIfChanged(
     if (!current) return false;
     if (holds(current, content)) return true;
     try {
-      await engram.memories.edit(tenantId, current.id, content);
+      await engram.memories.edit(tenantId, current.id, content, { expectedVersion: current.version });
       return true;
     } catch (error) {
-      // Another writer made a newer version first: write over that one instead.
-      const raced = error instanceof EngramError && error.code === 'already_superseded';
+      // Another writer made a newer version (or merged the memory) first: write over that one instead.
+      const raced =
+        error instanceof EngramError &&
+        (error.code === 'already_superseded' || error.code === 'version_conflict');
       if (!raced || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
@@ -68,11 +70,16 @@ async function supersedeIfChanged(
 
 /**
  * AMS create (upsert by id) without deleting anything: an id that resolves to a current memory gets
- * a new version superseding it (the store's atomic `supersede`; the old versions stay, and the id
- * keeps resolving to the newest), unless it already holds the same content (a no-op); other ids are
- * inserted in one atomic batch, with hash deduplication.
+ * a new version under that id (the prior one stays in its history), unless it already holds the
+ * same content (a no-op); other ids are inserted in one atomic batch, with hash deduplication
+ * unless `deduplicate` is false (AMS then keeps identical records under their own ids).
  */
-export async function upsertMemories(engram: Engram, tenantId: string, inputs: MemoryRecordInput[]) {
+export async function upsertMemories(
+  engram: Engram,
+  tenantId: string,
+  inputs: MemoryRecordInput[],
+  options: { deduplicate: boolean } = { deduplicate: true },
+) {
   const fresh: MemoryRecordInput[] = [];
   for (const [index, input] of inputs.entries()) {
     const parsed = parseWith(memoryRecordInputSchema, input, `memory at index ${index}`);
@@ -81,5 +88,5 @@ export async function upsertMemories(engram: Engram, tenantId: string, inputs: M
       fresh.push(input);
     }
   }
-  if (fresh.length > 0) await engram.memories.create(tenantId, fresh);
+  if (fresh.length > 0) await engram.memories.create(tenantId, fresh, { deduplicate: options.deduplicate });
 }

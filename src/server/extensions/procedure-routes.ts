@@ -19,7 +19,7 @@ import {
 const tags = ['procedures'];
 
 /**
- * Procedures of an agent: proposed (write), listed, read, edited (a new version), deleted, and
+ * Procedures of an agent: proposed (write), listed, read, edited (a new version, same id), deleted, and
  * approved or rejected by an admin. A procedure of another agent or tenant is 404.
  */
 export function registerProcedureRoutes(app: FastifyInstance, engram: Engram): void {
@@ -39,10 +39,13 @@ export function registerProcedureRoutes(app: FastifyInstance, engram: Engram): v
     {
       config: extensionRoute({
         summary: 'Propose a procedure (pending until approved)',
+        description:
+          '201 with the new procedure; 200 with `deduplicated: true` and the existing procedure when ' +
+          'this agent already has one with the same name, triggers, examples and steps (nothing is stored).',
         tags,
         params: agentPathSchema,
         body: createProcedureBodySchema,
-        response: procedureBodySchema,
+        response: procedureBodySchema.extend({ deduplicated: z.boolean() }),
         status: 201,
       }),
     },
@@ -52,7 +55,8 @@ export function registerProcedureRoutes(app: FastifyInstance, engram: Engram): v
       const tenantId = tenantOf(request);
       await engram.agents.resolve(tenantId, agent_id);
       const procedure = await engram.procedures.create(tenantId, { ...body, agentId: agent_id });
-      return reply.status(201).send(toProcedureBody(procedure));
+      const answer = { ...toProcedureBody(procedure), deduplicated: procedure.deduplicated };
+      return reply.status(procedure.deduplicated ? 200 : 201).send(answer);
     },
   );
 
@@ -88,7 +92,7 @@ export function registerProcedureRoutes(app: FastifyInstance, engram: Engram): v
     {
       config: extensionRoute({
         summary: 'Edit a procedure',
-        description: 'Creates a new version with a new id; the old one is superseded.',
+        description: 'Writes a new version under the same id (version + 1); no change, no new version.',
         body: updateProcedureBodySchema,
         ...one,
       }),
@@ -124,7 +128,9 @@ export function registerProcedureRoutes(app: FastifyInstance, engram: Engram): v
         config: extensionRoute(
           {
             summary: decision === 'approve' ? 'Approve a procedure' : 'Reject a procedure',
-            description: 'A new version (new id) with the status; only approved procedures enter contexts.',
+            description:
+              'A new version (same id) with the status, written by `user`; deciding again what is already ' +
+              'decided changes nothing. Only approved procedures enter contexts.',
             ...one,
           },
           'admin',

@@ -73,6 +73,20 @@ describe('SqliteTextCache', () => {
       reference.add('m3', old?.text ?? '', { validTo: next.validFrom, userId: old?.userId ?? null });
       reference.add('m3-new', replacement.text, { validTo: null, userId: 'user-2' });
       agrees();
+      // An in-place version (stable id) from the other connection: new text and owner, old text gone.
+      const {
+        id: _id,
+        createdAt: _created,
+        lastAccessed: _accessed,
+        accessCount: _count,
+        persistedAt: _persisted,
+        supersedes: _supersedes,
+        ...update
+      } = newMemory('m4', { text: 'tea tea lake rare m4', userId: 'user-1' });
+      await writer.memories.updateMemory(TENANT, 'm4', update);
+      reference.remove('m4');
+      reference.add('m4', update.text, { validTo: null, userId: 'user-1' });
+      agrees();
     } finally {
       database.close();
       await writer.close();

@@ -126,7 +126,7 @@ describe('SqliteVectorCache', () => {
       });
       await nextTurn(); // the first chunk (ids m00000–m00999) is read
       expect(loaded).toBe(false);
-      const [added = [], theirs = [], moved = [], replacement = []] = vectors(4, 9);
+      const [added = [], theirs = [], moved = [], replacement = [], inPlace = []] = vectors(5, 9);
       // This connection: a new memory sorting before every chunk, and a deletion of a row read.
       await mine.insertMemories(TENANT, [newMemory('a-mine', { vector: added })]);
       await mine.deleteMemories(TENANT, ['m00010']);
@@ -138,6 +138,17 @@ describe('SqliteVectorCache', () => {
       await other.memories.insertMemories(TENANT, [newMemory('z-theirs', { vector: theirs })]);
       await other.memories.setEmbeddings(TENANT, MODEL, [{ id: 'm00020', vector: Float32Array.from(moved) }]);
       await other.memories.supersede(TENANT, 'm05000', newMemory('m05000-v2', { vector: replacement }));
+      // And an in-place version (stable id) of a row read, which moves its vector.
+      const {
+        id: _id,
+        createdAt: _created,
+        lastAccessed: _accessed,
+        accessCount: _count,
+        persistedAt: _persisted,
+        supersedes: _supersedes,
+        ...update
+      } = newMemory('m00030', { text: 'moved in place', vector: inPlace });
+      await other.memories.updateMemory(TENANT, 'm00030', update);
       await cache.settled();
       expect(loaded).toBe(true);
 
@@ -161,6 +172,8 @@ describe('SqliteVectorCache', () => {
       expect(nearest(theirs, CURRENT)).toEqual(['z-theirs']);
       expect(nearest(moved, CURRENT)).toEqual(['m00020']);
       expect(nearest(replacement, CURRENT)).toEqual(['m05000-v2']);
+      expect(nearest(inPlace, CURRENT)).toEqual(['m00030']);
+      expect(nearest(vectorsById.get('m00030') ?? [], EVERYTHING)).not.toEqual(['m00030']);
       const old = vectorsById.get('m05000') ?? [];
       expect(nearest(old, EVERYTHING)).toEqual(['m05000']);
       expect(nearest(old, CURRENT, 5)).not.toContain('m05000');
