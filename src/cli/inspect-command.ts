@@ -1,6 +1,8 @@
 import Table from 'cli-table3';
 import { ValidationError } from '../core/errors.js';
 import type { TraceRecord } from '../engine/context/trace-log.js';
+import type { SessionRef } from '../engine/sessions/session-ref.js';
+import type { Engram } from '../engram.js';
 import type { CliIo } from './cli-io.js';
 import { type StoreFlags, withEngram } from './open-engram.js';
 
@@ -71,6 +73,28 @@ export function formatTurn(record: TraceRecord): string {
 }
 
 /**
+ * As in the API (AMS key fallback): the one live session with this id, narrowed by the user and
+ * namespace given, so `engram inspect demo` finds the demo's session of user `demo-user`. Null when
+ * there is none or more than one.
+ */
+async function uniqueSession(
+  engram: Engram,
+  sessionId: string,
+  flags: InspectFlags,
+): Promise<SessionRef | null> {
+  const { sessions, total } = await engram.sessions.list({
+    tenantId: flags.tenant,
+    sessionId,
+    limit: 2,
+    ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
+    ...(flags.user === undefined ? {} : { userId: flags.user }),
+  });
+  const [only] = sessions;
+  if (total !== 1 || !only) return null;
+  return { tenantId: flags.tenant, sessionId, namespace: only.namespace, userId: only.userId };
+}
+
+/**
  * `engram inspect SESSION`: the session's last turns as the Context Inspector records them
  * (metadata only: sections, tokens, what was left out and why, sources), oldest first.
  */
@@ -80,7 +104,7 @@ export async function runInspect(sessionId: string, flags: InspectFlags, io: Cli
     throw new ValidationError(`--last must be a whole number from 1 to ${MAX_INSPECT_TURNS}`);
   }
   return withEngram(flags, io, async (engram) => {
-    const session = {
+    const session = (await uniqueSession(engram, sessionId, flags)) ?? {
       tenantId: flags.tenant,
       sessionId,
       userId: flags.user ?? null,

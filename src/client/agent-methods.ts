@@ -30,13 +30,30 @@ export function agentMethods(transport: HttpTransport) {
       },
     },
     knowledge: {
-      /** `POST /v1/agents/{id}/knowledge` (admin): chunked; the same name again replaces the document. */
+      /**
+       * `POST /v1/agents/{id}/knowledge` (admin): chunked; the same name again replaces the document.
+       * A document over 100,000 characters is ingested in the background: the answer (202) then has
+       * a `task_id` to follow with `tasks.get`, instead of the stored document.
+       */
       upload: (agentId: string, body: T.UploadDocumentBody, options: CallOptions = {}) =>
-        call<T.KnowledgeDocument>({ method: 'POST', path: `${agent(agentId)}/knowledge`, body, ...options }),
+        call<T.KnowledgeUpload>({ method: 'POST', path: `${agent(agentId)}/knowledge`, body, ...options }),
       list: (agentId: string, options: CallOptions = {}) =>
         call<{ documents: T.KnowledgeDocument[] }>({
           method: 'GET',
           path: `${agent(agentId)}/knowledge`,
+          ...options,
+        }),
+      /** `GET /v1/agents/{id}/knowledge/{document_id}/chunks`: its chunks in document order. */
+      chunks: (
+        agentId: string,
+        documentId: string,
+        query: T.KnowledgeChunksQuery = {},
+        options: CallOptions = {},
+      ) =>
+        call<T.KnowledgeChunkList>({
+          method: 'GET',
+          path: `${agent(agentId)}/knowledge/${encodeURIComponent(documentId)}/chunks`,
+          query,
           ...options,
         }),
       delete: (agentId: string, documentId: string, options: CallOptions = {}) =>
@@ -80,6 +97,9 @@ export function agentMethods(transport: HttpTransport) {
     /** `POST /v1/context`: one turn's context under the agent's budget, and its trace. */
     context: (body: T.ContextBody, options: CallOptions = {}) =>
       call<T.ContextResult>({ method: 'POST', path: '/v1/context', body, ...options }),
+    /** `POST /v1/context/preview`: the context the next turn would get, writing nothing (`read`). */
+    previewContext: (body: T.ContextBody, options: CallOptions = {}) =>
+      call<T.ContextResult>({ method: 'POST', path: '/v1/context/preview', body, ...options }),
     /**
      * `POST /v1/sessions/{id}/chat`: one turn with the agent's model; its events as they stream
      * (`delta`s, then `done` once the turn is stored, or `error`).

@@ -15,6 +15,8 @@ import type {
   forgetBodySchema,
   forgetQuerySchema,
   forgetResponseSchema,
+  historyQuerySchema,
+  memoryHistorySchema,
   optimizeQuerySchema,
   searchBodySchema,
   searchResponseSchema,
@@ -54,7 +56,11 @@ import type {
 import type { chatBodySchema, toDoneEvent } from '../server/extensions/chat-routes.js';
 import type { contextBodySchema, contextResponseSchema } from '../server/extensions/context-routes.js';
 import type { tracesQuerySchema } from '../server/extensions/inspector-routes.js';
+import type { jobListResponseSchema, jobsQuerySchema } from '../server/extensions/job-routes.js';
 import type {
+  acceptedDocumentBodySchema,
+  chunkListResponseSchema,
+  chunksQuerySchema,
   knowledgeDocumentBodySchema,
   uploadDocumentBodySchema,
 } from '../server/extensions/knowledge-routes.js';
@@ -76,7 +82,12 @@ import type {
   appendMessagesBodySchema,
   sessionPatchBodySchema,
 } from '../server/extensions/session-extension-schemas.js';
+import type {
+  sessionListQuerySchema,
+  sessionSummaryListResponseSchema,
+} from '../server/extensions/session-list-routes.js';
 import type { traceRecordBodySchema } from '../server/extensions/trace-body.js';
+import type { whoamiBodySchema } from '../server/extensions/whoami-routes.js';
 import type {
   workingSetChangesBodySchema,
   workingSetCurationSchema,
@@ -113,6 +124,9 @@ export type WorkingSetQuery = QueryOf<typeof workingSetQuerySchema>;
 export type WorkingSet = Out<typeof workingSetResponseSchema>;
 export type WorkingSetChanges = In<typeof workingSetChangesBodySchema>;
 export type WorkingSetCuration = Out<typeof workingSetCurationSchema>;
+export type SessionSummaryListQuery = QueryOf<typeof sessionListQuerySchema>;
+/** `GET /v1/sessions`: sessions with their namespace, user, last update and size. */
+export type SessionSummaryList = Out<typeof sessionSummaryListResponseSchema>;
 
 // Long-term memory and the memory prompt (AMS).
 export type CreateMemoriesBody = In<typeof createMemoriesBodySchema>;
@@ -122,6 +136,9 @@ export type SearchOptions = QueryOf<typeof optimizeQuerySchema>;
 export type SearchResult = Out<typeof searchResponseSchema>;
 export type MemoryRecord = Out<typeof amsRecordSchema>;
 export type EditMemoryBody = In<typeof editBodySchema>;
+export type MemoryHistoryQuery = QueryOf<typeof historyQuerySchema>;
+/** A memory's stable id and its versions, newest first. */
+export type MemoryHistory = Out<typeof memoryHistorySchema>;
 export type DeleteMemoriesQuery = QueryOf<typeof deleteQuerySchema>;
 export type CompactQuery = QueryOf<typeof compactQuerySchema>;
 export type ForgetQuery = QueryOf<typeof forgetQuerySchema>;
@@ -147,6 +164,12 @@ export type UpdateAgentBody = In<typeof updateAgentBodySchema>;
 export type Agent = Out<typeof agentResponseSchema>;
 export type UploadDocumentBody = In<typeof uploadDocumentBodySchema>;
 export type KnowledgeDocument = Out<typeof knowledgeDocumentBodySchema>;
+/** 202: a document over 100,000 characters, ingested by a background task (`tasks.get(task_id)`). */
+export type AcceptedKnowledgeDocument = Out<typeof acceptedDocumentBodySchema>;
+/** An upload's answer: the stored document (201), or the task ingesting it (202, with `task_id`). */
+export type KnowledgeUpload = KnowledgeDocument | AcceptedKnowledgeDocument;
+export type KnowledgeChunksQuery = QueryOf<typeof chunksQuerySchema>;
+export type KnowledgeChunkList = Out<typeof chunkListResponseSchema>;
 export type CreateProcedureBody = In<typeof createProcedureBodySchema>;
 export type UpdateProcedureBody = In<typeof updateProcedureBodySchema>;
 export type ListProceduresQuery = QueryOf<typeof listProceduresQuerySchema>;
@@ -157,6 +180,11 @@ export type ChatBody = In<typeof chatBodySchema>;
 export type ChatDone = ReturnType<typeof toDoneEvent>;
 export type TracesQuery = QueryOf<typeof tracesQuerySchema>;
 export type TraceRecord = Out<typeof traceRecordBodySchema>;
+export type JobsQuery = QueryOf<typeof jobsQuerySchema>;
+/** `GET /v1/jobs`: background jobs, newest first, and their true count. */
+export type JobList = Out<typeof jobListResponseSchema>;
+/** `GET /v1/whoami`: the caller's tenant, role and permissions. */
+export type Whoami = Out<typeof whoamiBodySchema>;
 
 /** engram's error body `{"error": {code, category, message, details?}}`. */
 export type EngramErrorBody = Out<typeof engramErrorSchema>;

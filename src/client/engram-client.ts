@@ -1,5 +1,5 @@
 import { agentMethods } from './agent-methods.js';
-import type { Health } from './client-types.js';
+import type { Health, Whoami } from './client-types.js';
 import { EngramClientError } from './engram-client-error.js';
 import {
   type CallOptions,
@@ -53,6 +53,8 @@ export function createEngramClient(options: ClientOptions) {
     ...agentMethods(transport),
     /** `GET /v1/health`: liveness. */
     health: (options: CallOptions = {}) => call<Health>({ method: 'GET', path: '/v1/health', ...options }),
+    /** `GET /v1/whoami`: the caller's tenant, role and permissions (to check a key). */
+    whoami: (options: CallOptions = {}) => call<Whoami>({ method: 'GET', path: '/v1/whoami', ...options }),
     /** `GET /ready`: 200 when the store answers (a 503 is retried, then thrown as `unavailable`). */
     ready: (options: CallOptions = {}) =>
       call<{ status: 'ready' }>({ method: 'GET', path: '/ready', ...options }),

@@ -24,9 +24,12 @@ export function memoryMethods(transport: HttpTransport) {
       /** `GET /v1/long-term-memory/{id}`. */
       get: (memoryId: string, options: CallOptions = {}) =>
         call<T.MemoryRecord>({ method: 'GET', path: memory(memoryId), ...options }),
-      /** `PATCH /v1/long-term-memory/{id}`: a new version with a new id, which is returned. */
+      /** `PATCH /v1/long-term-memory/{id}`: writes the memory's next version under the same id. */
       edit: (memoryId: string, body: T.EditMemoryBody, options: CallOptions = {}) =>
         call<T.MemoryRecord>({ method: 'PATCH', path: memory(memoryId), body, ...options }),
+      /** `GET /v1/long-term-memory/{id}/history`: every version, newest first (the current one first). */
+      history: (memoryId: string, query: T.MemoryHistoryQuery = {}, options: CallOptions = {}) =>
+        call<T.MemoryHistory>({ method: 'GET', path: `${memory(memoryId)}/history`, query, ...options }),
       /** `DELETE /v1/long-term-memory?memory_ids=…`: each with all its versions. */
       delete: (query: T.DeleteMemoriesQuery, options: CallOptions = {}) =>
         call<T.Ack>({ method: 'DELETE', path: '/v1/long-term-memory', query, ...options }),
@@ -50,6 +53,11 @@ export function memoryMethods(transport: HttpTransport) {
       /** `GET /v1/tasks/{id}`: a background task's status. */
       get: (taskId: string, options: CallOptions = {}) =>
         call<T.Task>({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(taskId)}`, ...options }),
+    },
+    jobs: {
+      /** `GET /v1/jobs`: the tenant's background jobs, newest first (`status`, `type`, paging). */
+      list: (query: T.JobsQuery = {}, options: CallOptions = {}) =>
+        call<T.JobList>({ method: 'GET', path: '/v1/jobs', query, ...options }),
     },
     summaryViews: {
       create: (body: T.CreateSummaryViewBody, options: CallOptions = {}) =>

@@ -26,6 +26,16 @@ export function sessionMethods(transport: HttpTransport) {
           ...options,
         })
       ).body,
+    /** `GET /v1/sessions`: sessions with their namespace, user, last update and size, newest first. */
+    listSummaries: async (query: T.SessionSummaryListQuery = {}, options: CallOptions = {}) =>
+      (
+        await transport.request<T.SessionSummaryList>({
+          method: 'GET',
+          path: '/v1/sessions',
+          query,
+          ...options,
+        })
+      ).body,
     /** `GET /v1/working-memory/{id}`: the session (a 404 `not_found` when absent). */
     get: async (sessionId: string, query: T.GetWorkingMemoryQuery = {}, options: CallOptions = {}) =>
       (

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { DEMO_USER_ID } from '../../src/cli/demo-example.js';
 import { createEngram } from '../../src/engram.js';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
@@ -74,7 +75,8 @@ describe('docs/cli.md', () => {
       'returns.md',
       'shipping/rates.html',
     ]);
-    expect((await restored.sessions.get({ sessionId: 'demo' }))?.messageCount).toBe(2);
+    // The demo's session belongs to its user, so that facts and episodes about them are recalled.
+    expect((await restored.sessions.get({ sessionId: 'demo', userId: DEMO_USER_ID }))?.messageCount).toBe(2);
     await restored.close();
   }, 120_000);
 });

@@ -121,6 +121,12 @@ describe('engram inspect', () => {
       traces: [{ sessionId: 'chat-42', userId: 'ada' }],
     });
 
+    // Without --user, the one session with this id (as the API finds it).
+    const unique = await engram(['inspect', 'chat-42', '--last', '1', '--json', '--db', database]);
+    expect(JSON.parse(unique.stdout)).toMatchObject({ total: 8, traces: [{ userId: 'ada' }] });
+    const otherUser = await engram(['inspect', 'chat-42', '--user', 'bob', '--db', database]);
+    expect(otherUser.code).toBe(1);
+
     const unknown = await engram(['inspect', 'nope', '--db', database]);
     expect(unknown).toMatchObject({
       code: 1,

@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   type ContextBody,
   createEngramClient,
@@ -98,6 +98,11 @@ describe('engram/client against a live server', () => {
     const put = await client.sessions.put('client-2', { messages: [{ role: 'user', content: 'hi' }] });
     expect(put.value.messages).toHaveLength(1);
     expect((await client.sessions.list()).sessions).toEqual(expect.arrayContaining(['client-1', 'client-2']));
+    const keyed = await client.sessions.listSummaries({ user_id: 'ada' });
+    expect(keyed.sessions.map(({ session_id, user_id }) => ({ session_id, user_id }))).toEqual([
+      { session_id: 'client-1', user_id: 'ada' },
+    ]);
+    expect(keyed.total).toBe(1);
     const ended = await client.sessions.end('client-1', {}, { user_id: 'ada' });
     expect(ended).toMatchObject({ session_id: 'client-1', through_seq: expect.any(Number) });
     expect((await client.tasks.get(ended.task?.id ?? '')).id).toBe(ended.task?.id);
@@ -115,9 +120,17 @@ describe('engram/client against a live server', () => {
     ).toEqual({ status: 'ok' });
     const found = await client.longTermMemory.search({ text: 'replacement', user_id: { eq: 'ada' } });
     expect(found.memories.map((memory) => memory.id)).toContain('m-1');
+    // An edit keeps the id and writes the memory's next version; the prior one stays in its history.
     const edited = await client.longTermMemory.edit('m-1', { text: 'Ada prefers replacements' });
-    expect(edited.id).not.toBe('m-1');
-    expect((await client.longTermMemory.get(edited.id)).text).toBe('Ada prefers replacements');
+    expect(edited.id).toBe('m-1');
+    expect((await client.longTermMemory.get('m-1')).text).toBe('Ada prefers replacements');
+    const history = await client.longTermMemory.history('m-1');
+    expect(history.id).toBe('m-1');
+    expect(history.versions.map((version) => [version.version, version.text])).toEqual([
+      [2, 'Ada prefers replacements'],
+      [1, 'Ada prefers replacements over refunds'],
+    ]);
+    expect((await client.longTermMemory.history('m-1', { limit: 1 })).versions).toHaveLength(1);
     const prompt = await client.memoryPrompt({
       query: 'What does Ada prefer?',
       session: { session_id: 'client-1' },
@@ -168,6 +181,9 @@ describe('engram/client against a live server', () => {
       content: '# Returns\nReplaced free.',
     });
     expect((await client.knowledge.list('support')).documents).toEqual([document]);
+    const chunks = await client.knowledge.chunks('support', document.document_id);
+    expect(chunks.total).toBe(1);
+    expect(chunks.chunks[0]?.text).toContain('Replaced free.');
     const proposed = await client.procedures.propose('support', {
       name: 'Damaged',
       triggers: ['damaged'],
@@ -193,6 +209,13 @@ describe('engram/client against a live server', () => {
     });
     expect(context.agent).toEqual({ id: 'support', version: updated.value.version });
     expect(context.trace.sections.map((section) => section.name)).toContain('history');
+    const preview = await client.previewContext({
+      agent_id: 'support',
+      session_id: 'client-1',
+      user_id: 'ada',
+      message: 'Hello',
+    });
+    expect(preview.messages).toEqual(context.messages);
     const traces = await client.sessions.traces('client-1', { user_id: 'ada' });
     expect(traces.traces[0]?.agent_id).toBe('support');
     const set = await client.sessions.workingSet('client-1', { query: 'refund', user_id: 'ada' });
@@ -207,8 +230,36 @@ describe('engram/client against a live server', () => {
     expect((await failure(client.agents.get('support'))).code).toBe('not_found');
   });
 
+  it('a large knowledge upload answers 202 with a task; jobs list the background work', async () => {
+    await client.agents.create({ id: 'library' });
+    const section = '## Returns\nDamaged items are replaced free within 30 days of delivery.\n\n';
+    const upload = await client.knowledge.upload('library', {
+      name: 'Handbook.md',
+      content: `# Handbook\n\n${section.repeat(Math.ceil(100_001 / section.length))}`,
+    });
+    if (!('task_id' in upload)) throw new Error('expected a background upload (202)');
+    expect(upload).toMatchObject({ status: 'pending', agent_id: 'library', name: 'Handbook.md' });
+    const task = await vi.waitFor(
+      async () => {
+        const current = await client.tasks.get(upload.task_id);
+        if (current.status !== 'success' && current.status !== 'failed') throw new Error(current.status);
+        return current;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    expect(task.status).toBe('success');
+    expect(
+      (await client.knowledge.chunks('library', upload.document_id, { limit: 2 })).total,
+    ).toBeGreaterThan(1);
+    const { jobs, total } = await client.jobs.list({ limit: 200 });
+    expect(total).toBeGreaterThanOrEqual(jobs.length);
+    expect(jobs.map((job) => job.status)).toContain('succeeded');
+    await client.agents.delete('library');
+  });
+
   it('system routes, the OpenAPI document, and chat errors with their code', async () => {
     expect((await client.health()).now).toEqual(expect.any(Number));
+    expect(await client.whoami()).toMatchObject({ role: 'admin', authentication: false });
     expect(await client.ready()).toEqual({ status: 'ready' });
     expect(await client.metrics()).toContain('# HELP');
     expect(Object.keys((await client.openApi()).paths)).toContain('/v1/context');
@@ -218,13 +269,14 @@ describe('engram/client against a live server', () => {
     expect(invalid).toMatchObject({ status: 400, code: 'validation_failed' });
   });
 
-  it('has a method for every route of /openapi.json (MCP and the /docs page aside)', async () => {
+  it('has a method for every route of /openapi.json (MCP and the /docs and /ui pages aside)', async () => {
     const { paths } = await client.openApi();
     const routes = Object.entries(paths).flatMap(([path, operations]) =>
       Object.keys(operations as object).map((method) => ({ method: method.toUpperCase(), path })),
     );
     const missing = routes
-      .filter(({ path }) => path !== '/mcp' && !path.startsWith('/docs'))
+      // The API reference and the Memory Browser are pages for a browser, not API routes.
+      .filter(({ path }) => path !== '/mcp' && !path.startsWith('/docs') && !/^\/ui(\/|$)/.test(path))
       // AMS's trailing-slash twins are the same operations.
       .filter(({ path }) => !path.endsWith('/') || path === '/')
       .filter(({ method, path }) => {

@@ -1,5 +1,6 @@
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { EngramStore } from '../../stores/engram-store.js';
+import { HISTORY_LIMIT } from '../../stores/memory-rules.js';
 import { AGENTS_COLLECTION } from '../access/agent-registry.js';
 import {
   type AgentLine,
@@ -13,22 +14,27 @@ import {
 /** Rows read per store call: bounds memory use whatever the tenant's size. */
 const PAGE = 500;
 
-/** About how many items an export of the tenant writes (agents, sessions, memory versions): for progress. */
+/**
+ * About how many items an export of the tenant writes (agents, sessions, memory versions): for
+ * progress. Versions are counted from each record's version number, one listing pass.
+ */
 export async function countTenant(store: EngramStore, tenantId: string): Promise<number> {
-  const [agents, sessions, memories] = await Promise.all([
+  const [agents, sessions] = await Promise.all([
     store.documents.listDocuments(tenantId, AGENTS_COLLECTION, { limit: 1, offset: 0 }),
     store.listSessions({ tenantId, limit: 1, offset: 0 }),
-    store.memories.countMemories(tenantId, { includeSuperseded: true }),
   ]);
-  return agents.total + sessions.total + memories;
+  let versions = 0;
+  for await (const page of memoryRecords(store, tenantId)) {
+    for (const memory of page) versions += Math.min(memory.version, HISTORY_LIMIT.max);
+  }
+  return agents.total + sessions.total + versions;
 }
 
 /**
- * Every version of every memory record of the tenant, oldest first, so that a version comes after
- * the one it supersedes, a page at a time. This is the one place that knows how versions are read:
- * when the store keeps a separate version history, only this function changes.
+ * Every memory record of the tenant (merged-away ones included), oldest first, so that a memory
+ * comes after the one it was merged from, a page at a time.
  */
-export async function* memoryVersions(store: EngramStore, tenantId: string): AsyncGenerator<MemoryRecord[]> {
+export async function* memoryRecords(store: EngramStore, tenantId: string): AsyncGenerator<MemoryRecord[]> {
   for (let offset = 0; ; offset += PAGE) {
     const { memories } = await store.memories.listMemories(
       tenantId,
@@ -38,6 +44,27 @@ export async function* memoryVersions(store: EngramStore, tenantId: string): Asy
     yield memories;
     if (memories.length < PAGE) return;
   }
+}
+
+/**
+ * Every version of `memory` (up to `HISTORY_LIMIT.max`), oldest first, each as a whole record: the
+ * record's lasting fields (id, creation, access statistics, merge link) with that version's
+ * fields. Only the last version carries the merge that closed the memory (`supersededBy`); an
+ * older one carries when it stopped being current (`validTo`).
+ */
+export async function memoryVersions(
+  store: EngramStore,
+  tenantId: string,
+  memory: MemoryRecord,
+): Promise<MemoryRecord[]> {
+  const history = await store.memories.memoryHistory(tenantId, memory.id, HISTORY_LIMIT.max);
+  return history
+    .reverse()
+    .map((version) =>
+      version.version === memory.version
+        ? memory
+        : { ...memory, ...version, supersededBy: null, embeddingModel: null },
+    );
 }
 
 /**
@@ -89,7 +116,8 @@ async function* sessionLines(store: EngramStore, tenantId: string): AsyncGenerat
 
 /**
  * The tenant as JSON Lines records (docs/cli.md): a header, then agents, sessions with their
- * messages, and every memory record version (knowledge chunks, procedures and episodes included).
+ * messages, and every version of every memory record, oldest first (knowledge chunks, procedures
+ * and episodes included).
  * Embeddings are left out: they are derived data of one model, recomputed by the importer.
  */
 export async function* exportTenant(
@@ -106,10 +134,12 @@ export async function* exportTenant(
   };
   yield* agentLines(store, tenantId);
   yield* sessionLines(store, tenantId);
-  for await (const page of memoryVersions(store, tenantId)) {
-    for (const memory of await restorable(store, tenantId, page)) {
-      const line: MemoryLine = { type: 'memory', kind: memoryKindOf(memory), memory };
-      yield line;
+  for await (const page of memoryRecords(store, tenantId)) {
+    for (const record of await restorable(store, tenantId, page)) {
+      for (const memory of await memoryVersions(store, tenantId, record)) {
+        const line: MemoryLine = { type: 'memory', kind: memoryKindOf(memory), memory };
+        yield line;
+      }
     }
   }
 }

@@ -2,7 +2,7 @@ import { EngramError, parseWith, ValidationError } from '../../core/errors.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
-import type { NewMemoryRecord } from '../../stores/memory-record-store.js';
+import type { MemoryUpdate, NewMemoryRecord } from '../../stores/memory-record-store.js';
 import { AGENTS_COLLECTION } from '../access/agent-registry.js';
 import type { AgentLine, MemoryLine, SessionLine } from './transfer-line.js';
 import { TRANSFER_FORMAT_VERSION } from './transfer-line.js';
@@ -25,8 +25,8 @@ export interface TenantImporter {
    */
   importLine(value: unknown): Promise<ImportOutcome[]>;
   /**
-   * Settles what waited for later lines: versions whose predecessor never came are stored as they
-   * are, and superseded versions whose newer version never came are removed again.
+   * Settles what waited for later lines: memories merged from one that never came are stored as
+   * they are, and memories merged into one that never came are removed again.
    */
   finish(): Promise<ImportOutcome[]>;
 }
@@ -35,22 +35,45 @@ const sessionLabel = (key: SessionKey) =>
   `session ${[key.namespace, key.userId, key.sessionId].map((part) => part ?? '-').join('/')}`;
 
 function toNewRecord(memory: MemoryRecord): NewMemoryRecord {
-  const { tenantId: _tenant, supersededBy: _by, validTo: _to, embeddingModel: _model, ...fields } = memory;
+  const {
+    tenantId: _tenant,
+    supersededBy: _by,
+    validTo: _to,
+    embeddingModel: _model,
+    version: _version,
+    ...fields
+  } = memory;
   // Vectors are not exported; the engine re-embeds current records (`memories.reembed`).
   return { ...fields, embedding: null };
+}
+
+/** A later version of a memory as `updateMemory` takes it: what a version changes. */
+function toUpdate(memory: MemoryRecord): MemoryUpdate {
+  const {
+    id: _id,
+    createdAt: _created,
+    lastAccessed: _accessed,
+    accessCount: _count,
+    persistedAt: _persisted,
+    supersedes: _supersedes,
+    ...next
+  } = toNewRecord(memory);
+  return next;
 }
 
 /**
  * Imports an export (docs/cli.md) into `tenantId` of `store`, idempotently: an item the store
  * already holds (same agent id, session key or memory id) is skipped, so re-running an import that
  * stopped half-way adds only what is missing. Writes go to the store directly, as a restore: they
- * enqueue no extraction or summaries. Memory versions are replayed in order (insert, then
- * `supersede`), which rebuilds each version chain with its ids and times.
+ * enqueue no extraction or summaries. A memory's versions are replayed in order: the first is
+ * inserted (by `supersede` when it was merged from another memory), each later one written by
+ * `updateMemory`, which rebuilds its history with its id, version numbers and times. A version at
+ * or below the stored one is skipped, so an import stopped within a memory's history resumes.
  */
 export function createTenantImporter(store: EngramStore, tenantId: string): TenantImporter {
-  /** Versions waiting for the version they supersede, by that version's id. */
+  /** Versions of memories merged from one not yet stored, by that memory's id. */
   const waiting = new Map<string, MemoryRecord[]>();
-  /** Superseded versions stored as current until their newer version arrives. */
+  /** Merged-away memories stored as current until the memory they were merged into arrives. */
   const awaitingSuccessor = new Map<string, MemoryRecord>();
 
   async function importAgent(line: AgentLine): Promise<ImportOutcome> {
@@ -107,23 +130,39 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
     return existing ? { status: 'skipped', item, reason: 'already present' } : { status: 'created', item };
   }
 
-  async function storeVersion(memory: MemoryRecord): Promise<ImportOutcome[]> {
+  /** Ids whose versions wait with their first one, by the id of the memory it was merged from. */
+  const parkedUnder = new Map<string, string>();
+
+  async function storeVersion(memory: MemoryRecord, stored?: MemoryRecord): Promise<ImportOutcome[]> {
     const item = `memory ${memory.id}`;
-    const record = toNewRecord(memory);
-    const [predecessor] = memory.supersedes
-      ? await store.memories.getMemories(tenantId, [memory.supersedes])
-      : [];
-    if (predecessor && predecessor.validTo === null) {
-      await store.memories.supersede(tenantId, predecessor.id, record);
-      awaitingSuccessor.delete(predecessor.id);
+    const existing = stored ?? (await store.memories.getMemories(tenantId, [memory.id]))[0];
+    if (existing && (existing.validTo !== null || memory.version <= existing.version)) {
+      // Stored as current by a run that stopped before its newer memory came: still waiting.
+      if (memory.supersededBy !== null && existing.validTo === null) awaitingSuccessor.set(memory.id, memory);
+      return [{ status: 'skipped', item, reason: 'already present' }];
+    }
+    if (existing) {
+      await store.memories.updateMemory(tenantId, memory.id, toUpdate(memory), {
+        expectedVersion: existing.version,
+      });
     } else {
-      const { duplicates } = await store.memories.insertMemories(tenantId, [record]);
-      const duplicate = duplicates[0];
-      if (duplicate) {
-        return [{ status: 'deduplicated', item, reason: 'same text and scope as a stored memory' }];
+      const record = toNewRecord(memory);
+      const [predecessor] = memory.supersedes
+        ? await store.memories.getMemories(tenantId, [memory.supersedes])
+        : [];
+      if (predecessor && predecessor.validTo === null) {
+        await store.memories.supersede(tenantId, predecessor.id, record);
+        awaitingSuccessor.delete(predecessor.id);
+      } else {
+        const { duplicates } = await store.memories.insertMemories(tenantId, [record]);
+        if (duplicates[0]) {
+          return [{ status: 'deduplicated', item, reason: 'same text and scope as a stored memory' }];
+        }
       }
     }
-    if (memory.supersededBy !== null) awaitingSuccessor.set(memory.id, memory);
+    // Only a memory's last version names the memory it was merged into: what waits for it.
+    if (memory.supersededBy === null) return [{ status: 'created', item }];
+    awaitingSuccessor.set(memory.id, memory);
     return [{ status: 'created', item }, ...(await releaseWaiting(memory.id))];
   }
 
@@ -131,28 +170,30 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
     const next = waiting.get(id);
     if (!next) return [];
     waiting.delete(id);
+    for (const memory of next) parkedUnder.delete(memory.id);
     const outcomes = [];
     for (const memory of next) outcomes.push(...(await storeVersion(memory)));
     return outcomes;
   }
 
+  function park(predecessorId: string, memory: MemoryRecord): ImportOutcome[] {
+    waiting.set(predecessorId, [...(waiting.get(predecessorId) ?? []), memory]);
+    parkedUnder.set(memory.id, predecessorId);
+    return [];
+  }
+
   async function importMemory(line: MemoryLine): Promise<ImportOutcome[]> {
     const { memory } = line;
+    // A later version of a memory whose first version waits: it waits with it, in order.
+    const parked = parkedUnder.get(memory.id);
+    if (parked !== undefined) return park(parked, memory);
     const [existing] = await store.memories.getMemories(tenantId, [memory.id]);
-    if (existing) {
-      // Stored as current by a run that stopped before its newer version came: still waiting.
-      if (memory.supersededBy !== null && existing.validTo === null) awaitingSuccessor.set(memory.id, memory);
-      return [{ status: 'skipped', item: `memory ${memory.id}`, reason: 'already present' }];
-    }
-    if (memory.supersedes !== null) {
+    if (!existing && memory.supersedes !== null) {
       const [predecessor] = await store.memories.getMemories(tenantId, [memory.supersedes]);
-      if (!predecessor) {
-        // Its predecessor may come later in the file; `finish` stores it if it never does.
-        waiting.set(memory.supersedes, [...(waiting.get(memory.supersedes) ?? []), memory]);
-        return [];
-      }
+      // Its predecessor may come later in the file; `finish` stores it if it never does.
+      if (!predecessor) return park(memory.supersedes, memory);
     }
-    return storeVersion(memory);
+    return storeVersion(memory, existing);
   }
 
   async function apply(value: unknown): Promise<ImportOutcome[]> {
@@ -188,11 +229,13 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
     async finish() {
       const outcomes: ImportOutcome[] = [];
       for (const [id, memories] of [...waiting]) {
+        if (!waiting.has(id)) continue; // released by an earlier one
         waiting.delete(id);
+        for (const memory of memories) parkedUnder.delete(memory.id);
         for (const memory of memories) outcomes.push(...(await storeVersion(memory)));
       }
-      // A superseded version whose newer version is not in the file (it was deleted at the source)
-      // must not come back as current.
+      // A memory merged into one that is not in the file (deleted at the source) must not come back
+      // as current.
       const orphans = [...awaitingSuccessor.keys()];
       for (let start = 0; start < orphans.length; start += 1_000) {
         await store.memories.deleteMemories(tenantId, orphans.slice(start, start + 1_000));
@@ -201,7 +244,7 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
         outcomes.push({
           status: 'skipped',
           item: `memory ${id}`,
-          reason: 'its newer version is not in the file',
+          reason: 'the memory it was merged into is not in the file',
         });
       }
       awaitingSuccessor.clear();

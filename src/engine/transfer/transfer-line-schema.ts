@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jsonObjectSchema } from '../../core/schemas/json.js';
-import { memoryTypeSchema } from '../../core/schemas/memory-record.js';
+import { memoryTypeSchema, memoryWriterSchema } from '../../core/schemas/memory-record.js';
 import { messageRoleSchema } from '../../core/schemas/message.js';
 import { sessionKeySchema } from '../../core/schemas/session.js';
 import type { TransferLine } from './transfer-line.js';
@@ -37,6 +37,9 @@ const memoryRecordSchema = z.looseObject({
   createdAt: z.string(),
   validFrom: z.string(),
   memoryHash: z.string(),
+  // Format 1 (before memories kept their id across edits) had one version per record.
+  version: z.number().int().positive().default(1),
+  writtenBy: memoryWriterSchema.default('api'),
 });
 
 /** One line of an export file, validated before anything is written. */

@@ -3,8 +3,11 @@ import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionState } from '../../core/schemas/session.js';
 
-/** Version of the export format; an importer refuses files of a newer one. */
-export const TRANSFER_FORMAT_VERSION = 1;
+/**
+ * Version of the export format; an importer refuses files of a newer one. 2: a memory's versions
+ * share its id (one line each, oldest first); 1 had a record per version, linked by `supersedes`.
+ */
+export const TRANSFER_FORMAT_VERSION = 2;
 
 /** First line of every export: what it is and where it came from. */
 export interface HeaderLine {
@@ -36,7 +39,10 @@ export interface SessionLine {
  */
 export type MemoryKind = 'memory' | 'knowledge' | 'procedure' | 'episode';
 
-/** One version of a long-term memory record (current or superseded), without its embedding. */
+/**
+ * One version of a long-term memory record (its history's or the current one), without its
+ * embedding; a memory's lines share its id and come oldest first.
+ */
 export interface MemoryLine {
   type: 'memory';
   kind: MemoryKind;

@@ -49,13 +49,18 @@ async function fill(engram: Engram): Promise<void> {
   const { inserted } = await engram.memories.create(tenant, [
     { id: 'm1', text: 'Ada prefers replacements over refunds.', userId: 'ada', topics: ['returns'] },
     { id: 'm2', text: 'Ada lives in Lisbon.', userId: 'ada' },
+    { id: 'm4', text: 'Ada has a cat.', userId: 'ada' },
   ]);
-  expect(inserted).toHaveLength(2);
+  expect(inserted).toHaveLength(3);
+  // Edits keep the id: m1 has three versions.
   const edited = await engram.memories.edit(tenant, 'm1', { text: 'Ada always prefers replacements.' });
   await engram.memories.edit(tenant, edited.id, { salience: 0.9 });
-  // m2's newer version is deleted: the old version must not come back as current.
-  const gone = await engram.memories.edit(tenant, 'm2', { text: 'Ada lives in Porto.' });
-  await engram.memories.delete(tenant, [gone.id]);
+  // m2 is merged into m3, which is then edited.
+  await merge(engram, 'm2', { id: 'm3', text: 'Ada lives in Porto.' });
+  await engram.memories.edit(tenant, 'm3', { topics: ['address'] });
+  // m4 is merged into m5, which is deleted: m4 must not come back as current.
+  await merge(engram, 'm4', { id: 'm5', text: 'Ada has two cats.' });
+  await engram.memories.delete(tenant, ['m5']);
   await engram.knowledge.ingest(tenant, {
     agentId: 'support',
     name: 'Returns.md',
@@ -69,6 +74,23 @@ async function fill(engram: Engram): Promise<void> {
   });
   await engram.procedures.approve(tenant, procedure.id);
   await engram.episodes.record(tenant, { userId: 'ada', summary: 'Ada returned a damaged blender.' });
+}
+
+/** Merges `id` into a new memory (`supersede`, the one use of merges in the store). */
+async function merge(engram: Engram, id: string, replacement: { id: string; text: string }) {
+  const [old] = await engram.store.memories.getMemories(tenant, [id]);
+  if (!old) throw new Error(`no memory ${id}`);
+  const { tenantId: _t, supersededBy: _b, validTo: _v, embeddingModel: _m, version: _n, ...fields } = old;
+  const now = new Date(Date.parse(old.createdAt) + 1).toISOString();
+  return engram.store.memories.supersede(tenant, id, {
+    ...fields,
+    ...replacement,
+    createdAt: now,
+    updatedAt: now,
+    validFrom: now,
+    memoryHash: `hash-${replacement.id}`,
+    embedding: null,
+  });
 }
 
 async function collect(store: EngramStore): Promise<TransferLine[]> {
@@ -122,16 +144,26 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
     const source = await open(await drivers[from]());
     await fill(source);
     const exported = await collect(source.store);
-    // 3 versions of m1, a knowledge chunk, 2 versions of the procedure, an episode.
-    expect(exported.filter((line) => line.type === 'memory').length).toBe(7);
+    // 3 versions of m1, m2, 2 versions of m3, a knowledge chunk, 2 versions of the procedure, an episode.
+    const memoryIds = exported.flatMap((line) => (line.type === 'memory' ? [line.memory.id] : []));
+    expect(memoryIds.filter((id) => /^m\d$/.test(id))).toEqual(['m1', 'm1', 'm1', 'm2', 'm3', 'm3']);
+    expect(memoryIds).toHaveLength(10);
 
     const target = await open(await drivers[to]());
     const outcomes = await importAll(target.store, exported);
     expect(outcomes.filter((outcome) => outcome.status !== 'created')).toEqual([]);
     expect(outcomes).toHaveLength(exported.length - 1);
-    // The version whose newer version was deleted is left out, not resurrected.
-    expect(exported.some((line) => line.type === 'memory' && line.memory.id === 'm2')).toBe(false);
+    // The memory merged into a deleted one is left out, not resurrected.
+    expect(memoryIds).not.toContain('m4');
     expect(comparable(await collect(target.store))).toEqual(comparable(exported));
+    // Ids, version numbers and history (texts, times, writers) come back as they were.
+    for (const id of ['m1', 'm2', 'm3']) {
+      expect(await target.store.memories.memoryHistory(tenant, id)).toEqual(
+        await source.store.memories.memoryHistory(tenant, id),
+      );
+    }
+    expect((await target.store.memories.getMemories(tenant, ['m1']))[0]?.version).toBe(3);
+    expect((await target.store.memories.getMemories(tenant, ['m2']))[0]?.supersededBy).toBe('m3');
     // The engine works on the imported data: search finds the current version, assembly the summary.
     const { hits } = await target.memories.search(tenant, {
       text: 'replacements',
@@ -173,10 +205,31 @@ describe('resuming an import', () => {
     await target.close();
   });
 
-  it('does not resurrect a superseded version whose newer version is not in the file', async () => {
+  it("resumes within a memory's history", async () => {
+    const source = await open(createMemoryStore());
+    await source.memories.create(tenant, [{ id: 'm1', text: 'Ada lives in Lisbon.' }]);
+    await source.memories.edit(tenant, 'm1', { text: 'Ada lives in Porto.' });
+    await source.memories.edit(tenant, 'm1', { text: 'Ada lives in Faro.' });
+    const exported = await collect(source.store);
+    const target = await open(createMemoryStore());
+    // Stopped after the second version.
+    const partial = createTenantImporter(target.store, tenant);
+    for (const line of exported.slice(0, -1)) await partial.importLine(JSON.parse(JSON.stringify(line)));
+    expect((await target.store.memories.getMemories(tenant, ['m1']))[0]?.version).toBe(2);
+    const resumed = await importAll(target.store, exported);
+    expect(resumed.map((outcome) => outcome.status)).toEqual(['skipped', 'skipped', 'created']);
+    expect(await target.store.memories.memoryHistory(tenant, 'm1')).toEqual(
+      await source.store.memories.memoryHistory(tenant, 'm1'),
+    );
+    await source.close();
+    await target.close();
+  });
+
+  it('does not resurrect a merged-away memory whose merge result is not in the file', async () => {
     const source = await open(createMemoryStore());
     await source.memories.create(tenant, [{ id: 'old', text: 'Ada lives in Lisbon.' }]);
     await source.memories.edit(tenant, 'old', { text: 'Ada lives in Porto.' });
+    await merge(source, 'old', { id: 'new', text: 'Ada lives in Porto, Portugal.' });
     const exported = await collect(source.store);
     const target = await open(createMemoryStore());
     const outcomes = await importAll(
@@ -185,6 +238,26 @@ describe('resuming an import', () => {
     );
     expect(outcomes.at(-1)).toMatchObject({ status: 'skipped', item: 'memory old' });
     expect((await target.memories.list(tenant)).total).toBe(0);
+    await source.close();
+    await target.close();
+  });
+
+  it('reads a format 1 file, whose versions were records linked by supersedes', async () => {
+    const source = await open(createMemoryStore());
+    await source.memories.create(tenant, [{ id: 'a', text: 'Ada lives in Lisbon.' }]);
+    await merge(source, 'a', { id: 'b', text: 'Ada lives in Porto.' });
+    const lines = (await collect(source.store)).map((line) => {
+      if (line.type === 'engram-export') return { ...line, formatVersion: 1 };
+      if (line.type !== 'memory') return line;
+      const { version: _v, writtenBy: _w, ...memory } = line.memory;
+      return { ...line, memory };
+    });
+    const target = await open(createMemoryStore());
+    const outcomes = await importAll(target.store, lines);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['created', 'created']);
+    const [a, b] = await target.store.memories.getMemories(tenant, ['a', 'b']);
+    expect(a).toMatchObject({ supersededBy: 'b', version: 1 });
+    expect(b).toMatchObject({ supersedes: 'a', validTo: null, writtenBy: 'api' });
     await source.close();
     await target.close();
   });

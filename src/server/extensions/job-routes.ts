@@ -32,6 +32,9 @@ export const jobBodySchema = z.object({
   available_at: z.string().nullable(),
 });
 
+/** `GET /v1/jobs`'s answer. */
+export const jobListResponseSchema = z.object({ jobs: z.array(jobBodySchema), total: z.number() });
+
 function toJobBody(job: Job): z.output<typeof jobBodySchema> {
   const payload: Record<string, string | number | boolean | null> = {};
   for (const [key, value] of Object.entries(job.payload)) {
@@ -66,7 +69,7 @@ export function registerJobRoutes(app: FastifyInstance, engram: Engram): void {
           '`status`, `type`, `limit` 1–200 (50), `offset`; `total` is the true count.',
         tags: ['tasks'],
         query: jobsQuerySchema,
-        response: z.object({ jobs: z.array(jobBodySchema), total: z.number() }),
+        response: jobListResponseSchema,
       }),
     },
     async (request) => {

@@ -52,6 +52,12 @@ export const knowledgeChunkBodySchema = z.object({
   text: z.string(),
 });
 
+/** The chunk listing's answer. */
+export const chunkListResponseSchema = z.object({
+  chunks: z.array(knowledgeChunkBodySchema),
+  total: z.number(),
+});
+
 const toChunkBody = (chunk: MemoryRecord): z.output<typeof knowledgeChunkBodySchema> => {
   const { chunkIndex, headings } = chunk.metadata;
   return {
@@ -177,7 +183,7 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
         tags,
         params: documentPathSchema,
         query: chunksQuerySchema,
-        response: z.object({ chunks: z.array(knowledgeChunkBodySchema), total: z.number() }),
+        response: chunkListResponseSchema,
         errors: { 404: 'No such agent or document' },
       }),
     },

@@ -20,6 +20,12 @@ export const sessionSummaryBodySchema = z.object({
   message_count: z.number(),
 });
 
+/** `GET /v1/sessions`'s answer. */
+export const sessionSummaryListResponseSchema = z.object({
+  sessions: z.array(sessionSummaryBodySchema),
+  total: z.number(),
+});
+
 /**
  * `GET /v1/sessions`: sessions with their keys, newest first. AMS's list answers bare ids, which
  * do not say which namespace and user a session belongs to; the Memory Browser needs the keys.
@@ -34,7 +40,7 @@ export function registerSessionListRoutes(app: FastifyInstance, engram: Engram):
           '`namespace`, `user_id` (exact), `limit` 1–100 (20), `offset`; `total` is the true count.',
         tags: ['working-memory'],
         query: sessionListQuerySchema,
-        response: z.object({ sessions: z.array(sessionSummaryBodySchema), total: z.number() }),
+        response: sessionSummaryListResponseSchema,
       }),
     },
     async (request) => {
