@@ -78,7 +78,14 @@ export async function usePostgresTestSchema(name: string): Promise<PostgresTestS
         [schema],
       );
       for (const index of indexes) await admin(`DROP INDEX ${table(index.name)}`);
-      for (const name of ['sessions', 'documents', 'jobs', 'memory_vector_spaces']) {
+      for (const name of [
+        'sessions',
+        'documents',
+        'jobs',
+        'job_turns',
+        'memory_revisions',
+        'memory_vector_spaces',
+      ]) {
         await admin(`DELETE FROM ${table(name)}`);
       }
     },

@@ -250,6 +250,28 @@ END
 $fn$;
 `,
   },
+  {
+    version: 4,
+    sql: `
+-- At most one pending job per (tenant, coalesce key), enforced by the index so that servers
+-- enqueueing at once cannot both add one: the loser folds into the winner's job.
+ALTER TABLE jobs ADD COLUMN coalesce_key text COLLATE "C";
+CREATE UNIQUE INDEX jobs_pending_by_coalesce_key ON jobs (tenant_id, coalesce_key)
+  WHERE coalesce_key IS NOT NULL AND status = 'pending';
+-- Fair claims: each tenant's longest-due job, from the tenant served least recently (turn from a
+-- sequence, so concurrent claims never share one; 0 = never served).
+CREATE INDEX jobs_due_by_tenant ON jobs (tenant_id, available_at, pk) WHERE available_at IS NOT NULL;
+CREATE SEQUENCE job_turn_seq;
+CREATE TABLE job_turns (tenant_id text COLLATE "C" PRIMARY KEY, turn bigint NOT NULL);
+INSERT INTO job_turns (tenant_id, turn) SELECT DISTINCT tenant_id, 0 FROM jobs;
+CREATE INDEX jobs_finished ON jobs (completed_at) WHERE completed_at IS NOT NULL;
+CREATE INDEX documents_by_update ON documents (collection, updated_at);
+-- The memory revision of a tenant: bumped (from a sequence, so a value never comes back) in the
+-- transaction of every write of its records or vectors, so caches on any server see the change.
+CREATE SEQUENCE memory_revision_seq;
+CREATE TABLE memory_revisions (tenant_id text COLLATE "C" PRIMARY KEY, revision bigint NOT NULL);
+`,
+  },
 ];
 
 /** The advisory lock key of one schema's migrations: servers migrating other schemas do not wait. */

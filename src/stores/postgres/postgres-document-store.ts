@@ -101,5 +101,38 @@ export function createPostgresDocumentStore(database: PostgresDatabase, clock: (
       ]);
       return { documents: rows.map(toDocument), total: count?.total ?? 0 };
     },
+
+    async writeDocuments(tenantId, collection, changes) {
+      if (changes.put.length === 0 && changes.delete.length === 0) return;
+      const now = clock().getTime();
+      // A batch may name an id twice: the last put wins, as one-at-a-time writes would leave it.
+      const puts = new Map(changes.put.map((change) => [change.id, JSON.stringify(change.value)]));
+      await database.transaction(async (client) => {
+        if (puts.size > 0) {
+          await client.query(
+            `INSERT INTO documents (tenant_id, collection, id, value, version, created_at, updated_at)
+            SELECT $1, $2, put.id, put.value::jsonb, 1, $5, $5 FROM unnest($3::text[], $4::text[]) AS put(id, value)
+            ON CONFLICT (tenant_id, collection, id)
+            DO UPDATE SET value = excluded.value, version = documents.version + 1, updated_at = excluded.updated_at`,
+            [tenantId, collection, [...puts.keys()], [...puts.values()], now],
+          );
+        }
+        if (changes.delete.length > 0) {
+          await client.query(
+            'DELETE FROM documents WHERE tenant_id = $1 AND collection = $2 AND id = ANY($3::text[])',
+            [tenantId, collection, changes.delete],
+          );
+        }
+      });
+    },
+
+    async listStaleDocuments(collection, updatedBefore, limit) {
+      const rows = await database.query<DocumentRow & { tenant_id: string }>(
+        `SELECT tenant_id, ${COLUMNS} FROM documents WHERE collection = $1 AND updated_at < $2
+        ORDER BY updated_at LIMIT $3`,
+        [collection, Date.parse(updatedBefore), Math.max(0, limit)],
+      );
+      return rows.map((row) => ({ tenantId: row.tenant_id, document: toDocument(row) }));
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import {
+  coalescedFailure,
   type Job,
   type JobFailure,
   type JobLease,
@@ -9,7 +10,7 @@ import {
   type JobStore,
   leaseExpiredFailure,
 } from '../job-store.js';
-import type { PostgresDatabase } from './postgres-database.js';
+import type { PostgresDatabase, Queryable } from './postgres-database.js';
 
 interface JobRow {
   id: string;
@@ -18,6 +19,7 @@ interface JobRow {
   payload: JsonObject;
   status: JobStatus;
   idempotency_key: string | null;
+  coalesce_key: string | null;
   attempts: number;
   max_attempts: number;
   available_at: number | null;
@@ -30,7 +32,7 @@ interface JobRow {
   completed_at: number | null;
 }
 
-const COLUMNS = `id, tenant_id, type, payload, status, idempotency_key, attempts, max_attempts, available_at,
+const COLUMNS = `id, tenant_id, type, payload, status, idempotency_key, coalesce_key, attempts, max_attempts, available_at,
   worker_id, result, error, created_at, updated_at, started_at, completed_at`;
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -42,6 +44,7 @@ const toJob = (row: JobRow): Job => ({
   payload: row.payload,
   status: row.status,
   idempotencyKey: row.idempotency_key,
+  coalesceKey: row.coalesce_key,
   attempts: row.attempts,
   maxAttempts: row.max_attempts,
   availableAt: isoOrNull(row.available_at),
@@ -59,9 +62,43 @@ const HELD = `tenant_id = $1 AND id = $2 AND status = 'running' AND worker_id = 
 
 const LIST_MATCH = 'tenant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)';
 
+// A due job of the claim's types (parameters `now`, `types`): pending with its run time passed, or
+// running with its lease expired and attempts left.
+const due = (now: string, types: string) => `available_at IS NOT NULL AND available_at <= ${now}
+  AND NOT (status = 'running' AND attempts >= max_attempts)
+  AND (${types}::text[] IS NULL OR type = ANY(${types}::text[]))`;
+const DUE = due('$1', '$4');
+
+/** Tenants' heads a claim tries before falling back to any due job (others hold the rest). */
+const CLAIM_CANDIDATES = 8;
+
+/** Enqueue rounds when concurrent enqueues race for the same idempotency or coalesce key. */
+const ENQUEUE_ROUNDS = 3;
+
+/**
+ * Leases the first due job `match` finds ($1 now, $2 worker, $3 lease ms, $4 types), skipping
+ * rows other claimers hold, and gives its tenant the newest turn.
+ */
+async function leaseJob(client: Queryable, match: string, values: unknown[]): Promise<Job | null> {
+  const [row] = await client.query<JobRow>(
+    `UPDATE jobs SET status = 'running', attempts = attempts + 1, worker_id = $2,
+      available_at = $1 + $3::bigint, started_at = $1, updated_at = $1
+    WHERE pk = (SELECT pk FROM jobs WHERE ${match} FOR UPDATE SKIP LOCKED)
+    RETURNING ${COLUMNS}`,
+    values,
+  );
+  if (!row) return null;
+  await client.query(
+    `INSERT INTO job_turns (tenant_id, turn) VALUES ($1, nextval('job_turn_seq'))
+    ON CONFLICT (tenant_id) DO UPDATE SET turn = excluded.turn`,
+    [row.tenant_id],
+  );
+  return toJob(row);
+}
+
 /**
  * The durable job queue on PostgreSQL, shared by every server on the database. A claim takes the
- * longest-due job with `FOR UPDATE SKIP LOCKED` (claimers never wait on each other, nor get the same
+ * longest-due job of the least recently served tenant (`job_turns`) with `FOR UPDATE SKIP LOCKED` (claimers never wait on each other, nor get the same
  * attempt); a running job whose lease expired (its server died) is due again and is re-claimed by
  * whichever server asks next. Lease-holder writes are single statements guarded by the lease.
  */
@@ -85,33 +122,52 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
   };
 
   return {
-    async enqueue(tenantId, input) {
-      const now = clock().getTime();
-      const [row] = await database.query<JobRow>(
-        `INSERT INTO jobs (tenant_id, id, type, payload, status, idempotency_key, attempts, max_attempts,
-          available_at, created_at, updated_at)
-        VALUES ($1, $2, $3, $4, 'pending', $5, 0, $6, $7, $8, $8)
-        ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-        RETURNING ${COLUMNS}`,
-        [
-          tenantId,
-          input.id,
-          input.type,
-          JSON.stringify(input.payload),
-          input.idempotencyKey ?? null,
-          input.maxAttempts,
-          input.runAt === undefined ? now : Date.parse(input.runAt),
-          now,
-        ],
-      );
-      if (row) return { job: toJob(row), created: true };
-      const [existing] = await database.query<JobRow>(
-        `SELECT ${COLUMNS} FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2`,
-        [tenantId, input.idempotencyKey],
-      );
-      if (!existing) throw new NotFoundError('Job', input.idempotencyKey ?? input.id);
-      return { job: toJob(existing), created: false };
-    },
+    enqueue: (tenantId, input) =>
+      database.transaction(async (client) => {
+        const now = clock().getTime();
+        await client.query(
+          'INSERT INTO job_turns (tenant_id, turn) VALUES ($1, 0) ON CONFLICT (tenant_id) DO NOTHING',
+          [tenantId],
+        );
+        // A concurrent enqueue may take the key first (the insert then adds nothing): look again.
+        for (let round = 0; round < ENQUEUE_ROUNDS; round += 1) {
+          if (input.idempotencyKey !== undefined) {
+            const [existing] = await client.query<JobRow>(
+              `SELECT ${COLUMNS} FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2`,
+              [tenantId, input.idempotencyKey],
+            );
+            if (existing) return { job: toJob(existing), created: false };
+          }
+          if (input.coalesceKey !== undefined) {
+            const [folded] = await client.query<JobRow>(
+              `UPDATE jobs SET payload = $3, updated_at = $4
+              WHERE tenant_id = $1 AND coalesce_key = $2 AND status = 'pending' RETURNING ${COLUMNS}`,
+              [tenantId, input.coalesceKey, JSON.stringify(input.payload), now],
+            );
+            if (folded) return { job: toJob(folded), created: false };
+          }
+          const [row] = await client.query<JobRow>(
+            `INSERT INTO jobs (tenant_id, id, type, payload, status, idempotency_key, coalesce_key, attempts,
+              max_attempts, available_at, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, 'pending', $5, $6, 0, $7, $8, $9, $9)
+            ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+            [
+              tenantId,
+              input.id,
+              input.type,
+              JSON.stringify(input.payload),
+              input.idempotencyKey ?? null,
+              input.coalesceKey ?? null,
+              input.maxAttempts,
+              input.runAt === undefined ? now : Date.parse(input.runAt),
+              now,
+            ],
+          );
+          if (row) return { job: toJob(row), created: true };
+          if (input.idempotencyKey === undefined && input.coalesceKey === undefined) break;
+        }
+        throw new NotFoundError('Job', input.idempotencyKey ?? input.coalesceKey ?? input.id);
+      }),
 
     claim: (workerId, leaseMs, types) =>
       database.transaction(async (client) => {
@@ -135,18 +191,24 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
             ],
           );
         }
-        const [row] = await client.query<JobRow>(
-          `UPDATE jobs SET status = 'running', attempts = attempts + 1, worker_id = $2,
-            available_at = $1 + $3::bigint, started_at = $1, updated_at = $1
-          WHERE pk = (SELECT pk FROM jobs
-            WHERE available_at IS NOT NULL AND available_at <= $1
-              AND NOT (status = 'running' AND attempts >= max_attempts)
-              AND ($4::text[] IS NULL OR type = ANY($4::text[]))
-            ORDER BY available_at, pk LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING ${COLUMNS}`,
-          [now, workerId, Math.max(0, Math.round(leaseMs)), types ? [...types] : null],
+        const typeList = types ? [...types] : null;
+        // Each tenant's longest-due job, least recently served tenant first; read without locks,
+        // then leased one by one with SKIP LOCKED (a job another claimer holds is passed over).
+        const heads = await client.query<{ pk: number }>(
+          `SELECT head.pk FROM job_turns AS turns CROSS JOIN LATERAL (
+            SELECT pk, available_at FROM jobs
+            WHERE jobs.tenant_id = turns.tenant_id AND ${due('$1', '$2')}
+            ORDER BY available_at, pk LIMIT 1) AS head
+          ORDER BY turns.turn, head.available_at, head.pk LIMIT ${CLAIM_CANDIDATES}`,
+          [now, typeList],
         );
-        return row ? toJob(row) : null;
+        const lease = [now, workerId, Math.max(0, Math.round(leaseMs)), typeList];
+        for (const head of heads) {
+          const job = await leaseJob(client, `pk = $5 AND ${DUE}`, [...lease, head.pk]);
+          if (job) return job;
+        }
+        // Every head was taken by another claimer (or a tenant lost its turn row): any due job.
+        return leaseJob(client, `${DUE} ORDER BY available_at, pk LIMIT 1`, lease);
       }),
 
     heartbeat: (lease, leaseMs) => {
@@ -164,22 +226,45 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
       );
     },
 
-    fail: (lease, failure, retryAt) => {
-      const now = clock().getTime();
-      // Retried only with a retry time and attempts left; otherwise failed for good.
-      const retry = `$5::bigint IS NOT NULL AND attempts < max_attempts`;
-      return guardedUpdate(
-        lease,
-        `status = CASE WHEN ${retry} THEN 'pending' ELSE 'failed' END,
-          available_at = CASE WHEN ${retry} THEN $5::bigint END, worker_id = NULL, error = $6,
-          completed_at = CASE WHEN ${retry} THEN NULL ELSE $7::bigint END, updated_at = $7`,
-        [
-          retryAt === null ? null : Date.parse(retryAt),
-          JSON.stringify({ message: failure.message, code: failure.code }),
-          now,
-        ],
-      );
-    },
+    fail: (lease, failure, retryAt) =>
+      database.transaction(async (client) => {
+        const now = clock().getTime();
+        const [row] = await client.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${HELD} FOR UPDATE`, [
+          lease.tenantId,
+          lease.id,
+          lease.workerId,
+          lease.attempt,
+        ]);
+        if (!row) throw await lost(lease);
+        const retry = retryAt !== null && row.attempts < row.max_attempts;
+        const finish = (error: JobFailure, availableAt: number | null) =>
+          client.query<JobRow>(
+            `UPDATE jobs SET status = $5, available_at = $6, worker_id = NULL, error = $7,
+              completed_at = $8, updated_at = $9 WHERE ${HELD} RETURNING ${COLUMNS}`,
+            [
+              lease.tenantId,
+              lease.id,
+              lease.workerId,
+              lease.attempt,
+              availableAt === null ? 'failed' : 'pending',
+              availableAt,
+              JSON.stringify({ message: error.message, code: error.code }),
+              availableAt === null ? now : null,
+              now,
+            ],
+          );
+        if (!retry || retryAt === null) return toJob((await finish(failure, null))[0] as JobRow);
+        if (row.coalesce_key !== null) {
+          // Newer work waits in a pending job of the key: it carries the retry, no earlier than the backoff.
+          const [into] = await client.query<{ id: string }>(
+            `UPDATE jobs SET available_at = greatest(available_at, $3) WHERE tenant_id = $1
+              AND coalesce_key = $2 AND status = 'pending' RETURNING id`,
+            [lease.tenantId, row.coalesce_key, Date.parse(retryAt)],
+          );
+          if (into) return toJob((await finish(coalescedFailure(into.id), null))[0] as JobRow);
+        }
+        return toJob((await finish(failure, Date.parse(retryAt)))[0] as JobRow);
+      }),
 
     async getJob(tenantId, id) {
       const [row] = await database.query<JobRow>(
@@ -203,5 +288,23 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
       ]);
       return { jobs: rows.map(toJob), total: count?.total ?? 0 };
     },
+
+    pruneJobs: (finishedBefore, limit) =>
+      database.transaction(async (client) => {
+        const pruned = await client.query<{ tenant_id: string }>(
+          `DELETE FROM jobs WHERE pk IN (SELECT pk FROM jobs WHERE completed_at < $1
+            ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING tenant_id`,
+          [Date.parse(finishedBefore), Math.max(0, Math.floor(limit))],
+        );
+        if (pruned.length > 0) {
+          // Tenants left without any job leave the claim's per-tenant probe.
+          await client.query(
+            `DELETE FROM job_turns WHERE tenant_id = ANY($1::text[])
+              AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.tenant_id = job_turns.tenant_id)`,
+            [[...new Set(pruned.map((row) => row.tenant_id))]],
+          );
+        }
+        return pruned.length;
+      }),
   };
 }

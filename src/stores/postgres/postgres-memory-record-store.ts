@@ -113,6 +113,14 @@ export async function createPostgresMemoryRecordStore(
     return row?.total ?? 0;
   };
 
+  /** Moves the tenant's memory revision, in the writing transaction (the row lock is held to commit). */
+  const bump = (client: Queryable, tenantId: string) =>
+    client.query(
+      `INSERT INTO memory_revisions (tenant_id, revision) VALUES ($1, nextval('memory_revision_seq'))
+      ON CONFLICT (tenant_id) DO UPDATE SET revision = excluded.revision`,
+      [tenantId],
+    );
+
   return {
     capabilities: { vectorSearch: 'index' },
     vectorIndexed: vectors.indexed,
@@ -146,6 +154,7 @@ export async function createPostgresMemoryRecordStore(
             result.inserted.push(record);
           });
           await insertRecords(client, tenantId, pending);
+          if (pending.length > 0) await bump(client, tenantId);
           return result;
         })
         .then((result) => vectors.afterWrite().then(() => result)),
@@ -190,6 +199,7 @@ export async function createPostgresMemoryRecordStore(
               },
             ]);
           } else await client.query('DELETE FROM memory_embeddings WHERE memory_pk = $1', [row.pk]);
+          await bump(client, tenantId);
           return { ...record, embeddingModel: next.embedding?.model ?? null };
         })
         .then((record) => vectors.afterWrite().then(() => record)),
@@ -223,17 +233,28 @@ export async function createPostgresMemoryRecordStore(
             Date.parse(record.validFrom),
             old.pk,
           ]);
+          await bump(client, tenantId);
           return record;
         })
         .then((record) => vectors.afterWrite().then(() => record)),
 
-    async deleteMemories(tenantId, ids) {
-      // The foreign key cascades to the embeddings; the GIN index follows the rows.
-      const rows = await database.query(
-        'DELETE FROM memories WHERE tenant_id = $1 AND id = ANY($2::text[]) RETURNING pk',
-        [tenantId, uniqueIds(ids)],
+    deleteMemories: (tenantId, ids) =>
+      database.transaction(async (client) => {
+        // The foreign key cascades to the embeddings; the GIN index follows the rows.
+        const rows = await client.query(
+          'DELETE FROM memories WHERE tenant_id = $1 AND id = ANY($2::text[]) RETURNING pk',
+          [tenantId, uniqueIds(ids)],
+        );
+        if (rows.length > 0) await bump(client, tenantId);
+        return rows.length;
+      }),
+
+    async memoryRevision(tenantId) {
+      const [row] = await database.query<{ revision: number }>(
+        'SELECT revision FROM memory_revisions WHERE tenant_id = $1',
+        [tenantId],
       );
-      return rows.length;
+      return String(row?.revision ?? 0);
     },
 
     countMemories: count,
@@ -346,6 +367,7 @@ export async function createPostgresMemoryRecordStore(
               path: ['embeddings', index, 'vector'],
             })),
           );
+          if (rows.length > 0) await bump(client, tenantId);
         })
         .then(() => vectors.afterWrite()),
   };
