@@ -72,6 +72,13 @@ const DUE = due('$1', '$4');
 /** Tenants' heads a claim tries before falling back to any due job (others hold the rest). */
 const CLAIM_CANDIDATES = 8;
 
+/**
+ * Serializes, per (tenant, coalesce key), an enqueue's fold-or-insert and a retry's fold-or-requeue:
+ * without it a retry turning its job pending would collide with a pending job inserted meanwhile.
+ */
+const lockCoalesceKey = (client: Queryable, tenantId: string, key: string) =>
+  client.query('SELECT pg_advisory_xact_lock(hashtextextended($2, hashtextextended($1, 1)))', [tenantId, key]);
+
 /** Enqueue rounds when concurrent enqueues race for the same idempotency or coalesce key. */
 const ENQUEUE_ROUNDS = 3;
 
@@ -129,6 +136,7 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
           'INSERT INTO job_turns (tenant_id, turn) VALUES ($1, 0) ON CONFLICT (tenant_id) DO NOTHING',
           [tenantId],
         );
+        if (input.coalesceKey !== undefined) await lockCoalesceKey(client, tenantId, input.coalesceKey);
         // A concurrent enqueue may take the key first (the insert then adds nothing): look again.
         for (let round = 0; round < ENQUEUE_ROUNDS; round += 1) {
           if (input.idempotencyKey !== undefined) {
@@ -255,6 +263,7 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
           );
         if (!retry || retryAt === null) return toJob((await finish(failure, null))[0] as JobRow);
         if (row.coalesce_key !== null) {
+          await lockCoalesceKey(client, lease.tenantId, row.coalesce_key);
           // Newer work waits in a pending job of the key: it carries the retry, no earlier than the backoff.
           const [into] = await client.query<{ id: string }>(
             `UPDATE jobs SET available_at = greatest(available_at, $3) WHERE tenant_id = $1
