@@ -77,7 +77,10 @@ const CLAIM_CANDIDATES = 8;
  * without it a retry turning its job pending would collide with a pending job inserted meanwhile.
  */
 const lockCoalesceKey = (client: Queryable, tenantId: string, key: string) =>
-  client.query('SELECT pg_advisory_xact_lock(hashtextextended($2, hashtextextended($1, 1)))', [tenantId, key]);
+  client.query('SELECT pg_advisory_xact_lock(hashtextextended($2, hashtextextended($1, 1)))', [
+    tenantId,
+    key,
+  ]);
 
 /** Enqueue rounds when concurrent enqueues race for the same idempotency or coalesce key. */
 const ENQUEUE_ROUNDS = 3;
