@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../core/errors.js';
+import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import {
   coalescedFailure,
@@ -177,7 +177,8 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
           if (row) return { job: toJob(row), created: true };
           if (input.idempotencyKey === undefined && input.coalesceKey === undefined) break;
         }
-        throw new NotFoundError('Job', input.idempotencyKey ?? input.coalesceKey ?? input.id);
+        // The id itself is taken (ids are ULIDs: a bug upstream), or the key race outlasted the rounds.
+        throw new StoreError(`Could not enqueue job ${input.id}: its id or key conflicts with another job`);
       }),
 
     claim: (workerId, leaseMs, types) =>
