@@ -1,9 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { Engram } from '../src/engram.js';
 import type { EngramStore } from '../src/stores/engram-store.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
+import { createPostgresStore, type PostgresStore } from '../src/stores/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 
 /** The p-th percentile (0-100) of a list of numbers, nearest-rank. */
@@ -26,13 +28,41 @@ function formatNumber(value: number): string {
   return value < 10 ? value.toFixed(3) : value.toFixed(1);
 }
 
+/** Where benchmarks find PostgreSQL: `ENGRAM_BENCH_POSTGRES_URL`, else the development default. */
+export const benchPostgresUrl =
+  process.env.ENGRAM_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * A PostgreSQL store in a fresh schema of `benchPostgresUrl`, dropped when the store closes.
+ * `schema` names an existing one instead (kept), to open a second server's store on the same data.
+ */
+export async function openPostgresStore(schema?: string): Promise<PostgresStore> {
+  const name = schema ?? `engram_bench_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const store = await createPostgresStore({ connectionString: benchPostgresUrl, schema: name });
+  if (schema !== undefined) return store;
+  let dropped = false;
+  return {
+    ...store,
+    close: async () => {
+      if (dropped) return;
+      dropped = true;
+      await store.close();
+      const client = new pg.Client({ connectionString: benchPostgresUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA "${name}" CASCADE`);
+      await client.end();
+    },
+  };
+}
+
 /** Opens a fresh store of the named driver (SQLite in a temporary file, as in embedded mode). */
 export async function openStore(driver: string): Promise<EngramStore> {
   if (driver === 'memory') return createMemoryStore();
   if (driver === 'sqlite') {
     return createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'engram-bench-')), 'engram.db') });
   }
-  throw new Error(`Unknown store "${driver}" (memory, sqlite)`);
+  if (driver === 'postgres') return openPostgresStore();
+  throw new Error(`Unknown store "${driver}" (memory, sqlite, postgres)`);
 }
 
 /** Fills a session with `count` alternating user/assistant messages, in batches. */

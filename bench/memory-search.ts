@@ -24,9 +24,13 @@
  * CPU time of each search (all threads, so the garbage collector's helpers too): on a shared
  * machine, wall time also counts waiting for a core, and this does not.
 
+ * `--stores postgres` runs the PostgreSQL driver in a fresh schema of `--postgres-url` (dropped
+ * afterwards), and adds its database round trips per call to the breakdown.
+ *
  * Usage: npx tsx bench/memory-search.ts [--memories 100000] [--dimensions 100] [--queries 200]
- *        [--stores memory,sqlite] [--limit 100] [--skip-ranks 100] [--vector-extension true]
- *        [--vectors topical|random]   (topical vectors have the embedder's 100 dimensions)
+ *        [--stores memory,sqlite,postgres] [--limit 100] [--skip-ranks 100] [--vector-extension true]
+ *        [--vectors topical|random] [--postgres-url postgres://postgres@127.0.0.1:5432/test]
+ *        (topical vectors have the embedder's 100 dimensions)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -44,6 +48,7 @@ import { hybridSearch } from '../src/retrieval/hybrid-search.js';
 import type { EngramStore } from '../src/stores/engram-store.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
 import type { NewMemoryRecord } from '../src/stores/memory-record-store.js';
+import { createPostgresStore, type PostgresStore } from '../src/stores/postgres/postgres-store.js';
 import type { SqliteMemoryRecordStore } from '../src/stores/sqlite/sqlite-memory-record-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { newMemory } from '../test/conformance/memory-record-fixtures.js';
@@ -59,6 +64,7 @@ const { values } = parseArgs({
     'skip-ranks': { type: 'string', default: '100' },
     'vector-extension': { type: 'string', default: 'true' },
     vectors: { type: 'string', default: 'topical' },
+    'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
   },
 });
 const count = Number(values.memories);
@@ -175,7 +181,7 @@ function record(index: number, random: () => number, vector: Float32Array): NewM
   };
 }
 
-async function open(driver: string): Promise<{ store: EngramStore; cleanup: () => void }> {
+async function open(driver: string): Promise<{ store: EngramStore; cleanup: () => Promise<void> | void }> {
   if (driver === 'memory') return { store: createMemoryStore(), cleanup: () => {} };
   if (driver === 'sqlite') {
     const directory = mkdtempSync(join(tmpdir(), 'engram-bench-memories-'));
@@ -183,7 +189,22 @@ async function open(driver: string): Promise<{ store: EngramStore; cleanup: () =
     const store = await createSqliteStore({ path: join(directory, 'engram.db'), vectorExtension });
     return { store, cleanup: () => rmSync(directory, { recursive: true, force: true }) };
   }
-  throw new Error(`Unknown store "${driver}" (memory, sqlite)`);
+  if (driver === 'postgres') {
+    const schema = `engram_bench_${Date.now()}`;
+    const connectionString = values['postgres-url'];
+    // Batches of 1,000 into a growing HNSW index can pass the server default statement_timeout
+    // (10 s) on a loaded 2-core machine: ingest is measured, not cut short.
+    const store = await createPostgresStore({ connectionString, schema, statementTimeoutMs: 600_000 });
+    const cleanup = async () => {
+      const pg = (await import('pg')).default;
+      const client = new pg.Client({ connectionString });
+      await client.connect();
+      await client.query(`DROP SCHEMA "${schema}" CASCADE`);
+      await client.end();
+    };
+    return { store, cleanup };
+  }
+  throw new Error(`Unknown store "${driver}" (memory, sqlite, postgres)`);
 }
 
 console.log(
@@ -241,7 +262,15 @@ async function timeHybrid(store: EngramStore) {
     store.memories.searchVector(TENANT, vectorQueries[index % queries] as Float32Array, MODEL, filter, pool),
   );
   const counted = await run(() => store.memories.countMemories(TENANT, filter));
-  return { total, cpu: cpu.slice(20), text, vector, count: counted };
+  // Database round trips of one hybrid search (PostgreSQL only).
+  const trips = (store as Partial<PostgresStore>).roundTrips;
+  let roundTrips: number | string = '';
+  if (trips) {
+    const before = trips();
+    await hybridSearch(store.memories, embedder, TENANT, request(0), new Date());
+    roundTrips = trips() - before;
+  }
+  return { total, cpu: cpu.slice(20), text, vector, count: counted, roundTrips };
 }
 for (const driver of values.stores.split(',')) {
   const { store, cleanup } = await open(driver);
@@ -283,7 +312,12 @@ for (const driver of values.stores.split(',')) {
     found += hits.filter((hit) => wanted.has(hit.id)).length / wanted.size;
   }
   const hybrid = await timeHybrid(store);
-  const label = driver === 'sqlite' ? `sqlite (${store.memories.capabilities.vectorDistance})` : driver;
+  const label =
+    driver === 'sqlite'
+      ? `sqlite (${store.memories.capabilities.vectorDistance})`
+      : driver === 'postgres'
+        ? `postgres (${(store as PostgresStore).vectorIndex})`
+        : driver;
   rows.push([
     label,
     'searchText',
@@ -331,9 +365,10 @@ for (const driver of values.stores.split(',')) {
     percentile(hybrid.count, 50),
     percentile(hybrid.total, 50),
     Math.round(build),
+    hybrid.roundTrips,
   ]);
   await store.close();
-  cleanup();
+  await cleanup();
 }
 printTable(
   ['store', 'method', 'memories', 'ingest memories/s', 'first search ms', 'p50 ms', 'p99 ms', 'recall@10'],
@@ -342,4 +377,7 @@ printTable(
 console.log(
   '\nHybrid search p50 breakdown (ms), and the background index builds that the first searches started:\n',
 );
-printTable(['store', 'text ranking', 'vector ranking', 'count', 'hybrid', 'background builds ms'], breakdown);
+printTable(
+  ['store', 'text ranking', 'vector ranking', 'count', 'hybrid', 'background builds ms', 'round trips'],
+  breakdown,
+);

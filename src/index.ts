@@ -136,5 +136,10 @@ export type {
   NewMemoryRecord,
   UpdateOptions,
 } from './stores/memory-record-store.js';
+export {
+  createPostgresStore,
+  type PostgresStore,
+  type PostgresStoreOptions,
+} from './stores/postgres/postgres-store.js';
 export type { SessionStore, StoreCapabilities } from './stores/session-store.js';
 export { createSqliteStore } from './stores/sqlite/sqlite-store.js';

@@ -26,10 +26,14 @@ Examples (from a clone: npx engram …; docs/cli.md has every command):
 const DB_HELP =
   'SQLite database (default: ENGRAM_DATABASE_PATH, then the config file, then ./data/engram.db)';
 const CONFIG_HELP = 'JSON config file (or ENGRAM_CONFIG), read as by `engram serve` (docs/server.md)';
+const STORE_HELP = 'PostgreSQL URL instead of the SQLite file (or ENGRAM_STORE_URL; docs/stores/postgres.md)';
 
-/** Adds `--db` and `--config`, resolved like `engram serve`'s settings. */
+/** Adds `--db`, `--store` and `--config`, resolved like `engram serve`'s settings. */
 const withStore = (command: Command) =>
-  command.option('--db <path>', DB_HELP).option('--config <file>', CONFIG_HELP);
+  command
+    .option('--db <path>', DB_HELP)
+    .option('--store <url>', STORE_HELP)
+    .option('--config <file>', CONFIG_HELP);
 
 /**
  * The `engram` command line (commander): every command, its flags and help. Actions write to `io`

@@ -1,8 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ValidationError } from '../core/errors.js';
 import { type ApiKey, createApiKeys } from '../engine/access/api-keys.js';
+import { openConfiguredStore } from '../server/open-configured-store.js';
 import { resolveServerConfig } from '../server/server-config.js';
-import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 
 interface KeysFlags {
@@ -11,6 +11,7 @@ interface KeysFlags {
   name?: string;
   expiresInDays?: string;
   db?: string;
+  store?: string;
   config?: string;
   json?: boolean;
 }
@@ -41,8 +42,11 @@ async function withKeys<T>(
   io: CliIo,
   work: (keys: ReturnType<typeof createApiKeys>) => Promise<T>,
 ) {
-  const { databasePath } = resolveServerConfig({ db: flags.db, config: flags.config }, io.environment);
-  const store = await createSqliteStore({ path: databasePath });
+  const config = resolveServerConfig(
+    { db: flags.db, store: flags.store, config: flags.config },
+    io.environment,
+  );
+  const { store } = await openConfiguredStore(config, (warning) => io.stderr.write(`engram: ${warning}\n`));
   try {
     return await work(createApiKeys(store.documents));
   } finally {
@@ -56,6 +60,7 @@ const storeOptions = (command: Command) =>
       '--db <path>',
       'SQLite database (default: ENGRAM_DATABASE_PATH, the config file, ./data/engram.db)',
     )
+    .option('--store <url>', 'PostgreSQL URL instead of the SQLite file (or ENGRAM_STORE_URL)')
     .option('--config <file>', 'JSON config file (as `engram serve`)');
 
 /**

@@ -1,12 +1,14 @@
 import { createEngram, type Engram } from '../engram.js';
+import { openConfiguredStore } from '../server/open-configured-store.js';
 import { resolveServerConfig, type ServerConfig } from '../server/server-config.js';
 import { writePathOptionsOf } from '../server/write-path-options.js';
-import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 
 /** The flags every data command takes, resolved like `engram serve`'s. */
 export interface StoreFlags {
   db?: string;
+  /** A PostgreSQL URL (`--store`), else the SQLite file. */
+  store?: string;
   config?: string;
 }
 
@@ -19,8 +21,11 @@ export async function openEngram(
   flags: StoreFlags,
   io: CliIo,
 ): Promise<{ engram: Engram; config: ServerConfig }> {
-  const config = resolveServerConfig({ db: flags.db, config: flags.config }, io.environment);
-  const store = await createSqliteStore({ path: config.databasePath });
+  const config = resolveServerConfig(
+    { db: flags.db, store: flags.store, config: flags.config },
+    io.environment,
+  );
+  const { store } = await openConfiguredStore(config, (warning) => io.stderr.write(`engram: ${warning}\n`));
   const engram = await createEngram({
     store,
     sweepIntervalMs: 0,

@@ -6,9 +6,9 @@ import { parseWith } from '../core/errors.js';
 import { createEngram } from '../engram.js';
 import { embedderOptionOf } from '../server/embedder-option.js';
 import { installFatalHandlers } from '../server/fatal-handlers.js';
+import { openConfiguredStore } from '../server/open-configured-store.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import { writePathOptionsOf } from '../server/write-path-options.js';
-import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createMcpServer } from './create-mcp-server.js';
 
 /** Flags of `engram mcp`. */
@@ -36,11 +36,12 @@ export async function runMcpStdio(options: {
 }): Promise<void> {
   const { flags, environment, stderr } = options;
   const config = resolveServerConfig({ db: flags.db, config: flags.config }, environment);
-  const { databasePath } = config;
   const tenantId = parseWith(tenantSchema, flags.tenant ?? environment.ENGRAM_TENANT ?? 'default', 'tenant');
   const report = (what: string) => (error: unknown) =>
     stderr.write(`engram mcp: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
-  const store = await createSqliteStore({ path: databasePath });
+  const { store, description } = await openConfiguredStore(config, (message) =>
+    stderr.write(`engram mcp: ${message}\n`),
+  );
   const engram = await createEngram({
     ...embedderOptionOf(config),
     store,
@@ -75,6 +76,6 @@ export async function runMcpStdio(options: {
     uninstall = installFatalHandlers(logger, close);
   });
   await server.connect(transport);
-  stderr.write(`engram mcp: serving tenant ${tenantId} from ${databasePath} on stdio\n`);
+  stderr.write(`engram mcp: serving tenant ${tenantId} from ${description} on stdio\n`);
   return closed.finally(() => uninstall());
 }

@@ -67,6 +67,21 @@ export const serverConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: integerSetting(0, 65_535).default(8000),
   databasePath: z.string().min(1).default('./data/engram.db'),
+  /**
+   * A PostgreSQL URL (`postgres://user@host:5432/db`, optional `?schema=NAME`): the store of every
+   * server sharing it; absent = the SQLite file at `databasePath` (docs/stores/postgres.md).
+   */
+  storeUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  /** PostgreSQL connections per server process. */
+  storePoolSize: integerSetting(1, 1_000).default(10),
+  /**
+   * How long a claimed background job stays leased without a heartbeat: after a crash, another
+   * server sharing the store re-runs the job once this has passed.
+   */
+  jobLeaseMs: integerSetting(1_000, 3_600_000).default(60_000),
   logLevel: logLevelSchema.default('info'),
   bodyLimitBytes: integerSetting(1, 1_073_741_824).default(1_048_576),
   /** How long shutdown waits for in-flight requests before closing their connections. */
@@ -104,6 +119,9 @@ export const environmentVariables = {
   ENGRAM_HOST: 'host',
   ENGRAM_PORT: 'port',
   ENGRAM_DATABASE_PATH: 'databasePath',
+  ENGRAM_STORE_URL: 'storeUrl',
+  ENGRAM_STORE_POOL_SIZE: 'storePoolSize',
+  ENGRAM_JOB_LEASE_MS: 'jobLeaseMs',
   ENGRAM_LOG_LEVEL: 'logLevel',
   ENGRAM_BODY_LIMIT_BYTES: 'bodyLimitBytes',
   ENGRAM_SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
@@ -139,6 +157,8 @@ export interface ServerFlags {
   host?: string | undefined;
   port?: string | undefined;
   db?: string | undefined;
+  /** A PostgreSQL URL: sets `storeUrl`. */
+  store?: string | undefined;
   config?: string | undefined;
   /** `enabled` or `disabled`: sets `auth.mode`. */
   auth?: string | undefined;
@@ -176,6 +196,7 @@ export function resolveServerConfig(
     ['port', flags.port],
     ['databasePath', flags.db],
     ['allowedHosts', flags['allowed-hosts']],
+    ['storeUrl', flags.store],
   ]);
   const auth = mergeAuthLayers(fromFile.auth, environment, flags.auth);
   const llm = mergeLayers(fromFile.llm, [

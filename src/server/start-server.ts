@@ -1,11 +1,11 @@
 import type { Writable } from 'node:stream';
 import { createEngram } from '../engram.js';
 import { instrumentStore } from '../stores/instrument-store.js';
-import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createServer, type EngramServer } from './create-server.js';
 import { embedderOptionOf } from './embedder-option.js';
 import { installFatalHandlers } from './fatal-handlers.js';
 import { assertLoopbackHost } from './loopback-host.js';
+import { openConfiguredStore } from './open-configured-store.js';
 import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
 import { createServerLogger } from './server-logger.js';
 import { createServerMetrics } from './server-metrics.js';
@@ -26,9 +26,10 @@ function authNotice(config: ServerConfig): string {
 
 /**
  * `engram serve`: resolves the settings (flags > environment > config file), opens engram on the
- * SQLite file, listens, warns when authentication is off, and shuts down gracefully on SIGTERM,
- * SIGINT or SIGHUP (a second signal exits at once). Logs are JSON lines on stdout; signals, uncaught
- * exceptions and unhandled rejections leave a line there before the process ends (fatal-handlers.ts).
+ * SQLite file or the PostgreSQL database (`--store`), listens, warns when authentication is off,
+ * and shuts down gracefully on SIGTERM, SIGINT or SIGHUP (a second signal exits at once). Logs are
+ * JSON lines on stdout; signals, uncaught exceptions and unhandled rejections leave a line there
+ * before the process ends (fatal-handlers.ts).
  */
 export async function startServer(options: {
   flags: ServerFlags;
@@ -40,10 +41,12 @@ export async function startServer(options: {
   const logger = createServerLogger(config.logLevel);
   // Store calls and memory sources report to the registry that /metrics serves.
   const metrics = createServerMetrics();
-  const store = instrumentStore(await createSqliteStore({ path: config.databasePath }), metrics.observeStore);
+  const opened = await openConfiguredStore(config, (message) => logger.warn(message));
+  const store = instrumentStore(opened.store, metrics.observeStore);
   const engram = await createEngram({
     store,
     ...embedderOptionOf(config),
+    jobs: { leaseMs: config.jobLeaseMs },
     onTrace: (trace) => metrics.observeTrace(trace),
     // The job runner runs here: summaries, promotion and extraction happen in this process.
     ...writePathOptionsOf(config, (message) => logger.info(message)),
@@ -57,9 +60,7 @@ export async function startServer(options: {
       ? `embeddings ${config.embeddings.model} at ${config.embeddings.baseUrl}`
       : 'offline static embeddings',
   ].join(', ');
-  options.stderr.write(
-    `engram listening on ${url} (database ${config.databasePath}, ${model})\n${authNotice(config)}`,
-  );
+  options.stderr.write(`engram listening on ${url} (${opened.description}, ${model})\n${authNotice(config)}`);
   const shutdown = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     server.close().then(

@@ -21,9 +21,25 @@ describe('server config', () => {
       logLevel: 'info',
       bodyLimitBytes: 1_048_576,
       shutdownTimeoutMs: 10_000,
+      storePoolSize: 10,
+      jobLeaseMs: 60_000,
       auth: { mode: 'disabled', apiKeys: true },
       allowedHosts: [],
     });
+  });
+
+  it('takes a PostgreSQL store from --store or ENGRAM_STORE_URL, and refuses other URLs', () => {
+    const url = 'postgres://engram@db.internal:5432/engram?schema=prod';
+    expect(resolveServerConfig({}, { ENGRAM_STORE_URL: url, ENGRAM_STORE_POOL_SIZE: '25' })).toMatchObject({
+      storeUrl: url,
+      storePoolSize: 25,
+    });
+    expect(resolveServerConfig({ store: 'postgresql://a@b/c' }, { ENGRAM_STORE_URL: url }).storeUrl).toBe(
+      'postgresql://a@b/c',
+    );
+    expect(resolveServerConfig({}, {}).storeUrl).toBeUndefined();
+    expect(() => resolveServerConfig({ store: 'mysql://a@b/c' }, {})).toThrow(ValidationError);
+    expect(() => resolveServerConfig({}, { ENGRAM_STORE_POOL_SIZE: '0' })).toThrow(ValidationError);
   });
 
   it('takes flags over environment variables over the config file', () => {

@@ -1,0 +1,58 @@
+import { StoreError } from '../core/errors.js';
+import type { EngramStore } from '../stores/engram-store.js';
+import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
+import type { ServerConfig } from './server-config.js';
+
+/** The store the settings name, and how to describe it in logs (never with a password). */
+export interface ConfiguredStore {
+  store: EngramStore;
+  description: string;
+}
+
+/** A PostgreSQL URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/**
+ * Opens the configured store: PostgreSQL when `storeUrl` is set (a `schema` query parameter picks
+ * the schema), else the SQLite file. The postgres driver is imported only when asked for.
+ * Rejects with StoreError (`store_unavailable`) when the database cannot be reached.
+ */
+export async function openConfiguredStore(
+  config: Pick<ServerConfig, 'databasePath' | 'storeUrl' | 'storePoolSize'>,
+  warn: (message: string) => void,
+): Promise<ConfiguredStore> {
+  if (config.storeUrl === undefined) {
+    return {
+      store: await createSqliteStore({ path: config.databasePath }),
+      description: `database ${config.databasePath}`,
+    };
+  }
+  const url = new URL(config.storeUrl);
+  const schema = url.searchParams.get('schema') ?? undefined;
+  url.searchParams.delete('schema');
+  const { createPostgresStore } = await import('../stores/postgres/postgres-store.js');
+  let store: EngramStore;
+  try {
+    store = await createPostgresStore({
+      connectionString: url.toString(),
+      ...(schema === undefined ? {} : { schema }),
+      poolSize: config.storePoolSize,
+      warn,
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StoreError(
+      `Cannot open the PostgreSQL store at ${redactedUrl(config.storeUrl)}: ${reason}`,
+      error,
+    );
+  }
+  return { store, description: `store ${redactedUrl(config.storeUrl)}` };
+}

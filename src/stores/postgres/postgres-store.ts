@@ -1,0 +1,67 @@
+import { StoreError } from '../../core/errors.js';
+import type { EngramStore } from '../engram-store.js';
+import type { StoreOptions } from '../session-store.js';
+import { applyMigrations } from './migrations.js';
+import { openPostgresDatabase, type PostgresConnectionOptions } from './postgres-database.js';
+import { createPostgresDocumentStore } from './postgres-document-store.js';
+import { createPostgresJobStore } from './postgres-job-store.js';
+import { createPostgresMemoryRecordStore } from './postgres-memory-record-store.js';
+import { createPostgresSessionStore } from './postgres-session-store.js';
+
+export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOptions {
+  /**
+   * Called once at start when pgvector is missing (vector search then scans exactly): default
+   * `console.warn`. Pass a logger's warn to route it.
+   */
+  warn?: (message: string) => void;
+  /** Use pgvector when the database has it (default); false scans vectors exactly, as without it. */
+  vectorExtension?: boolean;
+}
+
+/** The store, plus what benchmarks and operators read: database round trips so far. */
+export type PostgresStore = EngramStore & {
+  /** Database round trips since the store opened (each query, BEGIN and COMMIT counts one). */
+  roundTrips(): number;
+  /** Whether pgvector is installed in the database (HNSW vector search) or vectors are scanned exactly. */
+  readonly vectorIndex: 'pgvector-hnsw' | 'exact-scan';
+};
+
+/**
+ * Creates the PostgreSQL driver: sessions, long-term memories, documents and jobs in one database
+ * (one schema), reached through a pool of `poolSize` connections. Any number of engram servers may
+ * share the database: nothing is cached in process, so any server answers any request from what is
+ * committed. Connects and migrates before resolving (under an advisory lock, so servers starting
+ * together migrate once); an unreachable server rejects with StoreError.
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  if (!options.connectionString) throw new StoreError('The postgres store needs a connectionString');
+  const database = await openPostgresDatabase(options);
+  const clock = options.clock ?? (() => new Date());
+  let memories: Awaited<ReturnType<typeof createPostgresMemoryRecordStore>>;
+  try {
+    await applyMigrations(database);
+    memories = await createPostgresMemoryRecordStore(database, {
+      vectorExtension: options.vectorExtension ?? true,
+    });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  if (!memories.vectorIndexed) {
+    (options.warn ?? console.warn)(
+      'engram: pgvector is not installed in this database (CREATE EXTENSION vector); vector search scans every embedding exactly, which is slow past ~10,000 memories',
+    );
+  }
+  const sessions = createPostgresSessionStore(database, clock);
+  return {
+    driver: 'postgres',
+    capabilities: { durable: true, multiProcess: true },
+    ...sessions,
+    memories,
+    documents: createPostgresDocumentStore(database, clock),
+    jobs: createPostgresJobStore(database, clock),
+    roundTrips: () => database.roundTrips(),
+    vectorIndex: memories.vectorIndexed ? 'pgvector-hnsw' : 'exact-scan',
+    close: () => database.close(),
+  };
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { applyMigrations } from '../../src/stores/postgres/migrations.js';
+import { openPostgresDatabase } from '../../src/stores/postgres/postgres-database.js';
+import { createPostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
+
+const database = await usePostgresTestSchema('migrations');
+
+describe.skipIf(database === null)('PostgreSQL migrations', () => {
+  const { url, schema, admin } = database ?? { url: '', schema: '', admin: async () => [] };
+
+  it('migrates once when ten servers start at the same moment', async () => {
+    const servers = await Promise.all(
+      Array.from({ length: 10 }, () => openPostgresDatabase({ connectionString: url, schema, poolSize: 1 })),
+    );
+    try {
+      const applied = await Promise.all(servers.map((server) => applyMigrations(server)));
+      // One server applied every step; the nine others waited on the lock and found nothing to do.
+      expect(applied.filter((versions) => versions.length > 0)).toEqual([[1, 2, 3, 4]]);
+      const rows = await admin<{ version: number }>(
+        `SELECT version FROM "${schema}".engram_migrations ORDER BY version`,
+      );
+      expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
+  });
+
+  it('opens ten stores at once on the migrated schema, all usable', async () => {
+    const stores = await Promise.all(
+      Array.from({ length: 10 }, () => createPostgresStore({ connectionString: url, schema, poolSize: 1 })),
+    );
+    try {
+      const key = { tenantId: 't', namespace: null, userId: null, sessionId: 's' };
+      await Promise.all(
+        stores.map((store, index) =>
+          store.appendMessages(key, [
+            {
+              id: `m${index}`,
+              role: 'user',
+              content: `from ${index}`,
+              createdAt: '2026-01-01T00:00:00.000Z',
+              tokenCount: 2,
+              tokenEncoding: 'o200k_base',
+            },
+          ]),
+        ),
+      );
+      expect((await stores[0]?.getSession(key))?.messageCount).toBe(10);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+});
+
+if (database === null) {
+  describe.skip('PostgreSQL migrations (PostgreSQL unreachable)', () => it('needs PostgreSQL', () => {}));
+}
