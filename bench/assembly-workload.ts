@@ -8,13 +8,16 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { MemoryRecordInput } from '../src/core/schemas/memory-record.js';
 import { seededRandom } from '../src/core/vectors/seeded-random.js';
 import type { Engram } from '../src/engram.js';
 import { decodeWordVectorFile } from '../src/providers/embeddings/word-vector-file.js';
 import type { EngramStore } from '../src/stores/engram-store.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
+import { createPostgresStore } from '../src/stores/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { benchPostgresUrl } from './bench-utilities.js';
 
 export const TENANT = 'default';
 export const USER = 'bench-user';
@@ -125,7 +128,9 @@ export async function seedWorkload(engram: Engram, memories: number, messages: n
 
 /**
  * An engram over the workload: the memory store is seeded every run; SQLite opens the cache file
- * for this size, built first when absent (under a temporary name, renamed once complete).
+ * for this size, built first when absent (under a temporary name, renamed once complete);
+ * PostgreSQL keeps one schema per size in `benchPostgresUrl`, built first when it has no
+ * completion mark (a half-built schema from an interrupted run is dropped and rebuilt).
  */
 export async function openWorkload(
   driver: string,
@@ -139,7 +144,8 @@ export async function openWorkload(
     await seedWorkload(engram, memories, messages);
     return { engram, path: null, buildSeconds: (performance.now() - started) / 1000 };
   }
-  if (driver !== 'sqlite') throw new Error(`Unknown store "${driver}" (memory, sqlite)`);
+  if (driver === 'postgres') return openPostgresWorkload(memories, messages, open, started);
+  if (driver !== 'sqlite') throw new Error(`Unknown store "${driver}" (memory, sqlite, postgres)`);
   mkdirSync(CACHE_DIR, { recursive: true });
   const path = join(CACHE_DIR, `assembly-${memories}-${messages}.db`);
   let buildSeconds: number | null = null;
@@ -153,4 +159,31 @@ export async function openWorkload(
     buildSeconds = (performance.now() - started) / 1000;
   }
   return { engram: await open(await createSqliteStore({ path })), path, buildSeconds };
+}
+
+async function openPostgresWorkload(
+  memories: number,
+  messages: number,
+  open: (store: EngramStore) => Promise<Engram>,
+  started: number,
+): Promise<{ engram: Engram; path: string | null; buildSeconds: number | null }> {
+  const schema = `engram_bench_assembly_${memories}_${messages}`;
+  const admin = new pg.Client({ connectionString: benchPostgresUrl });
+  await admin.connect();
+  try {
+    const built = await admin.query(`SELECT to_regclass('"${schema}".bench_workload_built') AS mark`);
+    let buildSeconds: number | null = null;
+    if (built.rows[0]?.mark === null) {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      const builder = await open(await createPostgresStore({ connectionString: benchPostgresUrl, schema }));
+      await seedWorkload(builder, memories, messages);
+      await builder.close();
+      await admin.query(`CREATE TABLE "${schema}".bench_workload_built (at timestamptz DEFAULT now())`);
+      buildSeconds = (performance.now() - started) / 1000;
+    }
+    const store = await createPostgresStore({ connectionString: benchPostgresUrl, schema });
+    return { engram: await open(store), path: `postgres schema ${schema}`, buildSeconds };
+  } finally {
+    await admin.end();
+  }
 }

@@ -7,7 +7,7 @@
  *   messages plus a brute-force top-10 KNN over N vectors of the embedder's dimensions. SQLite
  *   workloads are built once into bench/.cache/ (gitignored) and reused.
  * Usage: npx tsx bench/assembly.ts [--modes engine,sources] [--sizes 10,1000,100000]
- *        [--memories 1000,10000,100000] [--messages 2000] [--stores memory,sqlite]
+ *        [--memories 1000,10000,100000] [--messages 2000] [--stores memory,sqlite,postgres]
  *        [--iterations 300] [--budget 8000]
  */
 import { parseArgs } from 'node:util';
