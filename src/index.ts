@@ -127,7 +127,9 @@ export {
   type ServerConfigInput,
   type ServerFlags,
 } from './server/server-config.js';
+export { createServerMetrics, type ServerMetrics } from './server/server-metrics.js';
 export type { EngramStore } from './stores/engram-store.js';
+export { instrumentStore, type StoreObserver } from './stores/instrument-store.js';
 export { createMemoryStore } from './stores/memory/memory-store.js';
 export type {
   InsertOptions,

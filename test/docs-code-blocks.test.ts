@@ -44,6 +44,37 @@ const runnable = (code: string) =>
     entryPoints[name] ? `from ${JSON.stringify(resolve(entryPoints[name]))}` : whole,
   );
 
+/**
+ * Factories the docs describe as internals (each with its source path), not exported. Everything
+ * else the docs call as `createXxx(` must be importable from an entry point.
+ */
+const INTERNAL_FACTORIES = ['createLlmSummaryWriter', 'createMcpServer'];
+
+describe('factories named in the docs', () => {
+  it('are exported by an entry point, or are listed as internal', async () => {
+    const files = [
+      'README.md',
+      ...readdirSync('docs', { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.md'))
+        .map((file) => `docs/${file}`),
+    ];
+    const named = new Set(
+      files.flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/\b(create[A-Z]\w*)\(/g)].map((match) => match[1] ?? ''),
+      ),
+    );
+    const exported = new Set<string>();
+    for (const file of Object.values(entryPoints)) {
+      for (const name of Object.keys(await import(resolve(file)))) exported.add(name);
+    }
+    const missing = [...named].filter((name) => !exported.has(name) && !INTERNAL_FACTORIES.includes(name));
+    expect(missing).toEqual([]);
+    // The list stays honest: an internal factory that became public (or left the docs) leaves it.
+    expect(INTERNAL_FACTORIES.filter((name) => exported.has(name) || !named.has(name))).toEqual([]);
+    expect(named).toContain('createServerMetrics');
+  }, 60_000);
+});
+
 describe('code blocks in the docs', () => {
   it('typecheck against the package’s entry points (strict, as a user’s project would)', async () => {
     // Inside the repository, so that node_modules (e.g. `ai`) resolves as it does for a user.

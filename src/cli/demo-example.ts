@@ -1,3 +1,5 @@
+import type { MessageInput } from '../core/schemas/message.js';
+import type { SessionRef } from '../engine/sessions/session-ref.js';
 import type { Engram } from '../engram.js';
 
 /** The demo's agent and user: the example below belongs to them. */
@@ -7,14 +9,25 @@ export const DEMO_USER_ID = 'demo-user';
 /** A message that matches the example: the procedure's trigger, the document and the episode. */
 export const DEMO_SUGGESTION = 'My new order arrived damaged. Can I get a replacement?';
 
+/** An earlier exchange in the demo's session: without one, a first message has no history. */
+export const DEMO_EARLIER_EXCHANGE: readonly MessageInput[] = [
+  { role: 'user', content: 'Hi! I ordered a blue teapot last week, order #1042.' },
+  { role: 'assistant', content: 'Thanks! Order #1042, one blue teapot, was delivered yesterday.' },
+];
+
 /**
  * Seeds a small example on first run, so that a first message already fills all six sections:
  * an approved procedure, a knowledge document for the agent, an episode of the user's past
- * session, and a fact about the user. Does nothing when the agent already has knowledge (a
+ * session, a fact about the user, and an earlier exchange in `session` when it is empty (never
+ * mixed into a conversation already there). Does nothing when the agent already has knowledge (a
  * database that was seeded, or holds real data). Resolves whether it seeded.
  */
-export async function seedDemoExample(engram: Engram, tenantId = 'default'): Promise<boolean> {
+export async function seedDemoExample(engram: Engram, session: SessionRef): Promise<boolean> {
+  const tenantId = session.tenantId ?? 'default';
   if ((await engram.knowledge.list(tenantId, DEMO_AGENT_ID)).length > 0) return false;
+  if (((await engram.sessions.get(session, { recentMessagesLimit: 1 }))?.messageCount ?? 0) === 0) {
+    await engram.sessions.append(session, [...DEMO_EARLIER_EXCHANGE]);
+  }
   await engram.knowledge.ingest(tenantId, {
     agentId: DEMO_AGENT_ID,
     name: 'Returns policy.md',

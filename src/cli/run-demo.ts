@@ -58,15 +58,15 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   };
   // A user, so that facts and episodes about them can be recalled.
   const session = { sessionId: options.sessionId, userId: DEMO_USER_ID };
-  const existing = await engram.sessions.get(session, { recentMessagesLimit: 1 });
   print(`engram demo — session "${options.sessionId}" in ${options.databasePath}`);
-  if (await seedDemoExample(engram)) {
+  if (await seedDemoExample(engram, session)) {
     print(
       'Seeded an example: an approved procedure ("Damaged order"), a knowledge document ("Returns policy.md"),\n' +
-        'an episode of a past session and a fact about the user. Try:',
+        'an episode of a past session, a fact about the user and an earlier exchange. Try:',
     );
     print(`  ${DEMO_SUGGESTION}`);
   }
+  const existing = await engram.sessions.get(session, { recentMessagesLimit: 1 });
   print(`${existing?.messageCount ?? 0} stored messages. Type a message, /context, or /quit.`);
 
   let lastContext: ContextMessage[] = [];

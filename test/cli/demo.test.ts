@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { DEMO_SUGGESTION } from '../../src/cli/demo-example.js';
+import { DEMO_EARLIER_EXCHANGE, DEMO_SUGGESTION, DEMO_USER_ID } from '../../src/cli/demo-example.js';
 import { runDemo } from '../../src/cli/run-demo.js';
+import { createEngram } from '../../src/engram.js';
+import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 
 const run = promisify(execFile);
@@ -27,11 +29,12 @@ describe('engram demo', () => {
   it('assembles each turn, explains it, and keeps the session in the SQLite file across runs', async () => {
     const databasePath = temporaryDatabase();
     const first = await demo(['My name is Ada', 'I love sailing'], databasePath);
-    expect(first).toContain('0 stored messages');
-    expect(first).toMatch(/history\s+\d+ tokens {2}2 in/);
+    // The seeded earlier exchange, then each turn adds two messages.
+    expect(first).toContain('2 stored messages');
+    expect(first).toMatch(/history\s+\d+ tokens {2}4 in/);
 
     const second = await demo(['What is my name?', '/context'], databasePath);
-    expect(second).toContain('4 stored messages');
+    expect(second).toContain('6 stored messages');
     expect(second).toContain('[history/user] My name is Ada');
     expect(second).toContain('[current/user] What is my name?');
   });
@@ -40,15 +43,35 @@ describe('engram demo', () => {
     const databasePath = temporaryDatabase();
     const first = await demo([DEMO_SUGGESTION], databasePath);
     expect(first).toContain('Seeded an example');
-    for (const section of ['system', 'procedure', 'knowledge', 'episodes', 'current']) {
+    for (const section of ['system', 'procedure', 'knowledge', 'episodes', 'history', 'current']) {
       expect(first, section).toMatch(new RegExp(`${section}\\s+[1-9]\\d* tokens {2}[1-9]\\d* in`));
     }
     const second = await demo([DEMO_SUGGESTION, '/context'], databasePath);
     expect(second).not.toContain('Seeded an example');
-    expect(second).toMatch(/history\s+[1-9]\d* tokens {2}2 in/);
+    // The earlier exchange was added once: it and the first run's turn.
+    expect(second).toContain('4 stored messages');
+    expect(second).toMatch(/history\s+[1-9]\d* tokens {2}4 in/);
+    expect(second).toContain(`[history/user] ${DEMO_EARLIER_EXCHANGE[0]?.content}`);
     expect(second).toContain('(Source: Returns policy.md)');
     expect(second).toContain('Damaged order:');
     expect(second).toContain('The user reported a damaged kettle');
+  });
+
+  it('adds the earlier exchange only to an empty session (a conversation already there stays as it is)', async () => {
+    const databasePath = temporaryDatabase();
+    const engram = await createEngram({
+      store: await createSqliteStore({ path: databasePath }),
+      sweepIntervalMs: 0,
+    });
+    await engram.sessions.append({ sessionId: 'cli', userId: DEMO_USER_ID }, [
+      { role: 'user', content: 'An older conversation' },
+    ]);
+    await engram.close();
+    const output = await demo([DEMO_SUGGESTION, '/context'], databasePath);
+    expect(output).toContain('Seeded an example');
+    expect(output).toContain('1 stored messages');
+    expect(output).toContain('[history/user] An older conversation');
+    expect(output).not.toContain(DEMO_EARLIER_EXCHANGE[0]?.content);
   });
 
   it('shows a prompt, and /quit ends the process while stdin stays open', async () => {

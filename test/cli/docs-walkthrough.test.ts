@@ -75,8 +75,9 @@ describe('docs/cli.md', () => {
       'returns.md',
       'shipping/rates.html',
     ]);
-    // The demo's session belongs to its user, so that facts and episodes about them are recalled.
-    expect((await restored.sessions.get({ sessionId: 'demo', userId: DEMO_USER_ID }))?.messageCount).toBe(2);
+    // The demo's session belongs to its user, so that facts and episodes about them are recalled:
+    // the earlier exchange the first run seeds, then the one turn.
+    expect((await restored.sessions.get({ sessionId: 'demo', userId: DEMO_USER_ID }))?.messageCount).toBe(4);
     await restored.close();
   }, 120_000);
 });

@@ -132,6 +132,28 @@ describe('the installed package', () => {
   }, 60_000);
 });
 
+describe('npx engram in a clone', () => {
+  it('runs the project’s own bin, as docs/cli.md says (version and help)', async () => {
+    // `checkout` is a clone after `npm install`: dist/ built, as the `prepare` script does. npx
+    // finds the project's own bin by its package name (nothing is in node_modules/.bin). Its own
+    // cache, so an earlier run elsewhere proves nothing; never the registry; and no second build
+    // (npx reruns `prepare` when it first links the project, which only costs time).
+    const env = {
+      ...process.env,
+      npm_config_cache: temporaryDirectory(),
+      npm_config_yes: 'false',
+      npm_config_offline: 'true',
+      npm_config_ignore_scripts: 'true',
+    };
+    const npx = (args: string[]) => run('npx', ['engram', ...args], { cwd: checkout, env });
+    expect((await npx(['--version'])).stdout.trim()).toBe(manifest.version);
+    const help = (await npx(['help'])).stdout;
+    for (const command of ['serve', 'mcp', 'import', 'export', 'ingest', 'inspect', 'doctor']) {
+      expect(help).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+    }
+  }, 60_000);
+});
+
 describe('npm start', () => {
   it('stops the server when npm itself gets SIGTERM (the port is freed)', async () => {
     const database = join(temporaryDirectory(), 'start.db');
