@@ -3,7 +3,7 @@
  * showing data (a page's first table row or card), cold (HTTP cache disabled) and warm (cache on,
  * 304s), and the bytes transferred, per page. The server runs in this process over a temporary
  * SQLite file with the demo data (scripts/ui-demo-data.ts).
- * Usage: npx tsx bench/ui-load.ts [--runs 10] [--pages sessions,inspector,memories]
+ * Usage: npx tsx bench/ui-load.ts [--runs 10] [--pages sessions,inspector,working-set,memories,procedures,jobs]
  */
 import { parseArgs } from 'node:util';
 import { hasChromium, launchBrowser, startUiServer } from '../scripts/ui-browser.js';
@@ -13,20 +13,22 @@ import { machine, percentile, printTable } from './bench-utilities.js';
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '10' },
-    pages: { type: 'string', default: 'sessions,inspector,memories' },
+    pages: { type: 'string', default: 'sessions,inspector,working-set,memories,procedures,jobs' },
   },
 });
 if (!hasChromium) throw new Error('No Chromium at /usr/bin/chromium (apt-get install -y chromium)');
 const runs = Number(values.runs);
 
 const server = await startUiServer();
-const { session } = await seedDemoData(jsonClient(server.url));
+const { session, agentId } = await seedDemoData(jsonClient(server.url));
 const scope = new URLSearchParams(session).toString();
 /** Each page, and the element that shows its data has arrived. */
 const targets: Record<string, { hash: string; ready: string }> = {
   sessions: { hash: `#/sessions?${scope}`, ready: '.messages li' },
   inspector: { hash: `#/inspector?${scope}`, ready: '.trace .budget-bar' },
   memories: { hash: '#/memories', ready: 'tbody tr' },
+  'working-set': { hash: `#/working-set?${scope}&query=delivery`, ready: '.cards .card' },
+  procedures: { hash: `#/procedures?agent_id=${agentId}`, ready: '.cards .card' },
   jobs: { hash: '#/jobs', ready: 'tbody tr' },
 };
 const browser = await launchBrowser();

@@ -26,8 +26,14 @@ try {
       'inspector',
       `#/inspector?${scope}`,
       async () => {
-        await page.getByLabel('compare').nth(0).check();
-        await page.getByLabel('compare').nth(1).check();
+        await page
+          .getByLabel(/^Compare turn/)
+          .nth(0)
+          .check();
+        await page
+          .getByLabel(/^Compare turn/)
+          .nth(1)
+          .check();
       },
     ],
     [

@@ -24,6 +24,8 @@ export interface AmsMessage {
   role: string;
   content: string;
   created_at: string;
+  /** Present with `include_summarized=true`: the running summary covers this message. */
+  summarized?: boolean;
 }
 
 export interface AmsMemory {

@@ -110,7 +110,7 @@ function App() {
         <a class="brand" href={hrefOf('sessions')}>
           engram
         </a>
-        <nav aria-label="Pages">
+        <nav aria-label="Main">
           {pages.map((page) => (
             <a
               key={page.id}

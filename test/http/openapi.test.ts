@@ -106,6 +106,13 @@ describe('GET /openapi.json', () => {
       required: false,
       schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     });
+    // An engram query parameter on an AMS route is marked in its own schema.
+    const get = (operation(document, 'get', '/v1/working-memory/{session_id}').parameters ?? []) as Json[];
+    expect(get.find((parameter) => parameter.name === 'include_summarized')).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'boolean', 'x-engram-extension': true },
+    });
   });
 });
 

@@ -257,3 +257,42 @@ describe('DELETE and list (AMS §4.2, §4.6)', () => {
     });
   });
 });
+
+describe('GET /v1/working-memory/{id}?include_summarized (engram extension)', () => {
+  it('adds the summarized messages, each marked, and leaves the AMS answer unchanged without it', async () => {
+    const { request, engram } = testServer();
+    const messages = ['one', 'two', 'three', 'four'].map((content, index) => ({
+      id: `m${index + 1}`,
+      role: index % 2 ? 'assistant' : 'user',
+      content,
+      created_at: `2025-06-01T10:00:0${index}Z`,
+    }));
+    await request('/v1/working-memory/summed', { method: 'PUT', body: { namespace: 'sum', messages } });
+    await engram.sessions.recordSummary(
+      { sessionId: 'summed', namespace: 'sum' },
+      { context: 'They counted to two.', throughSeq: 2, expectedThroughSeq: 0 },
+    );
+    const path = '/v1/working-memory/summed?namespace=sum';
+    const plain = async () => json(await request(path));
+    const whole = async () => json(await request(`${path}&include_summarized=true`));
+    const amsKeys = ['content', 'created_at', 'discrete_memory_extracted', 'id', 'persisted_at', 'role'];
+    // Each read twice and interleaved: the response cache keeps the two answers apart.
+    for (let round = 0; round < 2; round++) {
+      const read = await plain();
+      expect(read.context).toBe('They counted to two.');
+      expect(Object.keys(read).sort()).toEqual([...workingMemoryFields].sort());
+      const shown = read.messages as Record<string, unknown>[];
+      expect(shown.map((message) => message.id)).toEqual(['m3', 'm4']);
+      for (const message of shown) expect(Object.keys(message).sort()).toEqual(amsKeys);
+      const all = (await whole()).messages as Record<string, unknown>[];
+      expect(all.map((message) => [message.id, message.summarized])).toEqual([
+        ['m1', true],
+        ['m2', true],
+        ['m3', false],
+        ['m4', false],
+      ]);
+    }
+    expect(await json(await request(`${path}&include_summarized=false`))).toEqual(await plain());
+    expect((await request(`${path}&include_summarized=maybe`)).status).toBe(422);
+  });
+});

@@ -69,7 +69,7 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('npm pack', () => {
-  it('ships the build, the bin, LICENSE and README, and no tests, sources or source maps', () => {
+  it('ships the build (the web UI too), the bin, LICENSE and README, and no tests, sources or source maps', () => {
     expect(packed).toEqual(
       expect.arrayContaining([
         'LICENSE',
@@ -80,6 +80,9 @@ describe('npm pack', () => {
         'dist/index.d.ts',
         'dist/cli/main.js',
         'dist/providers/embeddings/data/word-vectors.bin',
+        // The UI `engram serve` answers at /ui: built by `npm run build`, never by the user.
+        'dist/ui/index.html',
+        'dist/ui/app.js',
       ]),
     );
     expect(packed.filter((path) => /\.test\.|\.map$|^src\/|^test\/|^bench\//.test(path))).toEqual([]);

@@ -117,6 +117,8 @@ function toAmsMemory(memory: PendingMemory, strategy: SessionState['longTermMemo
 export interface ResponseStyle {
   wholeSeconds: boolean;
   nullDataAsEmpty: boolean;
+  /** engram's `include_summarized`: each message says whether the running summary covers it. */
+  markSummarized?: boolean;
 }
 
 /** WorkingMemoryResponse (§2.5): every declared field present, `null` where unset. */
@@ -127,8 +129,11 @@ export function toWorkingMemoryResponse(
   style: ResponseStyle,
 ) {
   const time = (iso: string) => formatAmsDateTime(iso, style.wholeSeconds);
+  const throughSeq = state.summarized.throughSeq;
   return {
-    messages: messages.map(toAmsMessage),
+    messages: style.markSummarized
+      ? messages.map((message) => ({ ...toAmsMessage(message), summarized: message.seq <= throughSeq }))
+      : messages.map(toAmsMessage),
     memories: state.memories.map((memory) => toAmsMemory(memory, state.longTermMemoryStrategy)),
     data: state.data ?? (style.nullDataAsEmpty ? {} : null),
     context: state.context,

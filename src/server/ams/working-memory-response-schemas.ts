@@ -15,6 +15,10 @@ export const amsMessageResponseSchema = z.object({
   created_at: dateTime(),
   persisted_at: dateTime().nullable(),
   discrete_memory_extracted: z.enum(['t', 'f']),
+  summarized: z.boolean().optional().meta({
+    description:
+      'engram extension, only with `include_summarized=true`: whether the running summary covers the message',
+  }),
 });
 
 /** A working-memory item as the full 21-field MemoryRecord (`toAmsMemory`). */

@@ -105,7 +105,11 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     const ref = sessionRefFromRequest(request);
     const query = readQuery(request, getWorkingMemoryQuerySchema);
     const recent = query.recent_messages_limit;
-    const options = recent !== undefined && recent > 0 ? { recentMessagesLimit: recent } : {};
+    const includeSummarized = query.include_summarized === true;
+    const options = {
+      ...(recent !== undefined && recent > 0 ? { recentMessagesLimit: recent } : {}),
+      ...(includeSummarized ? { includeSummarized } : {}),
+    };
     const key = toSessionKey(ref);
     // Read before the session: a write in between leaves an entry that is stale at once, never one
     // that passes for newer than its body.
@@ -126,6 +130,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     const response = toWorkingMemoryResponse(session, fitted?.messages ?? messages, fitted?.usage ?? null, {
       wholeSeconds: true,
       nullDataAsEmpty: true,
+      markSummarized: includeSummarized,
     });
     const etag = entityTag(session.version);
     const body = Buffer.from(JSON.stringify(response));

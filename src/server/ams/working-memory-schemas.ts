@@ -10,6 +10,7 @@ import { FUTURE_TOLERANCE_MS } from '../../engine/sessions/prepare-messages.js';
 import { laxInteger, plainObject } from '../lax-fields.js';
 import { amsDateTime } from './ams-datetime.js';
 import { amsModelNames } from './ams-model-windows.js';
+import { laxBoolean } from './ams-scalars.js';
 
 export const optionalText = () => z.string().nullable().optional();
 export const valueError = (message: string) => ({
@@ -129,6 +130,16 @@ export const modelQuerySchema = z.object({
 export const getWorkingMemoryQuerySchema = sessionScopeQuerySchema.extend({
   ...modelQuerySchema.shape,
   recent_messages_limit: laxInteger().optional(),
+  /**
+   * engram extension (not in AMS; AMS clients never send it, so their answer is unchanged): also
+   * the messages the running summary covers, each message then marked with `summarized`.
+   */
+  include_summarized: laxBoolean().optional().meta({
+    type: 'boolean',
+    description:
+      'engram extension (not in AMS): also return the messages the running summary (`context`) covers; every message then carries `summarized`',
+    'x-engram-extension': true,
+  }),
 });
 
 export const listSessionsQuerySchema = sessionScopeQuerySchema.extend({

@@ -1,10 +1,15 @@
-/** Previous/next with "21–40 of 57". */
+/**
+ * Previous/next with "21–40 of 57". `label` names what is paged ("Pages of sessions"): each
+ * navigation landmark needs a name of its own, apart from the main one.
+ */
 export function Pager({
+  label,
   offset,
   limit,
   total,
   onChange,
 }: {
+  label: string;
   offset: number;
   limit: number;
   total: number;
@@ -12,7 +17,7 @@ export function Pager({
 }) {
   const last = Math.min(total, offset + limit);
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label={label}>
       <button type="button" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
         Previous
       </button>

@@ -64,6 +64,8 @@ export function InspectorPage({ params }: { params: URLSearchParams }) {
   );
   useInterval(traces.reload, POLL_MS, live && session.session_id !== '' && !traces.error);
   const records = traces.data?.traces ?? [];
+  // Turns are numbered from the oldest kept one; the list is newest first.
+  const total = traces.data?.total ?? records.length;
   const selected = records.find((record) => record.id === selectedId) ?? records[0];
   const pair = compared
     .map((id) => records.find((record) => record.id === id))
@@ -94,7 +96,7 @@ export function InspectorPage({ params }: { params: URLSearchParams }) {
             <section aria-label="Turns">
               <h2>Turns</h2>
               <ol class="turns">
-                {records.map((record) => (
+                {records.map((record, index) => (
                   <li key={record.id} class={record.id === selected?.id ? 'selected' : ''}>
                     <button
                       type="button"
@@ -108,6 +110,8 @@ export function InspectorPage({ params }: { params: URLSearchParams }) {
                     <label class="inline">
                       <input
                         type="checkbox"
+                        // Named by its turn: a list of checkboxes all called "compare" says nothing.
+                        aria-label={`Compare turn ${total - index}, ${new Date(record.created_at).toLocaleTimeString()}`}
                         checked={compared.includes(record.id)}
                         onChange={(event) =>
                           setCompared(

@@ -92,7 +92,13 @@ export function JobsPage() {
         </table>
       </div>
       {jobs.data ? (
-        <Pager offset={offset} limit={LIMIT} total={jobs.data.total} onChange={setOffset} />
+        <Pager
+          label="Pages of jobs"
+          offset={offset}
+          limit={LIMIT}
+          total={jobs.data.total}
+          onChange={setOffset}
+        />
       ) : null}
     </div>
   );

@@ -210,7 +210,13 @@ export function MemoriesPage() {
             </table>
           </div>
           {results.data ? (
-            <Pager offset={offset} limit={LIMIT} total={results.data.total} onChange={setOffset} />
+            <Pager
+              label="Pages of search results"
+              offset={offset}
+              limit={LIMIT}
+              total={results.data.total}
+              onChange={setOffset}
+            />
           ) : null}
           {can('write') ? <ForgetPanel onDone={results.reload} /> : null}
         </section>

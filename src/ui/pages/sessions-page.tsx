@@ -3,6 +3,7 @@ import { api } from '../api-client.js';
 import type { SessionSummary, WorkingMemory } from '../api-types.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { Pager } from '../components/pager.js';
+import { SessionMessages } from '../components/session-messages.js';
 import { hrefOf, sessionOf } from '../route.js';
 import { useLoad } from '../use-load.js';
 import { useCan } from '../whoami-context.js';
@@ -22,7 +23,8 @@ function SessionDetail({
   const scope = { namespace, user_id };
   const path = `/v1/working-memory/${encodeURIComponent(session_id)}`;
   const memory = useLoad(JSON.stringify([session_id, namespace, user_id]), () =>
-    api<WorkingMemory>('GET', path, { query: scope }),
+    // With the messages the summary covers, which the page folds.
+    api<WorkingMemory>('GET', path, { query: { ...scope, include_summarized: true } }),
   );
   const [ended, setEnded] = useState<{ text?: string; error?: unknown } | null>(null);
   const links = { session_id, namespace, user_id };
@@ -65,21 +67,7 @@ function SessionDetail({
             <dd>{new Date(data.updated_at).toLocaleString()}</dd>
           </dl>
           <h3>Messages</h3>
-          {data.context ? (
-            <details class="summarized">
-              <summary>Earlier messages are summarized: show the running summary</summary>
-              <pre class="content">{data.context}</pre>
-            </details>
-          ) : null}
-          <ol class="messages">
-            {data.messages.map((message) => (
-              <li key={message.id} class={`message role-${message.role}`}>
-                <span class="role">{message.role}</span>{' '}
-                <span class="muted">{new Date(message.created_at).toLocaleString()}</span>
-                <div class="text">{message.content}</div>
-              </li>
-            ))}
-          </ol>
+          <SessionMessages messages={data.messages} summary={data.context} />
           <h3>Pending memories</h3>
           {data.memories.length === 0 ? (
             <p class="muted">None.</p>
@@ -179,7 +167,13 @@ export function SessionsPage({ params }: { params: URLSearchParams }) {
           </table>
         </div>
         {list.data ? (
-          <Pager offset={offset} limit={LIMIT} total={list.data.total} onChange={setOffset} />
+          <Pager
+            label="Pages of sessions"
+            offset={offset}
+            limit={LIMIT}
+            total={list.data.total}
+            onChange={setOffset}
+          />
         ) : null}
       </section>
       {selected.session_id ? (
