@@ -2,7 +2,8 @@
  * Adversarial inputs against a real engram server while a client polls `/v1/health`: a message of
  * one long run without whitespace (append and PUT), a `(a+)+$` procedure trigger and a near-miss
  * message, a 4.9 MB Markdown document, PUTs of 100,000 and 1,000,000 messages, and a body over the
- * limit. For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
+ * limit, and a document 1 character over MAX_DOCUMENT_CHARS (4xx with a small error body: the
+ * answer's size is reported). For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
  * and the server's event-loop delay p99/max (perf_hooks.monitorEventLoopDelay in the server
  * process), next to a quiet baseline (health polling alone) measured in the same run, first and
  * last. Goal: no adversarial input raises health p99 above 5× the quiet baseline.
@@ -10,7 +11,8 @@
  * limit raised (--body-limit) so that the large inputs reach the server's own limits.
  * Usage: node --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
- *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,put-1m,oversize-body]
+ *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,put-1m,oversize-body,
+ *        over-max-document]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { MAX_DOCUMENT_CHARS } from '../src/engine/long-term/knowledge-base.js';
 import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
@@ -33,6 +36,7 @@ const allScenarios = [
   'put-100k',
   'put-1m',
   'oversize-body',
+  'over-max-document',
 ] as const;
 
 const { values } = parseArgs({
@@ -247,6 +251,18 @@ const scenarios: Record<
       return String(
         (await call(context, 'PUT', '/v1/working-memory/adv-1m', `{"messages":${messages}}`)).status,
       );
+    },
+  },
+  'over-max-document': {
+    label: `document of ${MAX_DOCUMENT_CHARS + 1} chars (over MAX_DOCUMENT_CHARS), JSON`,
+    async setup(context) {
+      await call(context, 'POST', '/v1/agents', JSON.stringify({ id: 'adv-over' }));
+      return JSON.stringify({ name: 'Over.md', content: 'x'.repeat(MAX_DOCUMENT_CHARS + 1) });
+    },
+    async action(context, body) {
+      // Refused by validation; the error must not echo the 5 MB content back.
+      const { status, text } = await call(context, 'POST', '/v1/agents/adv-over/knowledge', body);
+      return `${status}, ${Buffer.byteLength(text)} B error body`;
     },
   },
   'oversize-body': {

@@ -7,6 +7,7 @@ import { registerLongTermMemoryTools } from './long-term-memory-tools.js';
 import { registerMemoryPromptTool } from './memory-prompt-tool.js';
 import { registerMemoryQueryTool } from './memory-query-tool.js';
 import { registerProcedureListTool } from './procedure-list-tool.js';
+import { registerTaskTool } from './task-tool.js';
 import { registerWorkingMemoryTools } from './working-memory-tools.js';
 
 const INSTRUCTIONS =
@@ -28,6 +29,7 @@ export function createMcpServer(context: McpContext, version = '0.1.0'): McpServ
   registerWorkingMemoryTools(server, context);
   registerKnowledgeTools(server, context);
   registerProcedureListTool(server, context);
+  registerTaskTool(server, context);
   registerCurrentDatetimeTool(server, context);
   return server;
 }

@@ -1,7 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { BACKGROUND_DOCUMENT_CHARS } from '../engine/long-term/knowledge-ingest-job.js';
 import { agentIdField } from '../server/extensions/agent-schemas.js';
 import {
+  type acceptedDocumentBodySchema,
   type knowledgeDocumentBodySchema,
   toDocumentBody,
   uploadDocumentBodySchema,
@@ -57,20 +59,41 @@ export function registerKnowledgeTools(server: McpServer, context: McpContext): 
     {
       description:
         "Add a document (Markdown or plain text) to an agent's knowledge: chunked by structure and " +
-        'searchable at once. The same name (or document_id) again replaces the document.',
+        'searchable at once. The same name (or document_id) again replaces the document. A document ' +
+        `over ${BACKGROUND_DOCUMENT_CHARS} characters is ingested in the background: the answer is its ` +
+        'task_id, to follow with tasks.get (or GET /v1/tasks/{task_id}).',
       inputSchema: { agent_id: agentIdField.default('default'), ...uploadDocumentBodySchema.shape },
       annotations: { idempotentHint: true },
     },
-    async (args): Promise<z.output<typeof knowledgeDocumentBodySchema>> => {
+    async (
+      args,
+    ): Promise<
+      | z.output<typeof knowledgeDocumentBodySchema>
+      | (z.output<typeof acceptedDocumentBodySchema> & { message: string })
+    > => {
       await engram.agents.resolve(tenantId, args.agent_id);
-      const document = await engram.knowledge.ingest(tenantId, {
+      const input = {
         agentId: args.agent_id,
         name: args.name,
         content: args.content,
         format: formats[args.content_type],
         ...(args.document_id === undefined ? {} : { documentId: args.document_id }),
-      });
-      return toDocumentBody(document);
+      };
+      // As on REST: a large document is a durable job, never chunked and embedded inside the call.
+      if (args.content.length > BACKGROUND_DOCUMENT_CHARS) {
+        const { task, documentId } = await engram.knowledge.ingestInBackground(tenantId, input);
+        return {
+          task_id: task.id,
+          status: 'pending',
+          document_id: documentId,
+          agent_id: args.agent_id,
+          name: args.name,
+          message:
+            `Ingesting in the background: call tasks.get with task_id ${task.id} (or GET /v1/tasks/${task.id}) ` +
+            'to follow its progress; the document is searchable once the task succeeds.',
+        };
+      }
+      return toDocumentBody(await engram.knowledge.ingest(tenantId, input));
     },
   );
 }

@@ -28,6 +28,7 @@ const toolArguments: Record<string, Record<string, unknown>> = {
   'knowledge.search': { query: 'tea' },
   'knowledge.upload': { name: 'Tea guide', content: '# Tea\nSteep for three minutes.' },
   'procedures.list': {},
+  'tasks.get': { task_id: 'no-such-task' },
 };
 
 beforeAll(async () => {

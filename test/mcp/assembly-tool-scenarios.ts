@@ -47,6 +47,38 @@ export function describeAssemblyTools(client: () => Client, sources: boolean): v
       expect(unknownAgent.code).toBe('not_found');
     });
 
+    it('knowledge.upload of a large document answers a task that tasks.get follows to success', async () => {
+      const section = (index: number) =>
+        `## Part ${index}\n\nShipping zone ${index} ships anvils within ${index % 9} days of the order.\n\n`;
+      let content = '# Anvil shipping\n\n';
+      for (let index = 0; content.length <= 100_000; index++) content += section(index);
+      const accepted = await callOk<Record<string, unknown>>(client(), 'knowledge.upload', {
+        name: 'Anvil shipping.md',
+        content,
+      });
+      expect(accepted).toMatchObject({
+        task_id: expect.any(String),
+        status: 'pending',
+        agent_id: 'default',
+        name: 'Anvil shipping.md',
+      });
+      expect(accepted).not.toHaveProperty('chunks');
+      expect(accepted.message).toContain('tasks.get');
+      let task: Record<string, unknown> = {};
+      for (let poll = 0; poll < 600 && task.status !== 'success'; poll++) {
+        task = await callOk(client(), 'tasks.get', { task_id: accepted.task_id });
+        expect(task.status).not.toBe('failed');
+        if (task.status !== 'success') await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(task).toMatchObject({ id: accepted.task_id, type: 'ingest_document', status: 'success' });
+      expect(task.progress).toMatchObject({ phase: 'done' });
+      const { hits } = await callOk<{ hits: Record<string, unknown>[] }>(client(), 'knowledge.search', {
+        query: 'shipping zone 7 anvils',
+      });
+      expect(hits[0]).toMatchObject({ document_id: accepted.document_id, source: 'Anvil shipping.md' });
+      expect((await callFailing(client(), 'tasks.get', { task_id: 'no-such-task' })).code).toBe('not_found');
+    });
+
     it('context.assemble answers the budgeted context and a summary of its trace', async () => {
       await callOk(client(), 'append_working_memory', {
         session_id: 'assemble-1',

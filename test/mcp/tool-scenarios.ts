@@ -22,6 +22,7 @@ export const toolNames = [
   'knowledge.search',
   'knowledge.upload',
   'procedures.list',
+  'tasks.get',
 ];
 
 interface AmsRecord {

@@ -93,6 +93,7 @@ export const operations = {
     rest: 'GET /v1/agents/:agent_id/procedures',
     mcp: 'procedures.list',
   },
+  getTask: { permission: 'read', rest: 'GET /v1/tasks/:task_id', mcp: 'tasks.get' },
   memoryQuery: { permission: 'read', rest: null, mcp: 'memory.query' },
   currentDatetime: { permission: 'read', rest: null, mcp: 'get_current_datetime' },
 } as const satisfies Record<string, Operation>;

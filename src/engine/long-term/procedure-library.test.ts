@@ -5,7 +5,13 @@ import { createStaticEmbeddingProvider } from '../../providers/embeddings/static
 import { createMemoryRecordStore } from '../../stores/memory/memory-record-store.js';
 import type { MemoryRecordStore } from '../../stores/memory-record-store.js';
 import { createSqliteStore } from '../../stores/sqlite/sqlite-store.js';
+import { createLongTermMemory } from './long-term-memory.js';
 import { createLongTermServices } from './long-term-services.js';
+import {
+  createProcedureLibrary,
+  MAX_PROCEDURES_PER_AGENT,
+  ProcedureLimitError,
+} from './procedure-library.js';
 
 let embedder: EmbeddingProvider;
 let counter: TokenCounter;
@@ -94,6 +100,65 @@ describe.each(drivers)('procedure matching (%s)', (_name, open) => {
     expect((await procedures.match(tenant, 'bot', 'book a flight to paris'))?.procedure.steps).toEqual([
       'Ask for dates',
     ]);
+    await close();
+  });
+
+  it('matches an approved procedure older than a full page of pending ones', async () => {
+    const { store, close } = await open();
+    let tick = Date.parse('2024-01-01T00:00:00Z');
+    // One second per reading: the approved procedure is strictly older than every pending one.
+    const clock = () => {
+      tick += 1_000;
+      return new Date(tick);
+    };
+    const { procedures, memories } = createLongTermServices(store, embedder, counter, clock);
+    const refund = await procedures.create(tenant, {
+      agentId: 'bot',
+      name: 'Refund',
+      triggers: ['\\brefund\\b'],
+      steps: ['Ask for the order number'],
+    });
+    await procedures.approve(tenant, refund.id);
+    // As many pending ones as the cap, written past it (as before the cap, or by racing creates).
+    await memories.create(
+      tenant,
+      Array.from({ length: MAX_PROCEDURES_PER_AGENT }, (_, index) => ({
+        text: `Spam ${index}`,
+        memoryType: 'procedural' as const,
+        agentId: 'bot',
+        metadata: {
+          name: `Spam ${index}`,
+          triggers: [],
+          examples: [],
+          steps: ['x'],
+          status: 'pending',
+          version: 1,
+        },
+      })),
+    );
+    expect((await procedures.match(tenant, 'bot', 'a refund please'))?.procedure.id).toBe(refund.id);
+    expect((await procedures.list(tenant, 'bot', 'approved')).map(({ id }) => id)).toEqual([refund.id]);
+    expect(await procedures.list(tenant, 'bot')).toHaveLength(MAX_PROCEDURES_PER_AGENT + 1);
+    await close();
+  });
+
+  it('refuses a procedure past the per-agent cap, naming it, for that agent only', async () => {
+    const { store, close } = await open();
+    const memories = createLongTermMemory(store, embedder, () => new Date());
+    const procedures = createProcedureLibrary(memories, embedder, { maxPerAgent: 2 });
+    const input = (name: string, agentId = 'bot') => ({ agentId, name, steps: ['Do it'] });
+    await procedures.create(tenant, input('One'));
+    const two = await procedures.create(tenant, input('Two'));
+    await procedures.reject(tenant, two.id);
+    // Rejected ones count too: the cap bounds what every match reads.
+    const refused = await procedures.create(tenant, input('Three')).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProcedureLimitError);
+    expect(refused).toMatchObject({ code: 'procedure_limit_reached', httpStatus: 422 });
+    expect((refused as Error).message).toMatch(/already has 2 procedures.*MAX_PROCEDURES_PER_AGENT/);
+    expect(await procedures.list(tenant, 'bot')).toHaveLength(2);
+    await procedures.create(tenant, input('Three', 'other-bot'));
+    await procedures.delete(tenant, two.id);
+    await procedures.create(tenant, input('Three'));
     await close();
   });
 });

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { NotFoundError, parseEdit, parseWith } from '../../core/errors.js';
+import { EngramError, NotFoundError, parseEdit, parseWith } from '../../core/errors.js';
 import {
   cachedLinearPattern,
   compileLinearPattern,
@@ -19,8 +19,14 @@ import type { EmbeddingProvider } from '../../providers/embeddings/embedding-pro
 import { dotProduct } from '../../providers/embeddings/l2-normalize.js';
 import type { LongTermMemory } from './long-term-memory.js';
 
-/** Procedures of one agent are few; this bounds how many are scanned per match. */
-const MAX_PROCEDURES_PER_AGENT = 1_000;
+/**
+ * Procedures one agent may have, of any status: creating past it is refused, which bounds what a
+ * match reads (concurrent creates may pass it by a few; every one is still read).
+ */
+export const MAX_PROCEDURES_PER_AGENT = 1_000;
+
+/** Records read per store call while listing an agent's procedures (the engine's page maximum). */
+const LIST_PAGE = 1_000;
 
 /** Agents whose approved procedures are cached at most; past it the cache starts over. */
 const CACHED_AGENTS = 1_000;
@@ -117,12 +123,27 @@ interface ApprovedSet {
   exampleVectors: Promise<Float32Array[]> | null;
 }
 
+/** Refusal of a procedure past `MAX_PROCEDURES_PER_AGENT` (422 `procedure_limit_reached`). */
+export class ProcedureLimitError extends EngramError {
+  constructor(agentId: string, limit: number) {
+    super(
+      'procedure_limit_reached',
+      'unprocessable',
+      `Agent ${agentId} already has ${limit} procedures, the most one agent may have ` +
+        '(MAX_PROCEDURES_PER_AGENT, pending, approved and rejected alike): delete some first',
+      { details: { agentId, limit } },
+    );
+    this.name = 'ProcedureLimitError';
+  }
+}
+
 export function createProcedureLibrary(
   memories: LongTermMemory,
   embedder: EmbeddingProvider,
-  options: { exampleThreshold?: number } = {},
+  options: { exampleThreshold?: number; maxPerAgent?: number } = {},
 ): ProcedureLibrary {
   const threshold = options.exampleThreshold ?? 0.75;
+  const maxPerAgent = options.maxPerAgent ?? MAX_PROCEDURES_PER_AGENT;
 
   async function load(tenantId: string, id: string): Promise<MemoryRecord> {
     const record = await memories.get(tenantId, id);
@@ -176,13 +197,29 @@ export function createProcedureLibrary(
     return set;
   }
 
+  const agentFilter = (agentId: string) => ({
+    agentId: { eq: agentId },
+    memoryType: { eq: 'procedural' },
+  });
+
+  /**
+   * Every procedure of the agent, newest first. Status lives in metadata, which the store cannot
+   * filter on, so all are read: a fixed first page would let pending ones hide approved ones.
+   */
   async function listRecords(tenantId: string, agentId: string): Promise<MemoryRecord[]> {
-    const { memories: records } = await memories.list(
-      tenantId,
-      { agentId: { eq: agentId }, memoryType: { eq: 'procedural' } },
-      { limit: MAX_PROCEDURES_PER_AGENT },
-    );
-    return records;
+    const byId = new Map<string, MemoryRecord>();
+    for (let offset = 0; ; offset += LIST_PAGE) {
+      const page = await memories.list(tenantId, agentFilter(agentId), { limit: LIST_PAGE, offset });
+      // A create between pages shifts the next page by one: the repeat is dropped here.
+      for (const record of page.memories) if (!byId.has(record.id)) byId.set(record.id, record);
+      if (page.memories.length < LIST_PAGE || offset + LIST_PAGE >= page.total) break;
+    }
+    return [...byId.values()];
+  }
+
+  async function assertRoom(tenantId: string, agentId: string): Promise<void> {
+    const { total } = await memories.list(tenantId, agentFilter(agentId), { limit: 1 });
+    if (total >= maxPerAgent) throw new ProcedureLimitError(agentId, maxPerAgent);
   }
 
   return {
@@ -190,6 +227,7 @@ export function createProcedureLibrary(
       const procedure = parseWith(procedureInputSchema, input, 'procedure');
       for (const trigger of procedure.triggers) compileLinearPattern(trigger);
       const { agentId, ...rest } = procedure;
+      await assertRoom(tenantId, agentId);
       const { inserted, duplicates } = await memories.create(
         tenantId,
         [

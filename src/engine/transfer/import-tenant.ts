@@ -1,4 +1,5 @@
 import { EngramError, parseWith, ValidationError } from '../../core/errors.js';
+import { memoryHash } from '../../core/memory-hash.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
@@ -43,8 +44,11 @@ function toNewRecord(memory: MemoryRecord): NewMemoryRecord {
     version: _version,
     ...fields
   } = memory;
-  // Vectors are not exported; the engine re-embeds current records (`memories.reembed`).
-  return { ...fields, embedding: null };
+  // Vectors are not exported; the engine re-embeds current records (`memories.reembed`). An owned
+  // record's hash is recomputed: an older engram's export carries one that ignores the owner (as
+  // SQLite migration 17 recomputes them); others hash as they always did.
+  const owned = fields.agentId != null || fields.documentId != null || fields.memoryType === 'procedural';
+  return { ...fields, ...(owned ? { memoryHash: memoryHash(fields) } : {}), embedding: null };
 }
 
 /** A later version of a memory as `updateMemory` takes it: what a version changes. */

@@ -262,6 +262,22 @@ describe('resuming an import', () => {
     await target.close();
   });
 
+  it("recomputes a memory's hash: an older export's hash ignored the agent", async () => {
+    const source = await open(createMemoryStore());
+    const { inserted } = await source.memories.create(tenant, [
+      { id: 'k', text: 'Anvils ship fast.', agentId: 'bot' },
+    ]);
+    const lines = (await collect(source.store)).map((line) =>
+      line.type === 'memory' ? { ...line, memory: { ...line.memory, memoryHash: 'stale' } } : line,
+    );
+    const target = await open(createMemoryStore());
+    await importAll(target.store, lines);
+    const [imported] = await target.store.memories.getMemories(tenant, ['k']);
+    expect(imported?.memoryHash).toBe(inserted[0]?.memoryHash);
+    await source.close();
+    await target.close();
+  });
+
   it('reports a malformed line and goes on', async () => {
     const target = await open(createMemoryStore());
     const outcomes = await importAll(target.store, [

@@ -5,6 +5,7 @@ import { createEngram, type Engram } from '../../engram.js';
 import type { LlmProvider } from '../../providers/llm/llm-provider.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
 import { createJobRunner, type JobRunner } from '../jobs/job-runner.js';
+import { ProcedureLimitError } from '../long-term/procedure-library.js';
 import { toSessionKey } from '../sessions/session-ref.js';
 import { extractiveEpisode } from './llm/write-episode.js';
 import { enqueueSessionEnd, registerSessionEndHandlers, type SessionEndDependencies } from './session-end.js';
@@ -111,6 +112,33 @@ describe('procedure capture at session end', () => {
       procedureSkipped: 'no agent is known for the session',
     });
     expect(job.result?.episodeId).toEqual(expect.any(String));
+  });
+
+  it('skips capture, keeping the episode, when the agent has the most procedures allowed', async () => {
+    await setUp();
+    const full = {
+      ...engram.procedures,
+      create: () => Promise.reject(new ProcedureLimitError('support-bot', 1_000)),
+    };
+    await runner.close();
+    runner = createJobRunner({ store: engram.store.jobs, clock, retry: { baseDelayMs: 60_000 } });
+    registerSessionEndHandlers(runner, {
+      store: engram.store,
+      episodes: engram.episodes,
+      procedures: full,
+      memories: engram.memories,
+      traces: engram.traces,
+      llm,
+      captureProcedure: refundProcedure,
+      writeEpisode: extractive,
+      clock,
+      log: () => {},
+    });
+    await engram.assemble({ agent, session: ref, message: 'hello' });
+    const job = await endNow();
+    expect(job.status).toBe('succeeded');
+    expect(job.result).toMatchObject({ procedureId: null, episodeId: expect.any(String) });
+    expect(job.result?.procedureSkipped).toMatch(/already has 1000 procedures/);
   });
 });
 

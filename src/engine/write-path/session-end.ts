@@ -10,7 +10,7 @@ import type { TraceLog } from '../context/trace-log.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { EpisodeLog } from '../long-term/episode-log.js';
 import type { LongTermMemory } from '../long-term/long-term-memory.js';
-import type { ProcedureLibrary } from '../long-term/procedure-library.js';
+import { type ProcedureLibrary, ProcedureLimitError } from '../long-term/procedure-library.js';
 import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
 import { captureProcedure } from './llm/capture-procedure.js';
 import { writeEpisode } from './llm/write-episode.js';
@@ -180,7 +180,8 @@ async function endSession(
       ? null
       : await (dependencies.writeEpisode ?? writeEpisode)(dependencies.llm, { messages, summary });
   if (key.userId === null) log(`session ${key.sessionId} has no user: no episode (episodes are per user)`);
-  const { proposal, skipped } = await proposeProcedure(dependencies, messages, agentId);
+  const { proposal, skipped: notProposed } = await proposeProcedure(dependencies, messages, agentId);
+  let skipped = notProposed;
   if (skipped) log(`procedure capture skipped for session ${key.sessionId}: ${skipped}`);
   signal.throwIfAborted();
 
@@ -210,14 +211,20 @@ async function endSession(
       created.push(episode.id);
     }
     if (proposal && agentId) {
-      const procedure = await dependencies.procedures.create(
-        tenantId,
-        { ...proposal, agentId, status: 'pending' },
-        { writtenBy: 'llm' },
-      );
-      written.procedureId = procedure.id;
-      // A duplicate of an existing procedure comes back as that one (maybe approved): never ours to undo.
-      if (!procedure.deduplicated) created.push(procedure.id);
+      const procedure = await dependencies.procedures
+        .create(tenantId, { ...proposal, agentId, status: 'pending' }, { writtenBy: 'llm' })
+        .catch((error: unknown) => {
+          // A full library is the agent's state, not a failure of this end: the episode still lands.
+          if (!(error instanceof ProcedureLimitError)) throw error;
+          skipped = error.message;
+          log(`procedure capture skipped for session ${key.sessionId}: ${skipped}`);
+          return null;
+        });
+      if (procedure) {
+        written.procedureId = procedure.id;
+        // A duplicate of an existing procedure comes back as that one (maybe approved): never ours to undo.
+        if (!procedure.deduplicated) created.push(procedure.id);
+      }
     }
     await writeEndMark(
       store.documents,

@@ -1,6 +1,7 @@
 import type { Migration } from './migrations.js';
+import { rehashOwnedMemories } from './rehash-owned-memories.js';
 
-/** Changes from version 10 on: change logs, stable memory ids, partial indexes, coalesced jobs. */
+/** Changes from version 10 on: change logs, stable memory ids, partial indexes, coalesced jobs, hashes. */
 export const migrationsFromV10: readonly Migration[] = [
   {
     version: 10,
@@ -150,5 +151,16 @@ export const migrationsFromV10: readonly Migration[] = [
       CREATE INDEX jobs_finished ON jobs (completed_at) WHERE completed_at IS NOT NULL;
       CREATE INDEX documents_by_update ON documents (collection, updated_at);
     `,
+  },
+  {
+    version: 17,
+    name: 'dedup hashes scoped to the owner and a procedure meaning',
+    // memory_hash now covers agent_id, document_id and a procedure's name, triggers, examples and
+    // steps (src/core/memory-hash.ts): stored hashes of such rows are recomputed, so a create after
+    // the upgrade is never deduplicated against another agent's record or another procedure.
+    sql: '',
+    run: (database) => {
+      rehashOwnedMemories(database);
+    },
   },
 ];

@@ -7,6 +7,8 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** A data change SQL cannot express (one computed in JS), run after `sql` in the same transaction. */
+  run?: (database: Database) => void;
 }
 
 /** The schema, oldest change first. Timestamps are epoch milliseconds except message `created_at`. */
@@ -32,6 +34,7 @@ export function applyMigrations(database: Database, all: readonly Migration[] = 
     );
     for (const migration of pending) {
       database.exec(migration.sql);
+      migration.run?.(database);
       record.run(migration.version, migration.name, new Date().toISOString());
     }
     return pending.length;
