@@ -175,7 +175,14 @@ async function openPostgresWorkload(
     let buildSeconds: number | null = null;
     if (built.rows[0]?.mark === null) {
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      const builder = await open(await createPostgresStore({ connectionString: benchPostgresUrl, schema }));
+      // Batches of 1,000 into a growing HNSW index can pass the default 10 s statement_timeout.
+      const builder = await open(
+        await createPostgresStore({
+          connectionString: benchPostgresUrl,
+          schema,
+          statementTimeoutMs: 600_000,
+        }),
+      );
       await seedWorkload(builder, memories, messages);
       await builder.close();
       await admin.query(`CREATE TABLE "${schema}".bench_workload_built (at timestamptz DEFAULT now())`);
