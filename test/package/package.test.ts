@@ -136,17 +136,16 @@ describe('the installed package', () => {
 });
 
 describe('npx engram in a clone', () => {
-  it('runs the project’s own bin, as docs/cli.md says (version and help)', async () => {
-    // `checkout` is a clone after `npm install`: dist/ built, as the `prepare` script does. npx
-    // finds the project's own bin by its package name (nothing is in node_modules/.bin). Its own
-    // cache, so an earlier run elsewhere proves nothing; never the registry; and no second build
-    // (npx reruns `prepare` when it first links the project, which only costs time).
+  it('runs the project’s own bin at once, as docs/cli.md says (version and help)', async () => {
+    // `checkout` is a clone after `npm install`: dist/ built and stamped, as `prepare` leaves it.
+    // npx links the project into its own cache by its package name and reruns `prepare` there,
+    // which must find the build current instead of rebuilding. A private cache, so an earlier run
+    // elsewhere proves nothing; never the registry.
     const env = {
       ...process.env,
       npm_config_cache: temporaryDirectory(),
       npm_config_yes: 'false',
       npm_config_offline: 'true',
-      npm_config_ignore_scripts: 'true',
     };
     const npx = (args: string[]) => run('npx', ['engram', ...args], { cwd: checkout, env });
     expect((await npx(['--version'])).stdout.trim()).toBe(manifest.version);
@@ -154,6 +153,11 @@ describe('npx engram in a clone', () => {
     for (const command of ['serve', 'mcp', 'import', 'export', 'ingest', 'inspect', 'doctor']) {
       expect(help).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
     }
+  }, 60_000);
+
+  it('skips the build in `prepare` when dist/ matches the sources', async () => {
+    const { stdout } = await run('npm', ['run', 'prepare'], { cwd: checkout });
+    expect(stdout).toContain('dist/ is up to date with the sources: nothing to build');
   }, 60_000);
 });
 
