@@ -140,8 +140,8 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     const bar = await page.locator('.budget-bar').getAttribute('aria-label');
     expect(bar).toMatch(/^Budget of 4000 tokens: system \d+, procedure \d+, knowledge \d+/);
     // The newest turn: the demo's pinned memory is included; the candidates past the knowledge
-    // limit are excluded, each with its reason. (The removed memory is no candidate at all: the
-    // working-set ranking leaves it out before assembly; the Working set page shows its reason.)
+    // limit are excluded, each with its reason (a memory the session removed, when the query
+    // finds it, is excluded as removed_by_user: see the remove flow below).
     const row = (id: string) =>
       page.locator('tr', { has: page.getByRole('button', { name: `Show the content of ${id}` }) }).first();
     await expect.poll(() => row('fact-5').locator('.reason').textContent()).toBe('included');
@@ -200,9 +200,10 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     const excluded = page.locator('.excluded-list li', { hasText: 'fact-1' });
     await excluded.waitFor();
     expect(await excluded.locator('.reason').textContent()).toBe('removed_by_user');
-    expect(
-      itemsOf(await contextFor(message), 'knowledge').some((item) => item.id === 'fact-1' && item.included),
-    ).toBe(false);
+    // The next turn's trace (what the Inspector shows) has it excluded with the same reason.
+    expect(itemsOf(await contextFor(message), 'knowledge').filter((item) => item.id === 'fact-1')).toEqual([
+      expect.objectContaining({ included: false, reason: 'removed_by_user' }),
+    ]);
     // The preview shows the same assembly without recording a turn.
     const { total } = (await call(
       'GET',

@@ -42,7 +42,12 @@ export function createSemanticSource(memories: LongTermMemory): MemorySource {
         recordAccess: request.readOnly !== true,
       });
       const byId = new Map(set.memories.map((memory) => [memory.id, memory]));
-      return set.items.flatMap((item): MemoryItem[] => {
+      // Memories the session removed that the query found still reach the assembler, which
+      // excludes them first and records `removed_by_user` in the trace (no text is rendered).
+      const removed = set.excluded
+        .filter((entry) => entry.reason === 'removed_by_user')
+        .map((entry): MemoryItem => ({ id: entry.id, text: '', score: 0 }));
+      const included = set.items.flatMap((item): MemoryItem[] => {
         const memory = byId.get(item.id);
         return memory
           ? [
@@ -56,6 +61,7 @@ export function createSemanticSource(memories: LongTermMemory): MemorySource {
             ]
           : [];
       });
+      return [...included, ...removed];
     },
   };
 }
