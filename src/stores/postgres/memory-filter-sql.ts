@@ -132,42 +132,77 @@ export function tsqueryText(terms: readonly string[]): string | null {
   return terms.map((term) => `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
 }
 
+/** The placeholders of one BM25 search (see `bm25Sql`). */
+export interface Bm25Placeholders {
+  tenant: string;
+  /** The query's words, space-separated (their lexemes are the query's terms). */
+  wordsText: string;
+  /** The tsquery text that selects candidates (`tsqueryText`). */
+  query: string;
+  limit: string;
+  /** Cached statistics, true at `revision` (bigint, null when none): n, avgdl, lexemes[] and dfs[]. */
+  revision: string;
+  n: string;
+  avgdl: string;
+  lexemes: string;
+  dfs: string;
+  /** Words (text[]) whose lexemes the caller wants reported in `stems`. */
+  unstemmed: string;
+}
+
 /**
- * BM25 (k1 = 1.2, b = 0.75) over the records that match `$query` and pass `where`, computed in SQL
- * from the GIN-indexed tsvectors: the query's stemmed lexemes (`$words`), each one's document
- * frequency among the tenant's current records (a GIN count per lexeme), the tenant's record count
- * and average length in lexemes (`length(tsvector)`), and each candidate's term frequencies (the
- * positions of the lexeme in its tsvector). `tenant`, `words`, `query` and `limit` are placeholders.
- * The statistics are MATERIALIZED: computed once per search, not once per candidate.
+ * BM25 (k1 = 1.2, b = 0.75) over the records that match the query and pass `where`, computed in SQL
+ * from the GIN-indexed tsvectors: the query's stemmed lexemes, each one's document frequency among
+ * the tenant's current records (a GIN count per lexeme), the tenant's record count and average length
+ * in lexemes (`length(tsvector)`), and each candidate's term frequencies (the positions of the lexeme
+ * in its tsvector). The statistics come from the caller's cache when the tenant's memory revision,
+ * read in this statement's snapshot, is the cached one; whatever is stale or missing is counted here
+ * (CASE and coalesce evaluate those subqueries only when needed), so the ranking is always that of
+ * this snapshot. Every row also reports the statistics used, for the cache; with no match, one row
+ * with a null id does.
  */
-export function bm25Sql(
-  where: string,
-  tenant: string,
-  wordsText: string,
-  query: string,
-  limit: string,
-): string {
-  return `WITH terms AS (
-    SELECT t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS query
-    FROM unnest(tsvector_to_array(to_tsvector('english', ${wordsText}))) AS t(lexeme)
+export function bm25Sql(where: string, p: Bm25Placeholders): string {
+  const current = `c.tenant_id = ${p.tenant} AND c.valid_to IS NULL`;
+  return `WITH state AS MATERIALIZED (
+    SELECT coalesce((SELECT r.revision FROM memory_revisions r WHERE r.tenant_id = ${p.tenant}), 0) AS revision
   ),
-  corpus AS MATERIALIZED (
-    SELECT count(*)::float8 AS n, coalesce(avg(length(c.text_search)), 1)::float8 AS avgdl
-    FROM memories c WHERE c.tenant_id = ${tenant} AND c.valid_to IS NULL
+  terms AS (
+    SELECT t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS query
+    FROM unnest(tsvector_to_array(to_tsvector('english', ${p.wordsText}))) AS t(lexeme)
+  ),
+  counted AS MATERIALIZED (
+    SELECT state.revision, CASE WHEN state.revision = ${p.revision} THEN ARRAY[${p.n}, ${p.avgdl}]
+      ELSE (SELECT ARRAY[count(*)::float8, coalesce(avg(length(c.text_search)), 1)::float8]
+        FROM memories c WHERE ${current}) END AS stats
+    FROM state
+  ),
+  corpus AS (SELECT counted.revision, counted.stats[1] AS n, counted.stats[2] AS avgdl FROM counted),
+  frequencies AS MATERIALIZED (
+    SELECT terms.lexeme, coalesce(known.df,
+      (SELECT count(*)::float8 FROM memories c WHERE ${current} AND c.text_search @@ terms.query)) AS df
+    FROM terms CROSS JOIN corpus LEFT JOIN unnest(${p.lexemes}, ${p.dfs}) AS known(lexeme, df)
+      ON known.lexeme = terms.lexeme AND corpus.revision = ${p.revision}
   ),
   weights AS MATERIALIZED (
-    SELECT terms.lexeme, ln(1 + (greatest(corpus.n - d.df, 0) + 0.5) / (d.df + 0.5)) AS idf
-    FROM terms CROSS JOIN corpus CROSS JOIN LATERAL (
-      SELECT count(*)::float8 AS df FROM memories c
-      WHERE c.tenant_id = ${tenant} AND c.valid_to IS NULL AND c.text_search @@ terms.query
-    ) AS d
+    SELECT f.lexeme, f.df, ln(1 + (greatest(corpus.n - f.df, 0) + 0.5) / (f.df + 0.5)) AS idf
+    FROM frequencies f CROSS JOIN corpus
   )
-  SELECT m.id, (
-    SELECT coalesce(sum(w.idf * cardinality(u.positions) * 2.2
-      / (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * length(m.text_search) / greatest(corpus.avgdl, 1)))), 0)
-    FROM unnest(m.text_search) AS u JOIN weights w ON w.lexeme = u.lexeme
-  ) AS score
-  FROM memories m CROSS JOIN corpus CROSS JOIN to_tsquery('english', ${query}) AS q(query)
-  WHERE m.text_search @@ q.query AND ${where}
-  ORDER BY score DESC, m.id LIMIT ${limit}`;
+  SELECT corpus.revision, corpus.n, corpus.avgdl, learned.lexemes, learned.dfs,
+    (SELECT json_object_agg(w.word, tsvector_to_array(to_tsvector('english', w.word)))
+      FROM unnest(${p.unstemmed}) AS w(word)) AS stems,
+    hits.id, hits.score
+  FROM corpus
+  CROSS JOIN (SELECT coalesce(array_agg(w.lexeme), '{}') AS lexemes, coalesce(array_agg(w.df), '{}') AS dfs
+    FROM weights w) AS learned
+  LEFT JOIN LATERAL (
+    SELECT m.id, (
+      SELECT coalesce(sum(w.idf * cardinality(u.positions) * 2.2
+        / (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * length(m.text_search) / greatest(corpus.avgdl, 1)))), 0)
+      FROM unnest(m.text_search) AS u JOIN weights w ON w.lexeme = u.lexeme
+    ) AS score
+    FROM memories m CROSS JOIN to_tsquery('english', ${p.query}) AS q(query)
+    WHERE m.text_search @@ q.query AND ${where}
+    ORDER BY score DESC, m.id LIMIT ${p.limit}
+  ) AS hits ON true
+  ORDER BY hits.score DESC, hits.id`;
 }

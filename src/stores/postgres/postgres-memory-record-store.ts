@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../core/errors.js';
-import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
 import {
   alreadySupersededError,
@@ -29,7 +29,9 @@ import {
   versionValues,
 } from './memory-rows.js';
 import { type PostgresDatabase, type Queryable, sqlState } from './postgres-database.js';
+import { createPostgresMemoryCounts } from './postgres-memory-counts.js';
 import { createPostgresVectorSearch, type PendingEmbedding } from './postgres-vector-search.js';
+import { type LearnedStatistics, TextStatisticsCache } from './text-statistics-cache.js';
 
 /** The contract, plus whether pgvector answers vector search (else an exact scan in SQL). */
 export type PostgresMemoryRecordStore = MemoryRecordStore & { readonly vectorIndexed: boolean };
@@ -43,7 +45,9 @@ const ORDER_BY = {
 /**
  * The long-term memory part of the PostgreSQL driver. Filters become SQL (`memory-filter-sql.ts`);
  * ranking, limits and counts run in the database, so search returns only the rows asked for, and
- * any server answers any search from what is committed (no in-process index or cache). Text search
+ * any server answers any search from what is committed. The only in-process state, counts and BM25
+ * statistics, is validated against the tenant's memory revision in the statement that uses it
+ * (`postgres-memory-counts.ts`, `text-statistics-cache.ts`). Text search
  * uses the GIN index over the generated `text_search` tsvector; vector search uses pgvector's HNSW
  * index when the extension is installed (`postgres-vector-search.ts`).
  */
@@ -52,6 +56,8 @@ export async function createPostgresMemoryRecordStore(
   options: { vectorExtension?: boolean } = {},
 ): Promise<PostgresMemoryRecordStore> {
   const vectors = await createPostgresVectorSearch(database, options.vectorExtension ?? true);
+  const count = createPostgresMemoryCounts(database);
+  const textStatistics = new TextStatisticsCache();
 
   /** Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a ValidationError. */
   const insertRecords = async (
@@ -102,16 +108,6 @@ export async function createPostgresMemoryRecordStore(
       tenantId,
       ids,
     ]);
-
-  const count = async (tenantId: string, filter: MemoryFilter) => {
-    const parameters = new SqlParameters();
-    const where = memoryFilterSql(tenantId, filter, parameters);
-    const [row] = await database.query<{ total: number }>(
-      `SELECT count(*)::bigint AS total FROM memories m WHERE ${where}`,
-      parameters.values,
-    );
-    return row?.total ?? 0;
-  };
 
   /** Moves the tenant's memory revision, in the writing transaction (the row lock is held to commit). */
   const bump = (client: Queryable, tenantId: string) =>
@@ -281,16 +277,27 @@ export async function createPostgresMemoryRecordStore(
       const terms = queryWords(query);
       const text = tsqueryText(terms);
       if (limit <= 0 || text === null) return [];
+      const known = textStatistics.known(tenantId, terms);
       const parameters = new SqlParameters();
-      const tsquery = parameters.add(text);
-      const wordsText = parameters.add(terms.join(' '));
+      const placeholders = {
+        query: parameters.add(text),
+        wordsText: parameters.add(terms.join(' ')),
+        tenant: parameters.add(tenantId),
+        limit: parameters.add(limit),
+        revision: parameters.add(known.revision, '::bigint'),
+        n: parameters.add(known.n, '::float8'),
+        avgdl: parameters.add(known.avgdl, '::float8'),
+        lexemes: parameters.add(known.lexemes, '::text[]'),
+        dfs: parameters.add(known.dfs, '::float8[]'),
+        unstemmed: parameters.add(known.unstemmed, '::text[]'),
+      };
       const where = memoryFilterSql(tenantId, filter, parameters);
-      const tenant = parameters.add(tenantId);
-      const rows = await database.query<{ id: string; score: number }>(
-        bm25Sql(where, tenant, wordsText, tsquery, parameters.add(limit)),
+      const rows = await database.query<LearnedStatistics & { id: string | null; score: number }>(
+        bm25Sql(where, placeholders),
         parameters.values,
       );
-      return rows.map((row) => ({ id: row.id, score: row.score }));
+      if (rows[0]) textStatistics.learn(tenantId, rows[0]);
+      return rows.flatMap((row) => (row.id === null ? [] : [{ id: row.id, score: row.score }]));
     },
 
     async searchVector(tenantId, vector, model, filter, limit) {

@@ -1,0 +1,192 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryFilter } from '../../src/core/schemas/memory-record.js';
+import {
+  memoryFilterSql,
+  queryWords,
+  SqlParameters,
+  tsqueryText,
+} from '../../src/stores/postgres/memory-filter-sql.js';
+import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { CURRENT, day, idsOf, insertAll, newMemory, TENANT } from '../conformance/memory-record-fixtures.js';
+import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
+
+const database = await usePostgresTestSchema('search_caches');
+
+/**
+ * BM25 as the driver ranked before statistics were cached: every statistic recounted in the
+ * statement. The oracle that cached searches must match exactly.
+ */
+const RECOUNTED_BM25 = (where: string, tenant: string, wordsText: string, query: string, limit: string) => `
+  WITH terms AS (
+    SELECT t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS query
+    FROM unnest(tsvector_to_array(to_tsvector('english', ${wordsText}))) AS t(lexeme)
+  ),
+  corpus AS MATERIALIZED (
+    SELECT count(*)::float8 AS n, coalesce(avg(length(c.text_search)), 1)::float8 AS avgdl
+    FROM memories c WHERE c.tenant_id = ${tenant} AND c.valid_to IS NULL
+  ),
+  weights AS MATERIALIZED (
+    SELECT terms.lexeme, ln(1 + (greatest(corpus.n - d.df, 0) + 0.5) / (d.df + 0.5)) AS idf
+    FROM terms CROSS JOIN corpus CROSS JOIN LATERAL (
+      SELECT count(*)::float8 AS df FROM memories c
+      WHERE c.tenant_id = ${tenant} AND c.valid_to IS NULL AND c.text_search @@ terms.query
+    ) AS d
+  )
+  SELECT m.id, (
+    SELECT coalesce(sum(w.idf * cardinality(u.positions) * 2.2
+      / (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * length(m.text_search) / greatest(corpus.avgdl, 1)))), 0)
+    FROM unnest(m.text_search) AS u JOIN weights w ON w.lexeme = u.lexeme
+  ) AS score
+  FROM memories m CROSS JOIN corpus CROSS JOIN to_tsquery('english', ${query}) AS q(query)
+  WHERE m.text_search @@ q.query AND ${where}
+  ORDER BY score DESC, m.id LIMIT ${limit}`;
+
+const FRUIT = ['apple', 'banana', 'cherry', 'plum', 'pear', 'fig'];
+const QUERIES = ['apple', 'apples and bananas', 'cherry pie', 'fig plum pear', 'running apple', 'nothing'];
+
+/** A varied corpus: texts of different lengths and term frequencies, two users, some topics. */
+const corpus = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, index) => {
+    const words = Array.from(
+      { length: 1 + (index % 7) },
+      (__, at) => FRUIT[(index * 3 + at * at) % FRUIT.length],
+    );
+    return newMemory(`${prefix}-${String(index).padStart(3, '0')}`, {
+      text: `${words.join(' ')} ${index % 4 === 0 ? 'running pie' : 'basket'} ${prefix}${index}`,
+      userId: index % 3 === 0 ? 'user-2' : 'user-1',
+      createdAt: day(index % 10),
+    });
+  });
+
+describe.skipIf(database === null)('PostgreSQL search caches across servers', () => {
+  const { url, schema, truncate } = database ?? { url: '', schema: '', truncate: async () => {} };
+  const open = () => createPostgresStore({ connectionString: url, schema, poolSize: 2 });
+  let oracle: pg.Client;
+  const stores: PostgresStore[] = [];
+  const server = async () => {
+    const store = await open();
+    stores.push(store);
+    return store;
+  };
+
+  beforeAll(async () => {
+    await (await server()).memories.countMemories(TENANT, CURRENT); // migrated
+    oracle = new pg.Client({ connectionString: url, options: `-c search_path=${schema},public` });
+    await oracle.connect();
+  });
+  afterAll(async () => {
+    await oracle?.end();
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  const recounted = async (query: string, filter: MemoryFilter, limit: number) => {
+    const terms = queryWords(query);
+    const text = tsqueryText(terms);
+    if (text === null) return [];
+    const parameters = new SqlParameters();
+    const tsquery = parameters.add(text);
+    const wordsText = parameters.add(terms.join(' '));
+    const where = memoryFilterSql(TENANT, filter, parameters);
+    const sql = RECOUNTED_BM25(where, parameters.add(TENANT), wordsText, tsquery, parameters.add(limit));
+    return (await oracle.query<{ id: string; score: number }>(sql, parameters.values)).rows;
+  };
+
+  it('sees on one server the next count and text ranking after a write on another', async () => {
+    await truncate();
+    const a = await server();
+    const b = await server();
+    await insertAll(a.memories, [
+      newMemory('short', { text: 'apple' }),
+      newMemory('long', { text: 'apple banana cherry plum and a long tail of words' }),
+      newMemory('other', { text: 'banana bread' }),
+    ]);
+    const mine = { ...CURRENT, userId: { eq: 'user-1' } };
+    expect(await b.memories.countMemories(TENANT, mine)).toBe(3);
+    const before = await b.memories.searchText(TENANT, 'apple', CURRENT, 10);
+    expect(await b.memories.searchText(TENANT, 'apple', CURRENT, 10)).toEqual(before);
+
+    // More memories with "apple" (its document frequency) and of other lengths (the average).
+    await insertAll(a.memories, [
+      newMemory('new-1', { text: 'apple apple apple' }),
+      newMemory('new-2', { text: 'apple orchard in the autumn rain with ladders' }),
+    ]);
+    expect(await b.memories.countMemories(TENANT, mine)).toBe(5);
+    const after = await b.memories.searchText(TENANT, 'apple', CURRENT, 10);
+    expect(after).toEqual(await recounted('apple', CURRENT, 10));
+    expect(idsOf(after).sort()).toEqual(['long', 'new-1', 'new-2', 'short']);
+    const score = (hits: typeof before, id: string) => hits.find((hit) => hit.id === id)?.score;
+    expect(score(after, 'short')).not.toBe(score(before, 'short'));
+
+    // Deletes and new versions on A move B's answers too.
+    await a.memories.deleteMemories(TENANT, ['new-1']);
+    await a.memories.supersede(TENANT, 'short', newMemory('short-2', { text: 'pear' }));
+    expect(await b.memories.countMemories(TENANT, mine)).toBe(4);
+    expect(await b.memories.searchText(TENANT, 'apple', CURRENT, 10)).toEqual(
+      await recounted('apple', CURRENT, 10),
+    );
+  });
+
+  it('ranks from cached statistics exactly as a search that recounts them', async () => {
+    await truncate();
+    const writer = await server();
+    await insertAll(writer.memories, corpus('m', 240));
+    const reader = await server();
+    const filters: MemoryFilter[] = [
+      CURRENT,
+      { ...CURRENT, userId: { eq: 'user-2' } },
+      { ...CURRENT, createdAt: { gte: day(3) } },
+    ];
+    for (let round = 0; round < 2; round += 1) {
+      // Round 0 learns the statistics; round 1 reads them all from the cache.
+      for (const query of QUERIES) {
+        for (const filter of filters) {
+          const hits = await reader.memories.searchText(TENANT, query, filter, 25);
+          expect(hits, `${query} (round ${round})`).toEqual(await recounted(query, filter, 25));
+        }
+      }
+      await insertAll(writer.memories, corpus(`r${round}`, 30)); // statistics move between rounds
+    }
+  });
+
+  it('answers from its caches while the revision stands, and counts by access time afresh', async () => {
+    await truncate();
+    const store = await server();
+    await insertAll(store.memories, [
+      newMemory('one', { text: 'apple tart' }),
+      newMemory('two', { text: 'apple', lastAccessed: day(5) }),
+      newMemory('three', { text: 'banana' }),
+    ]);
+    const mine = { ...CURRENT, userId: { eq: 'user-1' } };
+    const recent = { ...CURRENT, lastAccessed: { gte: day(1) } };
+    expect(await store.memories.countMemories(TENANT, mine)).toBe(3);
+    expect(await store.memories.countMemories(TENANT, recent)).toBe(1);
+    const before = await store.memories.searchText(TENANT, 'apple', CURRENT, 10);
+
+    // Rows changed behind the driver's back, without moving the revision: the cached answers stand,
+    // which shows that they come from the caches rather than from a recount.
+    const table = `"${schema}".memories`;
+    await database?.admin(`UPDATE ${table} SET user_id = 'user-9', text = 'apple pie' WHERE id = 'three'`);
+    expect(await store.memories.countMemories(TENANT, mine)).toBe(3);
+    const stale = await store.memories.searchText(TENANT, 'apple', CURRENT, 10);
+    expect(stale.filter((hit) => hit.id !== 'three')).toEqual(before);
+    expect((await recounted('apple', CURRENT, 10)).filter((hit) => hit.id !== 'three')).not.toEqual(before);
+
+    // Once the revision moves (as every write through a driver does), both recount.
+    await database?.admin(
+      `UPDATE "${schema}".memory_revisions SET revision = nextval('"${schema}".memory_revision_seq')`,
+    );
+    expect(await store.memories.countMemories(TENANT, mine)).toBe(2);
+    expect(await store.memories.searchText(TENANT, 'apple', CURRENT, 10)).toEqual(
+      await recounted('apple', CURRENT, 10),
+    );
+
+    // Reading records moves access times but not the revision: counts by access time are never cached.
+    await store.memories.recordAccess(TENANT, ['one'], day(6));
+    expect(await store.memories.countMemories(TENANT, recent)).toBe(2);
+  });
+});
+
+if (database === null) {
+  describe.skip('PostgreSQL search caches (PostgreSQL unreachable)', () => it('needs PostgreSQL', () => {}));
+}
