@@ -272,6 +272,16 @@ CREATE SEQUENCE memory_revision_seq;
 CREATE TABLE memory_revisions (tenant_id text COLLATE "C" PRIMARY KEY, revision bigint NOT NULL);
 `,
   },
+  {
+    version: 5,
+    sql: `
+-- The procedure library and the knowledge base list one agent's records of one type on every turn
+-- that misses their cache: without this index that is a scan of the tenant's memories. Partial:
+-- most memories (a user's facts) have no agent and cost this index nothing.
+CREATE INDEX memories_by_agent ON memories (tenant_id, agent_id, memory_type, valid_to, created_at, id)
+  WHERE agent_id IS NOT NULL;
+`,
+  },
 ];
 
 /** The advisory lock key of one schema's migrations: servers migrating other schemas do not wait. */

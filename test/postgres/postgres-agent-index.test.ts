@@ -1,0 +1,52 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { memoryFilterSql, SqlParameters } from '../../src/stores/postgres/memory-filter-sql.js';
+import { createPostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { CURRENT, insertAll, newMemory, TENANT } from '../conformance/memory-record-fixtures.js';
+import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
+
+const database = await usePostgresTestSchema('agent_index');
+
+describe.skipIf(database === null)('PostgreSQL index of memories by agent', () => {
+  const { url, schema } = database ?? { url: '', schema: '' };
+
+  it("finds an agent's procedures through memories_by_agent, not by reading the tenant's memories", async () => {
+    const store = await createPostgresStore({ connectionString: url, schema, poolSize: 2 });
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema},public` });
+    await client.connect();
+    try {
+      // A user's many facts (no agent) and one agent's few procedures, as the procedure source sees them.
+      await insertAll(
+        store.memories,
+        Array.from({ length: 3_000 }, (_, index) => newMemory(`fact-${index}`, { text: `fact ${index}` })),
+      );
+      await insertAll(
+        store.memories,
+        Array.from({ length: 3 }, (_, index) =>
+          newMemory(`procedure-${index}`, { memoryType: 'procedural', agentId: 'agent-1', userId: null }),
+        ),
+      );
+      await client.query('ANALYZE memories');
+      const filter = { ...CURRENT, agentId: { eq: 'agent-1' }, memoryType: { eq: 'procedural' as const } };
+      const parameters = new SqlParameters();
+      const where = memoryFilterSql(TENANT, filter, parameters);
+      // The listing's candidate set, as `listMemories` selects it.
+      const plan = await client.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT m.pk FROM memories m WHERE ${where} ORDER BY m.created_at DESC, m.id DESC LIMIT 100`,
+        parameters.values,
+      );
+      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).toContain('memories_by_agent');
+      expect(text).not.toContain('Seq Scan');
+      expect(await store.memories.countMemories(TENANT, filter)).toBe(3);
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
+});
+
+if (database === null) {
+  describe.skip('PostgreSQL index of memories by agent (PostgreSQL unreachable)', () =>
+    it('needs PostgreSQL', () => {}));
+}
