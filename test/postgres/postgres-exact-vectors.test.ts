@@ -25,6 +25,7 @@ describe.skipIf(database === null)('PostgreSQL store without pgvector', () => {
     });
     try {
       expect(store.vectorIndex).toBe('exact-scan');
+      expect(store.memories.capabilities.vectorSearch).toBe('brute-force');
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain('pgvector is not installed');
       await insertAll(store.memories, [
@@ -59,6 +60,7 @@ describe.skipIf(database === null)('PostgreSQL store without pgvector', () => {
     });
     await store.close();
     expect(store.vectorIndex).toBe('pgvector-hnsw');
+    expect(store.memories.capabilities.vectorSearch).toBe('index');
     expect(warnings).toEqual([]);
   });
 });

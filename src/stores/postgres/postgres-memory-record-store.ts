@@ -118,7 +118,8 @@ export async function createPostgresMemoryRecordStore(
     );
 
   return {
-    capabilities: { vectorSearch: 'index' },
+    // Without pgvector every vector search is an exact scan in SQL.
+    capabilities: { vectorSearch: vectors.indexed ? 'index' : 'brute-force' },
     vectorIndexed: vectors.indexed,
 
     insertMemories: (tenantId, records, options = {}) =>
