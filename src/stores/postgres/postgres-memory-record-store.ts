@@ -34,7 +34,11 @@ import { createPostgresVectorSearch, type PendingEmbedding } from './postgres-ve
 import { type LearnedStatistics, TextStatisticsCache } from './text-statistics-cache.js';
 
 /** The contract, plus whether pgvector answers vector search (else an exact scan in SQL). */
-export type PostgresMemoryRecordStore = MemoryRecordStore & { readonly vectorIndexed: boolean };
+export type PostgresMemoryRecordStore = MemoryRecordStore & {
+  readonly vectorIndexed: boolean;
+  /** Resolves once no vector index build started by this store's writes is running. */
+  settled(): Promise<void>;
+};
 
 const ORDER_BY = {
   created_desc: 'm.created_at DESC, m.id DESC',
@@ -53,9 +57,9 @@ const ORDER_BY = {
  */
 export async function createPostgresMemoryRecordStore(
   database: PostgresDatabase,
-  options: { vectorExtension?: boolean } = {},
+  options: { vectorExtension?: boolean; warn?: (message: string) => void } = {},
 ): Promise<PostgresMemoryRecordStore> {
-  const vectors = await createPostgresVectorSearch(database, options.vectorExtension ?? true);
+  const vectors = await createPostgresVectorSearch(database, options.vectorExtension ?? true, options.warn);
   const count = createPostgresMemoryCounts(database);
   const textStatistics = new TextStatisticsCache();
 
@@ -121,6 +125,7 @@ export async function createPostgresMemoryRecordStore(
     // Without pgvector every vector search is an exact scan in SQL.
     capabilities: { vectorSearch: vectors.indexed ? 'index' : 'brute-force' },
     vectorIndexed: vectors.indexed,
+    settled: vectors.settled,
 
     insertMemories: (tenantId, records, options = {}) =>
       database
@@ -154,7 +159,10 @@ export async function createPostgresMemoryRecordStore(
           if (pending.length > 0) await bump(client, tenantId);
           return result;
         })
-        .then((result) => vectors.afterWrite().then(() => result)),
+        .then((result) => {
+          vectors.afterWrite();
+          return result;
+        }),
 
     async getMemories(tenantId, ids) {
       const wanted = uniqueIds(ids);
@@ -199,7 +207,10 @@ export async function createPostgresMemoryRecordStore(
           await bump(client, tenantId);
           return { ...record, embeddingModel: next.embedding?.model ?? null };
         })
-        .then((record) => vectors.afterWrite().then(() => record)),
+        .then((record) => {
+          vectors.afterWrite();
+          return record;
+        }),
 
     async memoryHistory(tenantId, id, limit) {
       const wanted = historyLimit(limit);
@@ -233,7 +244,10 @@ export async function createPostgresMemoryRecordStore(
           await bump(client, tenantId);
           return record;
         })
-        .then((record) => vectors.afterWrite().then(() => record)),
+        .then((record) => {
+          vectors.afterWrite();
+          return record;
+        }),
 
     deleteMemories: (tenantId, ids) =>
       database.transaction(async (client) => {

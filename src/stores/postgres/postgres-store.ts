@@ -5,13 +5,16 @@ import { applyMigrations } from './migrations.js';
 import { openPostgresDatabase, type PostgresConnectionOptions } from './postgres-database.js';
 import { createPostgresDocumentStore } from './postgres-document-store.js';
 import { createPostgresJobStore } from './postgres-job-store.js';
-import { createPostgresMemoryRecordStore } from './postgres-memory-record-store.js';
+import {
+  createPostgresMemoryRecordStore,
+  type PostgresMemoryRecordStore,
+} from './postgres-memory-record-store.js';
 import { createPostgresSessionStore } from './postgres-session-store.js';
 
 export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOptions {
   /**
-   * Called once at start when pgvector is missing (vector search then scans exactly): default
-   * `console.warn`. Pass a logger's warn to route it.
+   * Called once at start when pgvector is missing (vector search then scans exactly), and when a
+   * background vector index build fails: default `console.warn`. Pass a logger's warn to route it.
    */
   warn?: (message: string) => void;
   /** Use pgvector when the database has it (default); false scans vectors exactly, as without it. */
@@ -20,6 +23,7 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
 
 /** The store, plus what benchmarks and operators read: database round trips so far. */
 export type PostgresStore = EngramStore & {
+  readonly memories: PostgresMemoryRecordStore;
   /** Database round trips since the store opened (each query, BEGIN and COMMIT counts one). */
   roundTrips(): number;
   /** Whether pgvector is installed in the database (HNSW vector search) or vectors are scanned exactly. */
@@ -29,19 +33,21 @@ export type PostgresStore = EngramStore & {
 /**
  * Creates the PostgreSQL driver: sessions, long-term memories, documents and jobs in one database
  * (one schema), reached through a pool of `poolSize` connections. Any number of engram servers may
- * share the database: nothing is cached in process, so any server answers any request from what is
- * committed. Connects and migrates before resolving (under an advisory lock, so servers starting
- * together migrate once); an unreachable server rejects with StoreError.
+ * share the database: what is cached in process is validated against the database on use, so any
+ * server answers any request from what is committed. Connects and migrates before resolving (under
+ * an advisory lock, so servers starting together migrate once); an unreachable server rejects with
+ * StoreError.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   if (!options.connectionString) throw new StoreError('The postgres store needs a connectionString');
   const database = await openPostgresDatabase(options);
   const clock = options.clock ?? (() => new Date());
-  let memories: Awaited<ReturnType<typeof createPostgresMemoryRecordStore>>;
+  let memories: PostgresMemoryRecordStore;
   try {
     await applyMigrations(database);
     memories = await createPostgresMemoryRecordStore(database, {
       vectorExtension: options.vectorExtension ?? true,
+      warn: options.warn,
     });
   } catch (error) {
     await database.close();
@@ -62,6 +68,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     jobs: createPostgresJobStore(database, clock),
     roundTrips: () => database.roundTrips(),
     vectorIndex: memories.vectorIndexed ? 'pgvector-hnsw' : 'exact-scan',
-    close: () => database.close(),
+    // A vector index build in flight finishes first (the pool would wait for its connection anyway).
+    close: () => memories.settled().then(() => database.close()),
   };
 }

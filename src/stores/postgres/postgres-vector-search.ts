@@ -14,6 +14,9 @@ export interface PendingEmbedding {
 /** The contract's rule (`searchVector`): at most this many filtered candidates are searched exactly. */
 export const EXACT_SEARCH_LIMIT = 5_000;
 
+/** How long a dimension count whose index build failed waits before a write tries again. */
+const BUILD_RETRY_MS = 10 * 60_000;
+
 /** pgvector indexes vectors of at most this many dimensions with HNSW. */
 const HNSW_MAX_DIMENSIONS = 2_000;
 
@@ -27,7 +30,11 @@ const arrayText = (vector: Float32Array): string => `{${Array.from(vector).join(
  * never shrink a result below `limit`. Narrow filters (at most 5,000 candidates) and zero queries
  * are exact, as the contract says. Without pgvector every search is an exact scan in SQL.
  */
-export async function createPostgresVectorSearch(database: PostgresDatabase, usePgvector = true) {
+export async function createPostgresVectorSearch(
+  database: PostgresDatabase,
+  usePgvector = true,
+  warn: (message: string) => void = console.warn,
+) {
   const indexed = usePgvector && (await installPgvector(database));
   /** Dimension counts whose index this process has made sure of (CREATE INDEX IF NOT EXISTS is idempotent). */
   const ensured = new Set<number>();
@@ -94,46 +101,86 @@ export async function createPostgresVectorSearch(database: PostgresDatabase, use
   };
 
   /**
-   * After a commit: builds the HNSW index of a dimension count once more than 5,000 vectors of it
-   * are stored. `ef_construction` 200 (pgvector's default is 64): on clustered vectors queried
-   * between clusters, recall@20 at ef_search 100 was 0.72 with 64 and 0.94 with 200, for 20% more
-   * build time (9,000 vectors of 16 dimensions; m = 32 gained nothing more). Searches over at most 5,000 candidates are exact anyway, and building over the rows
-   * in bulk is several times faster than inserting each into a growing graph. Once a process has
-   * seen the index (built here or by another server), it checks no more.
+   * Builds the HNSW index of a dimension count once more than 5,000 vectors of it are stored.
+   * `ef_construction` 200 (pgvector's default is 64): on clustered vectors queried between clusters,
+   * recall@20 at ef_search 100 was 0.72 with 64 and 0.94 with 200, for 20% more build time (9,000
+   * vectors of 16 dimensions; m = 32 gained nothing more). Searches over at most 5,000 candidates
+   * are exact anyway, and building over the rows in bulk is several times faster than inserting
+   * each into a growing graph. Resolves whether the index exists now.
    */
-  const afterWrite = async () => {
+  const build = (dimensions: number) =>
+    database.transaction(async (client) => {
+      const name = `memory_embeddings_hnsw_${dimensions}`;
+      const [exists] = await client.query(
+        'SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1',
+        [name],
+      );
+      if (exists) return true;
+      const [row] = await client.query<{ total: number }>(
+        `SELECT count(*)::bigint AS total FROM (SELECT 1 FROM memory_embeddings WHERE dimensions = $1 LIMIT $2) AS c`,
+        [dimensions, EXACT_SEARCH_LIMIT + 1],
+      );
+      if ((row?.total ?? 0) <= EXACT_SEARCH_LIMIT) return false;
+      // Servers building the same index at once would collide in the catalog: one at a time.
+      await client.query(
+        "SELECT pg_advisory_xact_lock(hashtextextended('engram-hnsw:' || current_schema(), 0))",
+      );
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS ${name} ON memory_embeddings
+        USING hnsw ((vector::vector(${dimensions})) vector_cosine_ops) WITH (m = 16, ef_construction = 200)
+        WHERE dimensions = ${dimensions}`,
+      );
+      // Fresh statistics, so that the planner weighs the new index against a scan at once rather
+      // than after autovacuum's next analyze (with stale row counts it sorts every candidate).
+      await client.query('ANALYZE memory_embeddings');
+      await client.query('ANALYZE memories');
+      return true;
+    });
+
+  /** Dimension counts whose build failed, by when they may be tried again. */
+  const failedUntil = new Map<number, number>();
+  let running: Promise<void> | null = null;
+  let again = false;
+
+  /** Builds, one at a time, every index this process's writes may have made due. Never rejects. */
+  const buildDue = async () => {
+    do {
+      again = false;
+      for (const dimensions of wanted) {
+        if (ensured.has(dimensions) || dimensions > HNSW_MAX_DIMENSIONS) continue;
+        if ((failedUntil.get(dimensions) ?? 0) > Date.now()) continue;
+        try {
+          if (await build(dimensions)) ensured.add(dimensions);
+        } catch (error) {
+          failedUntil.set(dimensions, Date.now() + BUILD_RETRY_MS);
+          warn(
+            `engram: building the vector index memory_embeddings_hnsw_${dimensions} failed (vector search stays exact; retried on a write after ${BUILD_RETRY_MS / 60_000} minutes): ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+    } while (again);
+  };
+
+  /**
+   * After a committed write: starts the due index builds in the background. A build can outlast
+   * statement_timeout on a large table, and the write it follows is already committed: it must not
+   * wait for the build or fail with it. Once a process has seen an index (built here or by another
+   * server), it checks no more.
+   */
+  const afterWrite = (): void => {
     if (!indexed) return;
-    for (const dimensions of wanted) {
-      if (ensured.has(dimensions) || dimensions > HNSW_MAX_DIMENSIONS) continue;
-      const built = await database.transaction(async (client) => {
-        const name = `memory_embeddings_hnsw_${dimensions}`;
-        const [exists] = await client.query(
-          'SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1',
-          [name],
-        );
-        if (exists) return true;
-        const [row] = await client.query<{ total: number }>(
-          `SELECT count(*)::bigint AS total FROM (SELECT 1 FROM memory_embeddings WHERE dimensions = $1 LIMIT $2) AS c`,
-          [dimensions, EXACT_SEARCH_LIMIT + 1],
-        );
-        if ((row?.total ?? 0) <= EXACT_SEARCH_LIMIT) return false;
-        // Servers building the same index at once would collide in the catalog: one at a time.
-        await client.query(
-          "SELECT pg_advisory_xact_lock(hashtextextended('engram-hnsw:' || current_schema(), 0))",
-        );
-        await client.query(
-          `CREATE INDEX IF NOT EXISTS ${name} ON memory_embeddings
-          USING hnsw ((vector::vector(${dimensions})) vector_cosine_ops) WITH (m = 16, ef_construction = 200)
-          WHERE dimensions = ${dimensions}`,
-        );
-        // Fresh statistics, so that the planner weighs the new index against a scan at once rather
-        // than after autovacuum's next analyze (with stale row counts it sorts every candidate).
-        await client.query('ANALYZE memory_embeddings');
-        await client.query('ANALYZE memories');
-        return true;
-      });
-      if (built) ensured.add(dimensions);
+    if (running) {
+      again = true;
+      return;
     }
+    running = buildDue().finally(() => {
+      running = null;
+    });
+  };
+
+  /** Resolves once no index build of this process is running. */
+  const settled = async (): Promise<void> => {
+    while (running) await running;
   };
 
   /** Exact nearest neighbours: every filtered candidate's distance, in SQL. */
@@ -217,7 +264,7 @@ export async function createPostgresVectorSearch(database: PostgresDatabase, use
       );
   };
 
-  return { indexed, dimensionsOf, store, afterWrite, nearest };
+  return { indexed, dimensionsOf, store, afterWrite, settled, nearest };
 }
 
 /**
