@@ -17,14 +17,14 @@ const entryPoints: Record<string, string> = {
 };
 
 /**
- * The complete programs among the ```ts blocks of README.md and docs/*.md (those that import the
+ * The complete programs among the ```ts blocks of README.md and the Markdown files under docs/ (those that import the
  * package), named by file and position. Other blocks are fragments of a larger program (a call
  * on an `engram` made elsewhere, an interface excerpt) and are not compiled on their own.
  */
 function tsBlocks(): { name: string; code: string }[] {
   const files = [
     'README.md',
-    ...readdirSync('docs')
+    ...readdirSync('docs', { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.md'))
       .map((file) => `docs/${file}`),
   ];
