@@ -50,34 +50,47 @@ export function splitIntoBoundedPieces(
   maxRun = MAX_RUN_CHARS,
   maxPiece = MAX_PIECE_CHARS,
 ): string[] {
-  if (text.length <= maxRun) return [text];
-  const pieces: string[] = [];
+  return [...boundedPieces(text, maxRun, maxPiece)];
+}
+
+/**
+ * The pieces of splitIntoBoundedPieces, one at a time: finding each cut costs the length of its
+ * piece, so a caller that pauses between pieces never scans a megabyte text in one go.
+ */
+export function* boundedPieces(
+  text: string,
+  maxRun = MAX_RUN_CHARS,
+  maxPiece = MAX_PIECE_CHARS,
+): Generator<string> {
+  if (text.length <= maxRun) {
+    yield text;
+    return;
+  }
   let pieceStart = 0;
   let runStart = 0;
   let runIsSpace = isWhitespace(text.charCodeAt(0));
   // Where the latest whitespace run in the current piece began (the preferred place to cut).
   let spaceStart = runIsSpace ? 0 : -1;
-  const cutAt = (cut: number) => {
-    pieces.push(text.slice(pieceStart, cut));
-    pieceStart = cut;
-    if (runStart < cut) runStart = cut;
-    if (spaceStart < cut) spaceStart = runIsSpace ? runStart : -1;
-  };
   for (let index = 1; index < text.length; index++) {
     const space = isWhitespace(text.charCodeAt(index));
+    let cut = -1;
     if (space !== runIsSpace) {
       runStart = index;
       runIsSpace = space;
       if (space) spaceStart = index;
     } else if (index - runStart >= maxRun) {
       // The run reached maxRun characters: cut before `index`, one earlier to keep a surrogate pair whole.
-      cutAt(isHighSurrogate(text.charCodeAt(index - 1)) && index - 1 > runStart ? index - 1 : index);
-      continue;
+      cut = isHighSurrogate(text.charCodeAt(index - 1)) && index - 1 > runStart ? index - 1 : index;
     }
-    if (index - pieceStart < maxPiece) continue;
-    const boundary = spaceStart > pieceStart ? spaceStart : runStart > pieceStart ? runStart : index;
-    cutAt(boundary === index && isHighSurrogate(text.charCodeAt(index - 1)) ? index - 1 : boundary);
+    if (cut < 0) {
+      if (index - pieceStart < maxPiece) continue;
+      const boundary = spaceStart > pieceStart ? spaceStart : runStart > pieceStart ? runStart : index;
+      cut = boundary === index && isHighSurrogate(text.charCodeAt(index - 1)) ? index - 1 : boundary;
+    }
+    yield text.slice(pieceStart, cut);
+    pieceStart = cut;
+    if (runStart < cut) runStart = cut;
+    if (spaceStart < cut) spaceStart = runIsSpace ? runStart : -1;
   }
-  pieces.push(text.slice(pieceStart));
-  return pieces;
+  yield text.slice(pieceStart);
 }

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../schemas/message.js';
-import { MAX_PIECE_CHARS, splitIntoBoundedPieces, TOKENS_PER_CUT } from './bounded-pieces.js';
+import { boundedPieces, MAX_PIECE_CHARS, splitIntoBoundedPieces, TOKENS_PER_CUT } from './bounded-pieces.js';
 import type { Encoding, ModelInfo } from './model-registry.js';
 
 /** Counts tokens of plain text in one encoding. */
@@ -89,11 +89,11 @@ export async function countInSlices(
   pause: () => Promise<unknown>,
 ): Promise<number> {
   if (text.length <= MAX_PIECE_CHARS) return counter.count(text);
-  const pieces = splitIntoBoundedPieces(text);
-  let total = (pieces.length - 1) * TOKENS_PER_CUT;
-  for (const piece of pieces) {
+  // Pieces are found lazily, so no step scans more than one piece of the text.
+  let total = -TOKENS_PER_CUT;
+  for (const piece of boundedPieces(text)) {
     await pause();
-    total += counter.count(piece);
+    total += TOKENS_PER_CUT + counter.count(piece);
   }
   return total;
 }

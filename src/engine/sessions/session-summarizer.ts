@@ -87,7 +87,7 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
       }
     }
     if (writer === 'extractive') {
-      // In ~10 ms slices: a session of 100,000 messages otherwise holds the event loop for seconds.
+      // In ~4 ms slices (DEFAULT_SLICE_MS): a session of 100,000 messages otherwise holds the event loop for seconds.
       const slicer = createEventLoopSlicer();
       const steps = extractiveSummarySteps(state.context, plan.summarize);
       let step = steps.next();
