@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { memoryHash } from './memory-hash.js';
+import { hashUsesOwnerFields, memoryHash } from './memory-hash.js';
 
 const fact = {
   text: 'Ada likes tea.',
@@ -58,5 +58,15 @@ describe('memoryHash', () => {
     expect(memoryHash({ ...procedure, metadata: triggers })).not.toBe(base);
     const approved = { ...procedure.metadata, status: 'approved', version: 2 };
     expect(memoryHash({ ...procedure, metadata: approved })).toBe(base);
+  });
+
+  it('names the records whose hash uses more than AMS fields: an owner or a procedure', () => {
+    expect(hashUsesOwnerFields({ memoryType: 'semantic', agentId: null, documentId: null })).toBe(false);
+    expect(hashUsesOwnerFields({ memoryType: 'semantic', agentId: 'bot' })).toBe(true);
+    expect(hashUsesOwnerFields({ memoryType: 'semantic', documentId: 'doc' })).toBe(true);
+    expect(hashUsesOwnerFields({ memoryType: 'procedural' })).toBe(true);
+    // Exactly the records whose hash differs from the AMS-fields-only one.
+    const plain = { text: 't', userId: null, sessionId: null, namespace: null, memoryType: 'semantic' };
+    expect(memoryHash({ ...plain, agentId: 'bot' })).not.toBe(memoryHash(plain));
   });
 });

@@ -37,3 +37,12 @@ export function memoryHash(identity: MemoryIdentity): string {
   fields.push(['session_id', identity.sessionId], ['text', identity.text], ['user_id', identity.userId]);
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
+
+/**
+ * Whether the hash of this record uses fields beyond AMS's (an owner or a procedure's meaning):
+ * the records whose hashes older engrams computed differently, and that an upgrade (SQLite
+ * migration 17) or an import of an older export must hash again.
+ */
+export function hashUsesOwnerFields(identity: Pick<MemoryIdentity, 'agentId' | 'documentId' | 'memoryType'>) {
+  return identity.agentId != null || identity.documentId != null || identity.memoryType === 'procedural';
+}

@@ -1,5 +1,5 @@
 import { EngramError, parseWith, ValidationError } from '../../core/errors.js';
-import { memoryHash } from '../../core/memory-hash.js';
+import { hashUsesOwnerFields, memoryHash } from '../../core/memory-hash.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
@@ -47,8 +47,11 @@ function toNewRecord(memory: MemoryRecord): NewMemoryRecord {
   // Vectors are not exported; the engine re-embeds current records (`memories.reembed`). An owned
   // record's hash is recomputed: an older engram's export carries one that ignores the owner (as
   // SQLite migration 17 recomputes them); others hash as they always did.
-  const owned = fields.agentId != null || fields.documentId != null || fields.memoryType === 'procedural';
-  return { ...fields, ...(owned ? { memoryHash: memoryHash(fields) } : {}), embedding: null };
+  return {
+    ...fields,
+    ...(hashUsesOwnerFields(fields) ? { memoryHash: memoryHash(fields) } : {}),
+    embedding: null,
+  };
 }
 
 /** A later version of a memory as `updateMemory` takes it: what a version changes. */

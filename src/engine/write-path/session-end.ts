@@ -181,8 +181,12 @@ async function endSession(
       : await (dependencies.writeEpisode ?? writeEpisode)(dependencies.llm, { messages, summary });
   if (key.userId === null) log(`session ${key.sessionId} has no user: no episode (episodes are per user)`);
   const { proposal, skipped: notProposed } = await proposeProcedure(dependencies, messages, agentId);
-  let skipped = notProposed;
-  if (skipped) log(`procedure capture skipped for session ${key.sessionId}: ${skipped}`);
+  let skipped: string | undefined;
+  const skipCapture = (reason: string) => {
+    skipped = reason;
+    log(`procedure capture skipped for session ${key.sessionId}: ${reason}`);
+  };
+  if (notProposed) skipCapture(notProposed);
   signal.throwIfAborted();
 
   const written: { episodeId: string | null; procedureId: string | null } = {
@@ -216,8 +220,7 @@ async function endSession(
         .catch((error: unknown) => {
           // A full library is the agent's state, not a failure of this end: the episode still lands.
           if (!(error instanceof ProcedureLimitError)) throw error;
-          skipped = error.message;
-          log(`procedure capture skipped for session ${key.sessionId}: ${skipped}`);
+          skipCapture(error.message);
           return null;
         });
       if (procedure) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { EngramError, parseWith } from '../../core/errors.js';
+import { LruMap } from '../../core/lru-map.js';
 import type { EmbeddingProvider, EmbedOptions } from './embedding-provider.js';
 
 const optionsSchema = z.object({
@@ -22,8 +23,7 @@ export function withEmbeddingCache(
   options: EmbeddingCacheOptions = {},
 ): EmbeddingProvider {
   const { maxEntries } = parseWith(optionsSchema, options, 'embedding cache options');
-  // A Map iterates in insertion order: re-inserting on every hit keeps the oldest entry first.
-  const cache = new Map<string, Float32Array>();
+  const cache = new LruMap<string, Float32Array>(maxEntries);
 
   async function embed(texts: string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
     const model = provider.model;
@@ -34,8 +34,6 @@ export function withEmbeddingCache(
       const cached = cache.get(key);
       if (cached) {
         found.set(key, cached);
-        cache.delete(key);
-        cache.set(key, cached);
       } else {
         missing.set(key, texts[index] ?? '');
       }
@@ -53,10 +51,6 @@ export function withEmbeddingCache(
         const vector = vectors[index] as Float32Array;
         found.set(key, vector);
         cache.set(key, vector);
-      }
-      for (const key of cache.keys()) {
-        if (cache.size <= maxEntries) break;
-        cache.delete(key);
       }
     }
     return keys.map((key) => (found.get(key) as Float32Array).slice());

@@ -1,5 +1,5 @@
+import { LruMap } from '../../core/lru-map.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
-import { LruMap } from './lru-map.js';
 import { memoryFilterSql, SqlParameters } from './memory-filter-sql.js';
 import type { Queryable } from './postgres-database.js';
 

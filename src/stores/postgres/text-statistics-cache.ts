@@ -1,4 +1,4 @@
-import { LruMap } from './lru-map.js';
+import { LruMap } from '../../core/lru-map.js';
 
 /** Tenants, query words and lexemes per tenant remembered at most (least recently used go first). */
 const TENANTS = 256;

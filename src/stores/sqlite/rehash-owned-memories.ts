@@ -21,14 +21,14 @@ interface OwnedRow {
  * Recomputes `memory_hash` of the rows whose hash inputs grew when dedup was scoped to the owner
  * (agent, knowledge document) and to a procedure's meaning: hashes stored before that still match
  * another agent's record, or a procedure with other steps. Rows without those inputs hash as
- * before and are not read. Resolves how many hashes changed.
+ * before and are not read (the WHERE clause is `hashUsesOwnerFields` in SQL). Resolves how many hashes changed.
  */
 export function rehashOwnedMemories(database: Database): number {
   const read = database.prepare<[number, number], OwnedRow>(
     `SELECT pk, text, user_id, session_id, namespace, memory_type, agent_id, document_id, metadata,
       memory_hash
     FROM memories
-    WHERE pk > ? AND (agent_id IS NOT NULL OR document_id IS NOT NULL OR memory_type = 'procedural')
+    WHERE pk > ? AND (agent_id IS NOT NULL OR document_id IS NOT NULL OR memory_type = 'procedural') -- hashUsesOwnerFields
     ORDER BY pk LIMIT ?`,
   );
   const write = database.prepare<[string, number]>('UPDATE memories SET memory_hash = ? WHERE pk = ?');
