@@ -80,8 +80,9 @@ export function registerKnowledgeTools(server: McpServer, context: McpContext): 
         ...(args.document_id === undefined ? {} : { documentId: args.document_id }),
       };
       // As on REST: a large document is a durable job, never chunked and embedded inside the call.
-      if (args.content.length > BACKGROUND_DOCUMENT_CHARS) {
-        const { task, documentId } = await engram.knowledge.ingestInBackground(tenantId, input);
+      const uploaded = await engram.knowledge.upload(tenantId, input);
+      if (uploaded.task) {
+        const { task, documentId } = uploaded;
         return {
           task_id: task.id,
           status: 'pending',
@@ -93,7 +94,7 @@ export function registerKnowledgeTools(server: McpServer, context: McpContext): 
             'to follow its progress; the document is searchable once the task succeeds.',
         };
       }
-      return toDocumentBody(await engram.knowledge.ingest(tenantId, input));
+      return toDocumentBody(uploaded.document);
     },
   );
 }

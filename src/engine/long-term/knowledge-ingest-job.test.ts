@@ -3,7 +3,7 @@ import type { JsonObject } from '../../core/schemas/json.js';
 import { createEngram, type Engram } from '../../engram.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
 import { nextTurn } from '../event-loop-slicer.js';
-import { INGEST_DOCUMENT_JOB } from './knowledge-ingest-job.js';
+import { BACKGROUND_DOCUMENT_CHARS, INGEST_DOCUMENT_JOB } from './knowledge-ingest-job.js';
 
 /** A Markdown document of `sections` sections of a few paragraphs each. */
 function bigDocument(sections: number): string {
@@ -122,5 +122,25 @@ describe('knowledge ingest in slices', () => {
       engram.knowledge.ingestInBackground('t1', { agentId: 'hr', name: 'Empty.md', content: '   ' }),
     ).rejects.toMatchObject({ code: 'validation_failed' });
     expect((await engram.jobs.list('t1', { limit: 10, offset: 0 })).total).toBe(0);
+  });
+});
+
+describe('knowledge.upload (what REST and MCP uploads call)', () => {
+  it('ingests a document up to BACKGROUND_DOCUMENT_CHARS at once, and a longer one as a task', async () => {
+    engram = await createEngram({ store: createMemoryStore(), sweepIntervalMs: 0 });
+    const small = await engram.knowledge.upload('t1', {
+      agentId: 'hr',
+      name: 'Small.md',
+      content: bigDocument(2),
+    });
+    expect(small.task).toBeUndefined();
+    expect(small.document?.chunks).toBeGreaterThan(0);
+    const content = bigDocument(600);
+    expect(content.length).toBeGreaterThan(BACKGROUND_DOCUMENT_CHARS);
+    const large = await engram.knowledge.upload('t1', { agentId: 'hr', name: 'Large.md', content });
+    expect(large.document).toBeUndefined();
+    if (!large.task) throw new Error('a document over BACKGROUND_DOCUMENT_CHARS must become a task');
+    expect(large.task.type).toBe(INGEST_DOCUMENT_JOB);
+    expect(large.documentId).toEqual(expect.any(String));
   });
 });

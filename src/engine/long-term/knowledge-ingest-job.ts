@@ -11,14 +11,15 @@ import {
   documentInputSchema,
   type IngestProgress,
   type KnowledgeBase,
+  type KnowledgeDocument,
 } from './knowledge-base.js';
 
 /** The job type of a document ingested in the background. */
 export const INGEST_DOCUMENT_JOB = 'ingest_document';
 
 /**
- * Documents longer than this (characters) are ingested as a background job by the REST upload
- * (202 with the task id); shorter ones are ingested before the answer (201). About 25,000 tokens:
+ * Documents longer than this (characters) are ingested as a background job by `upload` (REST: 202
+ * with the task id; MCP: the task id); shorter ones are ingested before the answer (201). About 25,000 tokens:
  * a few hundred milliseconds of chunking and embedding, in slices.
  */
 export const BACKGROUND_DOCUMENT_CHARS = 100_000;
@@ -40,6 +41,17 @@ export interface KnowledgeService extends KnowledgeBase {
    * `engram.taskProgress.get` (and in the task's `progress`), its result `{document_id, chunks}`.
    */
   ingestInBackground(tenantId: string, input: DocumentInput): Promise<{ task: Job; documentId: string }>;
+  /**
+   * What an upload (REST, MCP) does: a document up to BACKGROUND_DOCUMENT_CHARS is ingested before
+   * this resolves (`document`), a longer one by `ingestInBackground` (`task`).
+   */
+  upload(
+    tenantId: string,
+    input: DocumentInput,
+  ): Promise<
+    | { document: KnowledgeDocument; task?: undefined }
+    | { document?: undefined; task: Job; documentId: string }
+  >;
 }
 
 /** Adds background ingestion to `knowledge` and registers the job's handler on `jobs`. */
@@ -69,8 +81,13 @@ export function withBackgroundIngest(
     await documents.deleteDocument(job.tenantId, UPLOADS, uploadId);
     return { document_id: document.documentId, chunks: document.chunks };
   });
-  return {
+  const service: KnowledgeService = {
     ...knowledge,
+    async upload(tenantId, input) {
+      if (input.content.length > BACKGROUND_DOCUMENT_CHARS)
+        return service.ingestInBackground(tenantId, input);
+      return { document: await knowledge.ingest(tenantId, input) };
+    },
     async ingestInBackground(tenantId, input) {
       const document = parseWith(documentInputSchema, input, 'document');
       const documentId = document.documentId ?? documentIdOf(document.agentId, document.name);
@@ -88,4 +105,5 @@ export function withBackgroundIngest(
       return { task, documentId };
     },
   };
+  return service;
 }

@@ -140,8 +140,9 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
         format: contentTypes[upload.content_type],
         ...(upload.document_id === undefined ? {} : { documentId: upload.document_id }),
       };
-      if (upload.content.length > BACKGROUND_DOCUMENT_CHARS) {
-        const { task, documentId } = await engram.knowledge.ingestInBackground(tenantId, input);
+      const uploaded = await engram.knowledge.upload(tenantId, input);
+      if (uploaded.task) {
+        const { task, documentId } = uploaded;
         return reply.status(202).header('location', `/v1/tasks/${task.id}`).send({
           task_id: task.id,
           status: 'pending',
@@ -150,8 +151,7 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
           name: upload.name,
         });
       }
-      const document = await engram.knowledge.ingest(tenantId, input);
-      return reply.status(201).send(toDocumentBody(document));
+      return reply.status(201).send(toDocumentBody(uploaded.document));
     },
   );
 
