@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { MAX_PIECE_CHARS, MAX_RUN_CHARS, splitIntoBoundedPieces, TOKENS_PER_CUT } from './bounded-pieces.js';
+import {
+  boundedPieces,
+  MAX_PIECE_CHARS,
+  MAX_RUN_CHARS,
+  splitIntoBoundedPieces,
+  TOKENS_PER_CUT,
+} from './bounded-pieces.js';
 import { boundedCounter, countInSlices } from './token-counter.js';
 
 const options = { disallowedSpecial: new Set<string>() };
@@ -120,6 +126,27 @@ describe('bounded token counting', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('finds pieces lazily: the first piece of a megabyte reads about one piece of the text', () => {
+    // A string whose character reads are counted (the splitter reads by charCodeAt).
+    const text = `${'word '.repeat(100_000)}${'x'.repeat(500_000)}`;
+    let reads = 0;
+    const counted = new Proxy(new String(text), {
+      get(target, key) {
+        if (key === 'charCodeAt') {
+          return (index: number) => {
+            reads++;
+            return text.charCodeAt(index);
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as unknown as string;
+    const pieces = boundedPieces(counted);
+    expect(pieces.next().value).toBe(splitIntoBoundedPieces(text)[0]);
+    expect(reads).toBeLessThanOrEqual(MAX_PIECE_CHARS + 2);
   });
 
   it('never cuts a surrogate pair', () => {
