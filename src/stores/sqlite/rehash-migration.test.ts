@@ -1,12 +1,11 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect, it } from 'vitest';
+import { MEMORY_COLUMNS, openDatabaseAtVersion } from '../../../test/support/sqlite-at-version.js';
 import { useTemporaryDirectories } from '../../../test/support/temporary-directories.js';
 import { memoryHash } from '../../core/memory-hash.js';
 import { loadTokenCounter } from '../../core/tokens/token-counter.js';
 import { createLongTermServices } from '../../engine/long-term/long-term-services.js';
 import { createStaticEmbeddingProvider } from '../../providers/embeddings/static-embedding-provider.js';
-import { applyMigrations, migrations } from './migrations.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const temporaryDirectory = useTemporaryDirectories('engram-rehash-');
@@ -38,18 +37,9 @@ const rows: LegacyRow[] = [
 
 /** A database as migration 16 left it, each row hashed as before migration 17 (AMS fields only). */
 function legacyDatabase(path: string): void {
-  const database = new Database(path);
-  database.pragma('journal_mode = WAL');
-  database.pragma('foreign_keys = ON');
-  applyMigrations(
-    database,
-    migrations.filter((migration) => migration.version <= 16),
-  );
+  const database = openDatabaseAtVersion(path, 16);
   const insert = database.prepare(
-    `INSERT INTO memories (tenant_id, id, namespace, user_id, session_id, agent_id, document_id, source,
-      text, memory_type, topics, entities, event_date, created_at, updated_at, last_accessed, access_count,
-      salience, confidence, pinned, supersedes, superseded_by, valid_from, valid_to, memory_hash,
-      persisted_at, metadata)
+    `INSERT INTO memories (${MEMORY_COLUMNS})
     VALUES ('t', @id, NULL, @userId, NULL, @agentId, @documentId, NULL, @text, @type, '[]', '[]', NULL,
       @at, @at, @at, 0, 0.5, 0.8, 0, NULL, NULL, @at, NULL, @hash, @at, @metadata)`,
   );

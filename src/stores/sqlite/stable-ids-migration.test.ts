@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { MEMORY_COLUMNS, openDatabaseAtVersion } from '../../../test/support/sqlite-at-version.js';
 import { useTemporaryDirectories } from '../../../test/support/temporary-directories.js';
 import { memoryHash } from '../../core/memory-hash.js';
-import { applyMigrations, migrations } from './migrations.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const temporaryDirectory = useTemporaryDirectories('engram-stable-ids-');
@@ -31,18 +30,9 @@ interface LegacyRow {
  * every row in the FTS index by trigger, one embedding per row).
  */
 function legacyDatabase(path: string): void {
-  const database = new Database(path);
-  database.pragma('journal_mode = WAL');
-  database.pragma('foreign_keys = ON');
-  applyMigrations(
-    database,
-    migrations.filter((migration) => migration.version <= 11),
-  );
+  const database = openDatabaseAtVersion(path, 11);
   const insert = database.prepare(
-    `INSERT INTO memories (tenant_id, id, namespace, user_id, session_id, agent_id, document_id, source,
-      text, memory_type, topics, entities, event_date, created_at, updated_at, last_accessed, access_count,
-      salience, confidence, pinned, supersedes, superseded_by, valid_from, valid_to, memory_hash,
-      persisted_at, metadata)
+    `INSERT INTO memories (${MEMORY_COLUMNS})
     VALUES (@tenant, @id, 'app', 'ada', @sessionId, NULL, NULL, NULL, @text, 'semantic', '["home"]', '[]',
       NULL, @created, @from, @from, 2, 0.5, 0.8, 0, @supersedes, @supersededBy, @from, @to, @hash,
       @from, '{"note":"kept"}') RETURNING pk`,
@@ -198,12 +188,7 @@ describe('migration 12: stable memory ids', () => {
 
   it('opens an empty legacy database and one already migrated', async () => {
     const path = join(temporaryDirectory(), 'empty.db');
-    const database = new Database(path);
-    applyMigrations(
-      database,
-      migrations.filter((migration) => migration.version <= 11),
-    );
-    database.close();
+    openDatabaseAtVersion(path, 11).close();
     for (let round = 0; round < 2; round++) {
       const store = await createSqliteStore({ path });
       expect(await store.memories.countMemories('t', CURRENT)).toBe(0);
