@@ -282,6 +282,27 @@ CREATE INDEX memories_by_agent ON memories (tenant_id, agent_id, memory_type, va
   WHERE agent_id IS NOT NULL;
 `,
   },
+  {
+    version: 6,
+    sql: `
+-- New vectors are written outside the HNSW graph (indexed = false, "the tail") and moved into it
+-- in the background, so a write does not pay for the graph insertion; searches read the tail of
+-- their tenant exactly. The graphs now index only "indexed" rows: the old ones (over every row of
+-- their dimension count) are dropped and rebuilt in bulk, in the background, after the next write.
+ALTER TABLE memory_embeddings ADD COLUMN indexed boolean NOT NULL DEFAULT true;
+CREATE INDEX memory_embeddings_tail ON memory_embeddings (tenant_id, model) WHERE NOT indexed;
+DO $drop$
+DECLARE old record;
+BEGIN
+  FOR old IN SELECT indexname FROM pg_indexes
+    WHERE schemaname = current_schema() AND indexname LIKE 'memory_embeddings_hnsw_%'
+  LOOP
+    EXECUTE format('DROP INDEX %I', old.indexname);
+  END LOOP;
+END
+$drop$;
+`,
+  },
 ];
 
 /** The advisory lock key of one schema's migrations: servers migrating other schemas do not wait. */

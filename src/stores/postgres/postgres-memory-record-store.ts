@@ -36,8 +36,13 @@ import { type LearnedStatistics, TextStatisticsCache } from './text-statistics-c
 /** The contract, plus whether pgvector answers vector search (else an exact scan in SQL). */
 export type PostgresMemoryRecordStore = MemoryRecordStore & {
   readonly vectorIndexed: boolean;
-  /** Resolves once no vector index build started by this store's writes is running. */
+  /**
+   * Resolves once no background vector work of this process is running: index builds started by
+   * its writes, and moving new vectors into the graph until none are left.
+   */
   settled(): Promise<void>;
+  /** Stops the background vector work at its next step and waits for it. */
+  stop(): Promise<void>;
 };
 
 const ORDER_BY = {
@@ -57,9 +62,14 @@ const ORDER_BY = {
  */
 export async function createPostgresMemoryRecordStore(
   database: PostgresDatabase,
-  options: { vectorExtension?: boolean; warn?: (message: string) => void } = {},
+  options: { vectorExtension?: boolean; warn?: (message: string) => void; tailLimit?: number } = {},
 ): Promise<PostgresMemoryRecordStore> {
-  const vectors = await createPostgresVectorSearch(database, options.vectorExtension ?? true, options.warn);
+  const vectors = await createPostgresVectorSearch(
+    database,
+    options.vectorExtension ?? true,
+    options.warn,
+    options.tailLimit,
+  );
   const count = createPostgresMemoryCounts(database);
   const textStatistics = new TextStatisticsCache();
 
@@ -126,6 +136,7 @@ export async function createPostgresMemoryRecordStore(
     capabilities: { vectorSearch: vectors.indexed ? 'index' : 'brute-force' },
     vectorIndexed: vectors.indexed,
     settled: vectors.settled,
+    stop: vectors.stop,
 
     insertMemories: (tenantId, records, options = {}) =>
       database

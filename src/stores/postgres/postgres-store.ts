@@ -19,6 +19,11 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
   warn?: (message: string) => void;
   /** Use pgvector when the database has it (default); false scans vectors exactly, as without it. */
   vectorExtension?: boolean;
+  /**
+   * How many new vectors (all tenants) may wait outside the HNSW graph for the background indexer
+   * (default 10,000): writes past it insert into the graph themselves. 0 always inserts at once.
+   */
+  vectorTailLimit?: number;
 }
 
 /** The store, plus what benchmarks and operators read: database round trips so far. */
@@ -48,6 +53,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     memories = await createPostgresMemoryRecordStore(database, {
       vectorExtension: options.vectorExtension ?? true,
       warn: options.warn,
+      tailLimit: options.vectorTailLimit,
     });
   } catch (error) {
     await database.close();
@@ -68,7 +74,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     jobs: createPostgresJobStore(database, clock),
     roundTrips: () => database.roundTrips(),
     vectorIndex: memories.vectorIndexed ? 'pgvector-hnsw' : 'exact-scan',
-    // A vector index build in flight finishes first (the pool would wait for its connection anyway).
-    close: () => memories.settled().then(() => database.close()),
+    // A vector index build in flight finishes first (the pool would wait for its connection
+    // anyway); moving the tail into the graph stops at its next chunk (the next server resumes it).
+    close: () => memories.stop().then(() => database.close()),
   };
 }

@@ -14,6 +14,17 @@ export interface PendingEmbedding {
 /** The contract's rule (`searchVector`): at most this many filtered candidates are searched exactly. */
 export const EXACT_SEARCH_LIMIT = 5_000;
 
+/**
+ * At most this many vectors (of all tenants) wait outside the HNSW graphs: each vector search reads
+ * the tail of its tenant exactly, so the tail bounds that work while a bulk load runs ahead of the
+ * indexer; past it a write inserts into the graph itself, as if there were no tail.
+ */
+export const TAIL_LIMIT = 10_000;
+
+/** Vectors moved into a graph per transaction, and connections moving them at once. */
+const INDEX_CHUNK = 100;
+const INDEX_WORKERS = 2;
+
 /** How long a dimension count whose index build failed waits before a write tries again. */
 const BUILD_RETRY_MS = 10 * 60_000;
 
@@ -34,6 +45,7 @@ export async function createPostgresVectorSearch(
   database: PostgresDatabase,
   usePgvector = true,
   warn: (message: string) => void = console.warn,
+  tailLimit = TAIL_LIMIT,
 ) {
   const indexed = usePgvector && (await installPgvector(database));
   /** Dimension counts whose index this process has made sure of (CREATE INDEX IF NOT EXISTS is idempotent). */
@@ -84,18 +96,24 @@ export async function createPostgresVectorSearch(
     const rows = embeddings.filter((embedding) => embedding.memoryPk !== null);
     for (const row of rows) wanted.add(row.vector.length);
     if (rows.length === 0) return;
+    // With room in the tail, vectors go in outside the graph (`indexed` false) and the indexer
+    // moves them in after commit; a full tail makes the write pay for its graph insertion itself.
     await client.query(
-      `INSERT INTO memory_embeddings (memory_pk, tenant_id, model, dimensions, norm, vector)
-      SELECT pk, $1, model, cardinality(vector::real[]), norm, vector::real[]
+      `INSERT INTO memory_embeddings (memory_pk, tenant_id, model, dimensions, norm, vector, indexed)
+      SELECT pk, $1, model, cardinality(vector::real[]), norm, vector::real[],
+        NOT ($6 AND cardinality(vector::real[]) <= ${HNSW_MAX_DIMENSIONS}
+          AND (SELECT count(*) FROM (SELECT 1 FROM memory_embeddings WHERE NOT indexed LIMIT $7) AS t) < $7)
       FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::text[]) AS e(pk, model, norm, vector)
       ON CONFLICT (memory_pk) DO UPDATE SET model = excluded.model, dimensions = excluded.dimensions,
-        norm = excluded.norm, vector = excluded.vector`,
+        norm = excluded.norm, vector = excluded.vector, indexed = excluded.indexed`,
       [
         tenantId,
         rows.map((row) => row.memoryPk),
         rows.map((row) => row.model),
         rows.map((row) => vectorNorm(row.vector)),
         rows.map((row) => arrayText(row.vector)),
+        indexed,
+        tailLimit,
       ],
     );
   };
@@ -125,10 +143,15 @@ export async function createPostgresVectorSearch(
       await client.query(
         "SELECT pg_advisory_xact_lock(hashtextextended('engram-hnsw:' || current_schema(), 0))",
       );
+      // The rows written so far join the graph in the bulk build rather than one by one.
+      await client.query(
+        'UPDATE memory_embeddings SET indexed = true WHERE dimensions = $1 AND NOT indexed',
+        [dimensions],
+      );
       await client.query(
         `CREATE INDEX IF NOT EXISTS ${name} ON memory_embeddings
         USING hnsw ((vector::vector(${dimensions})) vector_cosine_ops) WITH (m = 16, ef_construction = 200)
-        WHERE dimensions = ${dimensions}`,
+        WHERE dimensions = ${dimensions} AND indexed`,
       );
       // Fresh statistics, so that the planner weighs the new index against a scan at once rather
       // than after autovacuum's next analyze (with stale row counts it sorts every candidate).
@@ -141,47 +164,99 @@ export async function createPostgresVectorSearch(
   const failedUntil = new Map<number, number>();
   let running: Promise<void> | null = null;
   let again = false;
+  let stopping = false;
 
   /** Builds, one at a time, every index this process's writes may have made due. Never rejects. */
   const buildDue = async () => {
-    do {
-      again = false;
-      for (const dimensions of wanted) {
-        if (ensured.has(dimensions) || dimensions > HNSW_MAX_DIMENSIONS) continue;
-        if ((failedUntil.get(dimensions) ?? 0) > Date.now()) continue;
-        try {
-          if (await build(dimensions)) ensured.add(dimensions);
-        } catch (error) {
-          failedUntil.set(dimensions, Date.now() + BUILD_RETRY_MS);
-          warn(
-            `engram: building the vector index memory_embeddings_hnsw_${dimensions} failed (vector search stays exact; retried on a write after ${BUILD_RETRY_MS / 60_000} minutes): ${error instanceof Error ? error.message : String(error)}`,
-          );
-        }
+    for (const dimensions of wanted) {
+      if (ensured.has(dimensions) || dimensions > HNSW_MAX_DIMENSIONS) continue;
+      if ((failedUntil.get(dimensions) ?? 0) > Date.now()) continue;
+      try {
+        if (await build(dimensions)) ensured.add(dimensions);
+      } catch (error) {
+        failedUntil.set(dimensions, Date.now() + BUILD_RETRY_MS);
+        warn(
+          `engram: building the vector index memory_embeddings_hnsw_${dimensions} failed (vector search stays exact; retried on a write after ${BUILD_RETRY_MS / 60_000} minutes): ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
-    } while (again);
+    }
   };
 
   /**
-   * After a committed write: starts the due index builds in the background. A build can outlast
-   * statement_timeout on a large table, and the write it follows is already committed: it must not
-   * wait for the build or fail with it. Once a process has seen an index (built here or by another
-   * server), it checks no more.
+   * Moves up to INDEX_CHUNK tail vectors whose graph exists into it; how many it moved. Short
+   * transactions: a chunk holds its rows' locks only while pgvector inserts them, and workers of
+   * any server skip each other's rows.
+   */
+  const indexChunk = async (): Promise<number> => {
+    const rows = await database.query<{ memory_pk: number }>(
+      `WITH picked AS (
+        SELECT memory_pk FROM memory_embeddings WHERE NOT indexed AND dimensions = ANY($1::int[])
+        LIMIT $2 FOR UPDATE SKIP LOCKED)
+      UPDATE memory_embeddings e SET indexed = true FROM picked WHERE e.memory_pk = picked.memory_pk
+      RETURNING e.memory_pk`,
+      [[...ensured], INDEX_CHUNK],
+    );
+    return rows.length;
+  };
+
+  /** Empties the tail with INDEX_WORKERS connections at once (HNSW insertion is one core each). Never rejects. */
+  const drain = async () => {
+    if (ensured.size === 0) return;
+    const worker = async () => {
+      while (!stopping && (await indexChunk()) > 0) {}
+    };
+    try {
+      await Promise.all(Array.from({ length: INDEX_WORKERS }, worker));
+    } catch (error) {
+      // Searches stay exact over the tail; the next write tries again.
+      warn(
+        `engram: moving new vectors into the vector index failed (they are searched exactly meanwhile; retried on the next write): ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+
+  /**
+   * After a committed write: builds the due indexes and moves the tail into them, in the
+   * background. A build can outlast statement_timeout on a large table, and the write it follows
+   * is already committed: it must not wait for the build or fail with it. Once a process has seen
+   * an index (built here or by another server), it checks no more.
    */
   const afterWrite = (): void => {
-    if (!indexed) return;
+    if (!indexed || stopping) return;
     if (running) {
       again = true;
       return;
     }
-    running = buildDue().finally(() => {
+    running = (async () => {
+      do {
+        again = false;
+        await buildDue();
+        await drain();
+      } while (again && !stopping);
+    })().finally(() => {
       running = null;
     });
   };
 
-  /** Resolves once no index build of this process is running. */
+  /** Resolves once this process has no index build or tail move running. */
   const settled = async (): Promise<void> => {
     while (running) await running;
   };
+
+  /** Stops the background work at its next chunk and waits for it (closing the store). */
+  const stop = async (): Promise<void> => {
+    stopping = true;
+    await settled();
+  };
+
+  // A server that stopped (or died) with vectors in the tail left them there: take them up.
+  if (indexed) {
+    const tail = await database.query<{ dimensions: number }>(
+      'SELECT DISTINCT dimensions FROM memory_embeddings WHERE NOT indexed',
+    );
+    for (const row of tail) wanted.add(row.dimensions);
+    if (tail.length > 0) afterWrite();
+  }
 
   /** Exact nearest neighbours: every filtered candidate's distance, in SQL. */
   const exact = async (
@@ -219,7 +294,11 @@ export async function createPostgresVectorSearch(
     return row?.total ?? 0;
   };
 
-  /** Approximate nearest neighbours from the HNSW index of `dimensions` (every distance exact). */
+  /**
+   * Approximate nearest neighbours: the HNSW index of `dimensions` over the vectors in its graph,
+   * and an exact scan of the tenant's tail (vectors not moved in yet), in one statement. Every
+   * distance is exact.
+   */
   const approximate = async (
     tenantId: string,
     vector: Float32Array,
@@ -230,14 +309,33 @@ export async function createPostgresVectorSearch(
   ) => {
     const parameters = new SqlParameters();
     const distance = `(e.vector::vector(${dimensions})) <=> (${parameters.add(arrayText(vector))}::real[]::vector(${dimensions}))`;
-    const where = memoryFilterSql(tenantId, filter, parameters);
-    return database.query<{ id: string; distance: number }>(
-      `SELECT m.id, ${distance} AS distance
+    const modelParameter = parameters.add(model);
+    const limitParameter = parameters.add(limit);
+    const branch = (graph: boolean) => `(SELECT m.id, ${distance} AS distance
       FROM memory_embeddings e JOIN memories m ON m.pk = e.memory_pk
-      WHERE e.dimensions = ${dimensions} AND e.model = ${parameters.add(model)} AND e.norm > 0 AND ${where}
-      ORDER BY ${distance} LIMIT ${parameters.add(limit)}`,
+      WHERE ${graph ? 'e.indexed' : `NOT e.indexed AND e.tenant_id = ${parameters.add(tenantId)}`}
+        AND e.dimensions = ${dimensions} AND e.model = ${modelParameter} AND e.norm > 0
+        AND ${memoryFilterSql(tenantId, filter, parameters)}
+      ORDER BY ${distance} LIMIT ${limitParameter})`;
+    return database.query<{ id: string; distance: number }>(
+      `${branch(true)} UNION ALL ${branch(false)}`,
       parameters.values,
     );
+  };
+
+  /**
+   * Whether the HNSW index of `dimensions` exists (built here or by another server). Without it a
+   * search is exact: the two-branch statement of `approximate` has no graph to read, and on tables
+   * not yet analyzed the planner can join its tail branch quadratically.
+   */
+  const graphExists = async (dimensions: number): Promise<boolean> => {
+    if (ensured.has(dimensions)) return true;
+    const [exists] = await database.query(
+      'SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1',
+      [`memory_embeddings_hnsw_${dimensions}`],
+    );
+    if (exists) ensured.add(dimensions);
+    return exists !== undefined;
   };
 
   const nearest = async (
@@ -250,7 +348,11 @@ export async function createPostgresVectorSearch(
   ) => {
     let hits: { id: string; distance: number }[] | undefined;
     const indexable = indexed && dimensions <= HNSW_MAX_DIMENSIONS && vectorNorm(vector) > 0;
-    if (indexable && (await candidates(tenantId, model, filter)) > EXACT_SEARCH_LIMIT) {
+    if (
+      indexable &&
+      (await graphExists(dimensions)) &&
+      (await candidates(tenantId, model, filter)) > EXACT_SEARCH_LIMIT
+    ) {
       hits = await approximate(tenantId, vector, model, dimensions, filter, limit);
       // The index ran out of candidates before the limit (rare with iterative scans): answer exactly.
       if (hits.length < limit) hits = undefined;
@@ -261,10 +363,11 @@ export async function createPostgresVectorSearch(
       .sort(
         (left, right) =>
           left.distance - right.distance || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0),
-      );
+      )
+      .slice(0, limit);
   };
 
-  return { indexed, dimensionsOf, store, afterWrite, settled, nearest };
+  return { indexed, dimensionsOf, store, afterWrite, settled, stop, nearest };
 }
 
 /**

@@ -1,0 +1,151 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store.js';
+import { EXACT_SEARCH_LIMIT } from '../../src/stores/postgres/postgres-vector-search.js';
+import { CURRENT, idsOf, MODEL, newMemory, TENANT } from '../conformance/memory-record-fixtures.js';
+import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
+
+const database = await usePostgresTestSchema('vector_tail');
+
+/**
+ * Vectors of 4 dimensions around two axes, at graded distances from the query [0, 0, 1, 0] (a
+ * graph search needs a gradient to follow: with every seed equally far it can stop on the plateau).
+ */
+const spread = (index: number) => [Math.cos(index), Math.sin(index), (index % 50) / 100, 0.2];
+/** Vectors near the query, nearer for a smaller index. */
+const near = (index: number) => [0.01 * (index + 1), 0, 1, 0];
+const QUERY = Float32Array.from([0, 0, 1, 0]);
+
+describe.skipIf(database === null)('PostgreSQL vectors written outside the graph (the tail)', () => {
+  const { url, schema } = database ?? { url: '', schema: '' };
+  let seeder: PostgresStore;
+  let sql: pg.Client;
+  const query = async (text: string, parameters: unknown[] = []) => (await sql.query(text, parameters)).rows;
+  /** Whether each of `ids`' vectors was written into the graph by the insert itself (same transaction). */
+  const insertedIndexed = async (ids: string[]) =>
+    (
+      await query(
+        `SELECT e.indexed AND e.xmin = m.xmin AS direct FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk
+        WHERE m.id = ANY($1::text[]) ORDER BY m.id`,
+        [ids],
+      )
+    ).map((row) => row.direct as boolean);
+  const tailCount = async () =>
+    Number((await query('SELECT count(*) AS n FROM memory_embeddings WHERE NOT indexed'))[0]?.n);
+
+  beforeAll(async () => {
+    // Past the exact-search limit, so that searches go through the HNSW index.
+    seeder = await createPostgresStore({ connectionString: url, schema });
+    const total = EXACT_SEARCH_LIMIT + 100;
+    for (let start = 0; start < total; start += 1_000) {
+      await seeder.memories.insertMemories(
+        TENANT,
+        Array.from({ length: Math.min(1_000, total - start) }, (_, offset) =>
+          newMemory(`seed-${start + offset}`, { vector: spread(start + offset) }),
+        ),
+      );
+    }
+    await seeder.memories.settled();
+    sql = new pg.Client({ connectionString: url, options: `-c search_path=${schema},public` });
+    await sql.connect();
+  }, 120_000);
+
+  afterAll(async () => {
+    await sql?.end();
+    await seeder?.close();
+  });
+
+  it('writes new vectors to the tail, moves them into the graph in the background', async () => {
+    const ids = ['tail-0', 'tail-1', 'tail-2'];
+    await seeder.memories.insertMemories(
+      TENANT,
+      ids.map((id, index) => newMemory(id, { vector: spread(index + 0.5) })),
+    );
+    await seeder.memories.settled();
+    expect(await tailCount()).toBe(0);
+    const rows = await query(
+      `SELECT e.indexed, e.xmin = m.xmin AS same FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk
+      WHERE m.id = ANY($1::text[])`,
+      [ids],
+    );
+    // Indexed now, by a later transaction than the insert: the write did not pay for the graph.
+    expect(rows).toEqual(ids.map(() => ({ indexed: true, same: false })));
+  });
+
+  it('finds vectors still in the tail, and a store opened later moves them into the graph', async () => {
+    const ids = ['near-0', 'near-1', 'near-2', 'near-3', 'near-4'];
+    await seeder.memories.insertMemories(
+      TENANT,
+      ids.map((id, index) => newMemory(id, { vector: near(index) })),
+    );
+    await seeder.memories.settled();
+    const reader = await createPostgresStore({ connectionString: url, schema });
+    try {
+      // As a server that died before its indexer ran leaves them: outside the graph.
+      await query(
+        `UPDATE memory_embeddings SET indexed = false
+        WHERE memory_pk IN (SELECT pk FROM memories WHERE id = ANY($1::text[]))`,
+        [ids],
+      );
+      expect(await tailCount()).toBe(5);
+      // The graph alone cannot return them; the reader (which writes nothing, so moves nothing)
+      // finds them through its exact read of the tail.
+      expect(idsOf(await reader.memories.searchVector(TENANT, QUERY, MODEL, CURRENT, 5))).toEqual(ids);
+      expect(idsOf(await reader.memories.searchVector(TENANT, QUERY, MODEL, CURRENT, 2))).toEqual(
+        ids.slice(0, 2),
+      );
+      expect(await tailCount()).toBe(5);
+    } finally {
+      await reader.close();
+    }
+    const resumer = await createPostgresStore({ connectionString: url, schema });
+    try {
+      await resumer.memories.settled();
+      expect(await tailCount()).toBe(0);
+      expect(idsOf(await resumer.memories.searchVector(TENANT, QUERY, MODEL, CURRENT, 5))).toEqual(ids);
+    } finally {
+      await resumer.close();
+    }
+  });
+
+  it('inserts into the graph at once when the tail is full', async () => {
+    const blocked = ['seed-1', 'seed-2'];
+    const writer = await createPostgresStore({ connectionString: url, schema, vectorTailLimit: 2 });
+    const holder = new pg.Client({ connectionString: url, options: `-c search_path=${schema},public` });
+    await holder.connect();
+    try {
+      // Two vectors in the tail, row-locked by another session so that no indexer moves them.
+      await query(
+        `UPDATE memory_embeddings SET indexed = false
+        WHERE memory_pk IN (SELECT pk FROM memories WHERE id = ANY($1::text[]))`,
+        [blocked],
+      );
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM memory_embeddings WHERE NOT indexed FOR UPDATE`);
+      await writer.memories.insertMemories(TENANT, [newMemory('full-0', { vector: spread(7.5) })]);
+      await writer.memories.settled();
+      expect(await insertedIndexed(['full-0'])).toEqual([true]);
+      await holder.query('COMMIT');
+      // Room again once the indexer has moved the two (the writer's next write starts it too late).
+      await query('UPDATE memory_embeddings SET indexed = true WHERE NOT indexed');
+      await writer.memories.insertMemories(TENANT, [newMemory('room-0', { vector: spread(8.5) })]);
+      await writer.memories.settled();
+      expect(await insertedIndexed(['room-0'])).toEqual([false]);
+      expect(await tailCount()).toBe(0);
+    } finally {
+      await holder.end();
+      await writer.close();
+    }
+    const always = await createPostgresStore({ connectionString: url, schema, vectorTailLimit: 0 });
+    try {
+      await always.memories.insertMemories(TENANT, [newMemory('limit-0', { vector: spread(9.5) })]);
+      expect(await insertedIndexed(['limit-0'])).toEqual([true]);
+    } finally {
+      await always.close();
+    }
+  });
+});
+
+if (database === null) {
+  describe.skip('PostgreSQL vector tail (PostgreSQL unreachable)', () => it('needs PostgreSQL', () => {}));
+}
