@@ -29,7 +29,30 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
       },
     ]);
     expect(answer.text.length).toBeLessThan(2_000);
-    expect(answer.body.detail[0].input.at(-1)).toBe(`… (${MAX_SESSION_MESSAGES + 1} items)`);
+    expect(answer.body.detail[0].input).toEqual([`… (more than ${MAX_SESSION_MESSAGES} items)`]);
+  });
+
+  it('an over-long list is refused from the raw bytes, before the body is parsed', async () => {
+    // Past the limit the body stops being JSON: parsed first, this would be json_invalid.
+    const items = Array.from({ length: MAX_SESSION_MESSAGES + 1 }, () => '{}').join(',');
+    const answer = await send('PUT', '/v1/working-memory/raw', `{"messages": [${items}, not json at all`);
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['body', 'messages'] });
+    const memories = Array.from({ length: 1_001 }, () => '{}').join(',');
+    const create = await send('POST', '/v1/long-term-memory', `{"memories": [${memories}, oops`);
+    expect(create.status).toBe(422);
+    expect(create.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['body', 'memories'] });
+    // The append extension answers in engram's shape.
+    const messages = Array.from({ length: 10_001 }, () => '{}').join(',');
+    const append = await send('POST', '/v1/working-memory/raw/messages', `{"messages": [${messages}, oops`);
+    expect(append.status).toBe(400);
+    expect(append.body.error.code).toBe('validation_failed');
+    expect(append.text).toContain('10000');
+    // At the limit the list is parsed as usual (here: invalid items, reported by the schema).
+    const atLimit = Array.from({ length: 1_000 }, () => '{}').join(',');
+    const parsed = await send('POST', '/v1/long-term-memory', `{"memories": [${atLimit}]}`);
+    expect(parsed.status).toBe(422);
+    expect(parsed.body.detail[0].type).not.toBe('too_long');
   });
 
   it('a long-term create of more than 1,000 records is 422 before any record is read', async () => {

@@ -6,6 +6,7 @@ import {
   type MemoryRecordEdit,
   memoryRecordInputSchema,
 } from '../../core/schemas/memory-record.js';
+import { MAX_MEMORY_BATCH } from '../../engine/long-term/long-term-memory.js';
 import { assertIdsFreeStanding } from '../../engine/long-term/memory-owner.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
@@ -118,8 +119,9 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     body: createMemoriesBodySchema,
     response: ackSchema,
   };
-  app.post('/v1/long-term-memory/', { config: { docs: createDocs } }, create);
-  app.post('/v1/long-term-memory', { config: { docs: createDocs } }, create);
+  const createConfig = { docs: createDocs, bodyArrayLimits: { memories: MAX_MEMORY_BATCH } };
+  app.post('/v1/long-term-memory/', { config: createConfig }, create);
+  app.post('/v1/long-term-memory', { config: createConfig }, create);
 
   app.post(
     '/v1/long-term-memory/search',

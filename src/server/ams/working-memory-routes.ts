@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BUDGET_TOKENS } from '../../core/schemas/agent.js';
+import { MAX_SESSION_MEMORIES, MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { createEventLoopSlicer } from '../../engine/event-loop-slicer.js';
 import { toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
@@ -75,6 +76,9 @@ function sendJson(reply: FastifyReply, etag: string, body: Buffer): Buffer {
   return body;
 }
 
+/** The PUT body's lists, counted before the body is parsed (`overlong-body-array.ts`). */
+const PUT_LIMITS = { messages: MAX_SESSION_MESSAGES, memories: MAX_SESSION_MEMORIES };
+
 /** AMS working memory (spec §4.2–4.6): list, get, put (full replace), delete. */
 export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram): void {
   const listSessions = async (request: FastifyRequest) => {
@@ -139,7 +143,8 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     return sendJson(reply, etag, body);
   });
 
-  app.put('/v1/working-memory/:session_id', { config: { docs: docs.put } }, async (request, reply) => {
+  const put = { config: { docs: docs.put, bodyArrayLimits: PUT_LIMITS } };
+  app.put('/v1/working-memory/:session_id', put, async (request, reply) => {
     const { session_id } = readPath(request, sessionPathSchema);
     const query = readQuery(request, modelQuerySchema);
     // 100,000 messages are validated, mapped, stored and echoed in ~4 ms slices (DEFAULT_SLICE_MS): other requests

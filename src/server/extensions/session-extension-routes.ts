@@ -11,7 +11,11 @@ import {
   appendMessagesResponseSchema,
   sessionStateResponseSchema,
 } from './session-extension-response-schemas.js';
-import { appendMessagesBodySchema, sessionPatchBodySchema } from './session-extension-schemas.js';
+import {
+  appendMessagesBodySchema,
+  MAX_APPEND_MESSAGES,
+  sessionPatchBodySchema,
+} from './session-extension-schemas.js';
 import { toSessionStateBody } from './session-state-body.js';
 
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -56,7 +60,9 @@ const docs = {
  */
 export function registerSessionExtensionRoutes(app: FastifyInstance, engram: Engram): void {
   const errorShape = 'engram' as const;
-  const append = { config: { errorShape, docs: docs.append } };
+  const append = {
+    config: { errorShape, docs: docs.append, bodyArrayLimits: { messages: MAX_APPEND_MESSAGES } },
+  };
   const patch = { config: { errorShape, docs: docs.patch } };
 
   app.post('/v1/working-memory/:session_id/messages', append, async (request, reply) => {

@@ -3,8 +3,11 @@ import { amsMessageSchema, ttlSecondsField } from '../ams/working-memory-schemas
 import { plainObject } from '../lax-fields.js';
 
 /** `POST /v1/working-memory/{session_id}/messages`: messages in AMS form, appended atomically. */
+/** Most messages one append carries. */
+export const MAX_APPEND_MESSAGES = 10_000;
+
 export const appendMessagesBodySchema = z.object({
-  messages: z.array(amsMessageSchema).min(1).max(10_000),
+  messages: z.array(amsMessageSchema).min(1).max(MAX_APPEND_MESSAGES),
   /** TTL of a session this append creates; an existing session keeps its own. */
   ttl_seconds: ttlSecondsField().nullable().optional(),
 });

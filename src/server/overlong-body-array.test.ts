@@ -1,0 +1,65 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { overlongBodyArray } from './overlong-body-array.js';
+
+const bytes = (text: string) => Buffer.from(text, 'utf8');
+
+describe('overlongBodyArray', () => {
+  it('finds a top-level list over its limit, and only those the limits name', async () => {
+    const limits = { messages: 3 };
+    expect(await overlongBodyArray(bytes('{"messages": [1, 2, 3]}'), limits)).toBeNull();
+    expect(await overlongBodyArray(bytes('{"messages": [1, 2, 3, 4]}'), limits)).toEqual({
+      field: 'messages',
+      limit: 3,
+    });
+    expect(await overlongBodyArray(bytes('{"other": [1, 2, 3, 4], "messages": []}'), limits)).toBeNull();
+    // Nested lists, objects and strings full of structure do not count as items.
+    const nested = '{"messages": [[1, 2, 3, 4], {"a": [5, 6], "b": ",,,"}, "x,\\"],[,"]}';
+    expect(await overlongBodyArray(bytes(nested), limits)).toBeNull();
+    // A list deeper in the body is not the top-level field.
+    expect(await overlongBodyArray(bytes('{"data": {"messages": [1, 2, 3, 4]}}'), limits)).toBeNull();
+    // A key spelled with escapes is the same key.
+    expect(await overlongBodyArray(bytes('{"mess\\u0061ges": [1, 2, 3, 4]}'), limits)).not.toBeNull();
+    // Not JSON, or not an object: nothing found (the parser reports what is wrong).
+    expect(await overlongBodyArray(bytes('[1, 2, 3, 4, 5]'), limits)).toBeNull();
+    expect(await overlongBodyArray(bytes('{"messages": [1, 2, 3, 4'), limits)).not.toBeNull();
+  });
+
+  it('reads past the first slice (and yields) on a large body', async () => {
+    const items = Array.from({ length: 200_000 }, (_, index) => `{"content": "message ${index}, é"}`);
+    const body = bytes(`{"context": "${'ü'.repeat(300_000)}", "messages": [${items.join(', ')}]}`);
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    expect(await overlongBodyArray(body, { messages: 199_999 })).toEqual({
+      field: 'messages',
+      limit: 199_999,
+    });
+    expect(await overlongBodyArray(body, { messages: 200_000 })).toBeNull();
+  });
+
+  it('agrees with JSON.parse on random bodies', async () => {
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.constant(null),
+      fc.array(fc.oneof(fc.string(), fc.integer()), { maxLength: 3 }),
+      fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(
+          fc.constantFrom('messages', 'memories', 'data', 'x"y'),
+          fc.oneof(value, fc.array(value)),
+        ),
+        fc.integer({ min: 1, max: 4 }),
+        async (object, limit) => {
+          const limits = { messages: limit, memories: limit };
+          const found = await overlongBodyArray(bytes(JSON.stringify(object, null, 1)), limits);
+          const over = Object.entries(object).find(
+            ([key, item]) => key in limits && Array.isArray(item) && item.length > limit,
+          );
+          expect(found?.field ?? null).toBe(over?.[0] ?? null);
+        },
+      ),
+    );
+  });
+});
