@@ -1,14 +1,15 @@
 import { execFile } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { useTemporaryDirectories } from '../../test/support/temporary-directories.js';
 import { flushLogSync } from './fatal-handlers.js';
 import { createServerLogger } from './server-logger.js';
 
 const run = promisify(execFile);
-const temporaryLog = () => join(mkdtempSync(join(tmpdir(), 'engram-logger-')), 'server.log');
+const temporaryDirectory = useTemporaryDirectories('engram-logger-');
+const temporaryLog = () => join(temporaryDirectory(), 'server.log');
 const linesOf = (path: string) =>
   readFileSync(path, 'utf8')
     .split('\n')
