@@ -42,6 +42,10 @@ import { registerSystemRoutes } from './system-routes.js';
 import { registerUiRoutes } from './ui-routes.js';
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The matched route's template, `unmatched` for none: set by onRequest for the hooks after it. */
+    routeTemplate: string;
+  }
   interface FastifyContextConfig {
     /** Error body of the route: AMS `{"detail"}` (default) or engram `{"error"}`. */
     errorShape?: ErrorShape;
@@ -114,11 +118,15 @@ export function createServer(options: ServerOptions): EngramServer {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, parseUtf8Body);
   const authenticate = createAuthenticator(config, engram);
   app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('routeTemplate', '');
   const anonymous = config.auth.mode === 'disabled';
   const guardHost = anonymous ? createHostGuard(config.allowedHosts) : undefined;
   // The per-request hooks take callbacks, not promises, and skip work they need not do: on a cached
   // GET they are a large share of the server's time (docs/server.md, "HTTP performance").
   app.addHook('onRequest', (request, reply, done) => {
+    // Read once: Fastify builds a new routeOptions object on every read.
+    const route = request.routeOptions;
+    request.routeTemplate = route.url ?? 'unmatched';
     reply.header('x-request-id', request.id);
     try {
       guardHost?.(request.headers);
@@ -126,8 +134,8 @@ export function createServer(options: ServerOptions): EngramServer {
       return done(error as Error);
     }
     // Unknown paths answer 404/405 alike for everyone: the route table is public anyway.
-    if (request.routeOptions.url === undefined) return done();
-    const permission = permissionOf(request.method, request.routeOptions.config.permission);
+    if (route.url === undefined) return done();
+    const permission = permissionOf(request.method, route.config.permission);
     if (permission === 'public') return done();
     if (anonymous) {
       request.principal = anonymousPrincipal;
@@ -148,19 +156,18 @@ export function createServer(options: ServerOptions): EngramServer {
   });
   // Runs for hijacked replies too (MCP), with the status their raw response was given.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1_000);
+    // Empty when onRequest did not run (a request Fastify refused before routing it).
+    const route = request.routeTemplate || (request.routeOptions.url ?? 'unmatched');
+    const status = reply.statusCode;
+    const ms = reply.elapsedTime;
+    metrics.observe({ method: request.method, route, status }, ms / 1_000);
     if (logger.isLevelEnabled('info')) {
-      const caller = request.principal ?? undefined;
+      const caller = request.principal;
+      const { method, url } = request;
       request.log.info(
-        {
-          method: request.method,
-          url: request.url,
-          route,
-          status: reply.statusCode,
-          ms: reply.elapsedTime,
-          ...(caller ? { tenant: caller.tenantId, subject: caller.subject } : {}),
-        },
+        caller
+          ? { method, url, route, status, ms, tenant: caller.tenantId, subject: caller.subject }
+          : { method, url, route, status, ms },
         'request',
       );
     }

@@ -4,6 +4,9 @@ import { isLoopbackHost } from './loopback-host.js';
 /** The names loopback requests carry in `Host` (any port). */
 export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
 
+/** How many permitted `Host` (and, apart, `Origin`) values a host guard remembers. */
+export const PASSED_VALUES_KEPT = 64;
+
 /** The host name of a `Host` header value (`name[:port]`), lower-cased; undefined when it does not parse. */
 export function hostnameOfHost(value: string): string | undefined {
   try {
@@ -50,12 +53,23 @@ export function createHostGuard(allowed: readonly string[]): (headers: Record<st
   const names = new Set(allowed.map((name) => hostnameOfHost(name) ?? name.toLowerCase()));
   const permitted = (hostname: string | undefined) =>
     hostname !== undefined && (isLoopbackHost(hostname) || names.has(hostname));
+  // Clients send the same few values on every request: remembering those that passed saves a URL
+  // parse and an address check per request. Bounded, since the values are the client's to choose.
+  const passedHosts = new Set<string>();
+  const passedOrigins = new Set<string>();
+  const passes = (value: string, passed: Set<string>, hostname: (value: string) => string | undefined) => {
+    if (passed.has(value)) return true;
+    if (!permitted(hostname(value))) return false;
+    if (passed.size < PASSED_VALUES_KEPT) passed.add(value);
+    return true;
+  };
   return (headers) => {
     const host = headers.host;
-    if (typeof host === 'string' && !permitted(hostnameOfHost(host)))
+    if (typeof host === 'string' && !passes(host, passedHosts, hostnameOfHost)) {
       throw new HostNotAllowedError('host', host);
+    }
     const origin = headers.origin;
-    if (typeof origin === 'string' && !permitted(hostnameOfOrigin(origin))) {
+    if (typeof origin === 'string' && !passes(origin, passedOrigins, hostnameOfOrigin)) {
       throw new HostNotAllowedError('origin', origin);
     }
   };

@@ -42,7 +42,7 @@ export function createServerMetrics(): ServerMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const request = keptChildren(latency);
+  const requestChildren = new Map<string, { observe(value: number): void }>();
   const storeLatency = new Histogram({
     name: 'engram_store_duration_seconds',
     help: 'Store call latency by operation (sessions.*, memories.*, documents.*, jobs.*) and outcome',
@@ -69,7 +69,14 @@ export function createServerMetrics(): ServerMetrics {
   return {
     registry,
     observe({ method, route, status }, seconds) {
-      request({ method, route, status: String(status) }, seconds);
+      // Hot path (every request): the key from the three values, the label object only when new.
+      const key = `${method}\u0000${route}\u0000${status}`;
+      let child = requestChildren.get(key);
+      if (!child) {
+        child = latency.labels({ method, route, status: String(status) });
+        requestChildren.set(key, child);
+      }
+      child.observe(seconds);
     },
     observeStore(operation, seconds, ok) {
       // Hot path (every store call): one map lookup, no label object, after the first call.

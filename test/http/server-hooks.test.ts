@@ -32,3 +32,39 @@ describe('per-request hooks', () => {
     );
   });
 });
+
+describe('the request log line and latency metric', () => {
+  const lineFor = (url: string) => lines.find((line) => line.msg === 'request' && line.url === url);
+
+  it('name the route template, status, time, tenant and subject of an answered request', async () => {
+    const { request } = testServer();
+    expect((await request('/v1/working-memory/log-line-session')).status).toBe(404);
+    const line = lineFor('/v1/working-memory/log-line-session');
+    expect(line).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      pid: expect.any(Number),
+      hostname: expect.any(String),
+      reqId: expect.any(String),
+      method: 'GET',
+      url: '/v1/working-memory/log-line-session',
+      route: '/v1/working-memory/:session_id',
+      status: 404,
+      ms: expect.any(Number),
+      tenant: 'default',
+      subject: 'anonymous',
+      msg: 'request',
+    });
+  });
+
+  it('count and log unknown paths as unmatched, without a caller', async () => {
+    const { request } = testServer();
+    expect((await request('/no/such/path')).status).toBe(404);
+    expect(lineFor('/no/such/path')).toMatchObject({ route: 'unmatched', status: 404 });
+    expect(lineFor('/no/such/path')).not.toHaveProperty('tenant');
+    const metrics = await (await request('/metrics')).text();
+    expect(metrics).toMatch(
+      /engram_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/,
+    );
+  });
+});

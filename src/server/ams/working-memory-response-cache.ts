@@ -34,20 +34,24 @@ export function createResponseCache(limits: ResponseCacheLimits = defaultRespons
   // A Map iterates in insertion order: re-inserting on a hit keeps the least recent first.
   const entries = new Map<string, CachedResponse>();
   let bytes = 0;
+  // The most recently used key: a client asking for the same URL again needs no re-insertion.
+  let newest: string | undefined;
   const remove = (cacheKey: string) => {
     const entry = entries.get(cacheKey);
     if (!entry) return;
     entries.delete(cacheKey);
     bytes -= entry.body.length;
+    if (cacheKey === newest) newest = undefined;
   };
   return {
     /** The injective cache key of a request: a tenant id may contain any character. */
     keyOf: (tenantId: string, url: string): string => `${tenantId.length}:${tenantId}${url}`,
     get(cacheKey: string): CachedResponse | undefined {
       const entry = entries.get(cacheKey);
-      if (entry) {
+      if (entry && cacheKey !== newest) {
         entries.delete(cacheKey);
         entries.set(cacheKey, entry);
+        newest = cacheKey;
       }
       return entry;
     },
@@ -55,6 +59,7 @@ export function createResponseCache(limits: ResponseCacheLimits = defaultRespons
       remove(cacheKey);
       if (entry.body.length > limits.maxEntryBytes) return;
       entries.set(cacheKey, entry);
+      newest = cacheKey;
       bytes += entry.body.length;
       for (const oldest of entries.keys()) {
         if (entries.size <= limits.maxEntries && bytes <= limits.maxBytes) break;
