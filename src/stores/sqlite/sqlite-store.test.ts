@@ -122,7 +122,7 @@ describe('sqlite store', () => {
     blank.close();
   });
 
-  it('keeps temporaries in memory: a batch insert writes no statement journal file', async () => {
+  it("keeps temporaries (a batch insert's statement journal) in memory, not in files", async () => {
     const database = await openDatabase(freshPath());
     try {
       expect(database.pragma('temp_store', { simple: true })).toBe(2);
