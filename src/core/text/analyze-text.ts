@@ -35,13 +35,13 @@ export function words(text: string): string[] {
 
 /** Words stemmed so far: text repeats a small vocabulary, and Porter's regexps cost ~4 µs a word. */
 const stems = new Map<string, string>();
-const MAX_STEMS = 100_000;
+const REMEMBERED_STEMS = 100_000;
 
-/** `stemmer(word)`, remembered (forgotten all at once past `MAX_STEMS` words, to bound memory). */
+/** `stemmer(word)`, remembered (forgotten all at once past `REMEMBERED_STEMS` words, to bound memory). */
 export function stem(word: string): string {
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
-    if (stems.size >= MAX_STEMS) stems.clear();
+    if (stems.size >= REMEMBERED_STEMS) stems.clear();
     stemmed = stemmer(word);
     stems.set(word, stemmed);
   }
