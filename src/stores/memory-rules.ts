@@ -9,9 +9,21 @@ import { timestampMs } from './session-rules.js';
  * driver so that they agree to the letter (see `memory-record-store.ts`).
  */
 
+// The last timestamp normalized: a batch's records share one `now` for four or five of their
+// timestamps, so most calls repeat the previous one (parsing and formatting cost ~1 µs each).
+let lastTimestamp = { value: '', iso: '' };
+
 /** A caller's ISO timestamp in the UTC `toISOString` form every driver returns. */
 export function isoTimestamp(value: string): string {
-  return new Date(timestampMs(value)).toISOString();
+  if (value === lastTimestamp.value) return lastTimestamp.iso;
+  const iso = new Date(timestampMs(value)).toISOString();
+  lastTimestamp = { value, iso };
+  return iso;
+}
+
+/** A copy of a record's metadata: most records have none, which needs no structured clone. */
+export function copyMetadata<T extends Record<string, unknown>>(metadata: T): T {
+  return Object.keys(metadata).length === 0 ? ({} as T) : structuredClone(metadata);
 }
 
 /**
@@ -49,7 +61,7 @@ export function toMemoryRecord(tenantId: string, input: NewMemoryRecord): Memory
     validTo: null,
     memoryHash: input.memoryHash,
     persistedAt: isoTimestamp(input.persistedAt),
-    metadata: structuredClone(input.metadata),
+    metadata: copyMetadata(input.metadata),
     embeddingModel: input.embedding?.model ?? null,
   };
 }

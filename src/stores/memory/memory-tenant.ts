@@ -3,7 +3,13 @@ import { Bm25Index } from '../../core/text/bm25-index.js';
 import { CountCache } from '../count-cache.js';
 import { FilterPartitions } from '../filter-partitions.js';
 import type { NewMemoryRecord } from '../memory-record-store.js';
-import { assertDimensions, assertUsableVector, compareOldestFirst, toMemoryRecord } from '../memory-rules.js';
+import {
+  assertDimensions,
+  assertUsableVector,
+  compareOldestFirst,
+  copyMetadata,
+  toMemoryRecord,
+} from '../memory-rules.js';
 import { VectorCollection } from '../vector-collection.js';
 
 /*
@@ -70,7 +76,7 @@ export function copyRecord(record: MemoryRecord): MemoryRecord {
     ...record,
     topics: [...record.topics],
     entities: [...record.entities],
-    metadata: Object.keys(record.metadata).length === 0 ? {} : structuredClone(record.metadata),
+    metadata: copyMetadata(record.metadata),
   };
 }
 

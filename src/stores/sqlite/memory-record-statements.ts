@@ -41,6 +41,8 @@ export interface MemoryStatements {
   upsertEmbedding: Statement<[number, string, Buffer]>;
   selectDimensions: Statement<[string, string], { dimensions: number }>;
   insertDimensions: Statement<[string, string, number]>;
+  /** The ids among a JSON list that the tenant's memories already use (any version). */
+  selectTakenIds: Statement<[string, string], string>;
 }
 
 export function prepareMemoryStatements(database: Database): MemoryStatements {
@@ -95,8 +97,38 @@ export function prepareMemoryStatements(database: Database): MemoryStatements {
     insertDimensions: database.prepare(
       'INSERT OR IGNORE INTO memory_vector_spaces (tenant_id, model, dimensions) VALUES (?, ?, ?)',
     ),
+    selectTakenIds: database
+      .prepare<[string, string], string>(`SELECT id FROM memories WHERE tenant_id = ? AND id IN ${IDS}`)
+      .pluck(),
   };
 }
+
+/** `memories` columns in the order of `insertMemoriesSql`'s placeholders. */
+export const MEMORY_COLUMN_NAMES = MEMORY_COLUMNS.split(',').map((column) =>
+  column.trim(),
+) as (keyof MemoryParameters)[];
+
+/**
+ * Most rows one multi-row insert writes. Each statement of a transaction that has written the FTS5
+ * index makes FTS5 flush its pending terms to a new segment (its savepoint), so a row per statement
+ * flushed every record of a batch on its own; 100 rows bind 2,900 parameters, far below SQLite's limit.
+ */
+export const INSERT_CHUNK = 100;
+
+/** Inserts `rows` memories (positional parameters, `MEMORY_COLUMN_NAMES` per row), returning pk and id. */
+export const insertMemoriesSql = (rows: number): string =>
+  `INSERT INTO memories (${MEMORY_COLUMNS}) VALUES ${Array.from(
+    { length: rows },
+    () => `(${MEMORY_COLUMN_NAMES.map(() => '?').join(', ')})`,
+  ).join(', ')} RETURNING pk, id`;
+
+/** Stores `rows` embeddings (memory pk, model, vector per row), replacing any a memory had. */
+export const upsertEmbeddingsSql = (rows: number): string =>
+  `INSERT INTO memory_embeddings (memory_pk, model, vector) VALUES ${Array.from(
+    { length: rows },
+    () => '(?, ?, ?)',
+  ).join(', ')}
+  ON CONFLICT (memory_pk) DO UPDATE SET model = excluded.model, vector = excluded.vector`;
 
 const ORDER_BY: Record<Required<MemoryPage>['order'], string> = {
   created_desc: 'm.created_at DESC, m.id DESC',

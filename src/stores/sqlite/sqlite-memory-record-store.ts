@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
 import { CountCache } from '../count-cache.js';
@@ -38,12 +38,16 @@ import {
 } from './memory-record-rows.js';
 import {
   countSql,
+  INSERT_CHUNK,
+  insertMemoriesSql,
   listSql,
+  MEMORY_COLUMN_NAMES,
   prepareMemoryStatements,
   StatementCache,
   searchTextSql,
   searchVectorSql,
   sessionNeighborsSql,
+  upsertEmbeddingsSql,
 } from './memory-record-statements.js';
 import { isSqliteError, toStoreFailure } from './open-database.js';
 import { SqliteTextCache } from './sqlite-text-cache.js';
@@ -144,19 +148,104 @@ export async function createSqliteMemoryRecordStore(
     return record;
   };
 
+  /** Prepared multi-row statements by SQL builder and row count (a batch uses full chunks and the rest). */
+  const chunkStatements = new Map<(rows: number) => string, Map<number, Statement>>();
+  const chunkStatement = (sql: (rows: number) => string, rows: number): Statement => {
+    const byRows = chunkStatements.get(sql) ?? new Map<number, Statement>();
+    chunkStatements.set(sql, byRows);
+    let statement = byRows.get(rows);
+    if (!statement) {
+      statement = database.prepare(sql(rows));
+      byRows.set(rows, statement);
+    }
+    return statement;
+  };
+
+  /**
+   * Writes validated records, `INSERT_CHUNK` rows a statement (see there), then their embeddings:
+   * the same rows, pks in record order and change-log entries as one insert per record.
+   */
+  const writeRecords = (records: MemoryRecord[], inputs: NewMemoryRecord[]): void => {
+    const pks = new Map<string, number>();
+    for (let start = 0; start < records.length; start += INSERT_CHUNK) {
+      const chunk = records.slice(start, start + INSERT_CHUNK);
+      const parameters: unknown[] = [];
+      for (const record of chunk) {
+        const row = memoryParameters(record);
+        for (const column of MEMORY_COLUMN_NAMES) parameters.push(row[column]);
+      }
+      const statement = chunkStatement(insertMemoriesSql, chunk.length);
+      for (const { pk, id } of statement.all(parameters) as { pk: number; id: string }[]) pks.set(id, pk);
+    }
+    const embedded = inputs.flatMap((input) => (input.embedding ? [input] : []));
+    for (let start = 0; start < embedded.length; start += INSERT_CHUNK) {
+      const chunk = embedded.slice(start, start + INSERT_CHUNK);
+      const parameters = chunk.flatMap(({ id, embedding }) => {
+        const { model, vector } = embedding as NonNullable<NewMemoryRecord['embedding']>;
+        return [pks.get(id), model, vectorBlob(vector)];
+      });
+      chunkStatement(upsertEmbeddingsSql, chunk.length).run(parameters);
+    }
+  };
+
   const insert = database.transaction(
     (tenantId: string, records: NewMemoryRecord[], options: InsertOptions): InsertResult => {
-      const result: InsertResult = { inserted: [], duplicates: [] };
+      // Validated in record order first, with the checks (and errors) of one insert per record: a
+      // duplicate of an earlier record of the batch is resolved once that record is written.
+      const taken = new Set(
+        statements.selectTakenIds.all(tenantId, JSON.stringify(records.map((input) => input.id))),
+      );
       const spaces = new Map<string, number>();
+      const newSpaces: { model: string; dimensions: number }[] = [];
+      const batchHashes = new Set<string>();
+      const toWrite: MemoryRecord[] = [];
+      const toWriteInputs: NewMemoryRecord[] = [];
+      const outcomes: (
+        | { inserted: MemoryRecord }
+        | { requestedId: string; existing?: MemoryRow; hash: string }
+      )[] = [];
       records.forEach((input, index) => {
-        // Earlier records of this batch are already in the table, so they are found here too.
-        const existing =
-          options.deduplicate === false
-            ? undefined
-            : statements.selectCurrentByHash.get(tenantId, input.memoryHash);
-        if (existing) result.duplicates.push({ requestedId: input.id, existing: rowToMemory(existing) });
-        else result.inserted.push(insertRecord(tenantId, input, ['records', index], spaces));
+        if (options.deduplicate !== false) {
+          const existing = statements.selectCurrentByHash.get(tenantId, input.memoryHash);
+          if (existing || batchHashes.has(input.memoryHash)) {
+            outcomes.push({
+              requestedId: input.id,
+              hash: input.memoryHash,
+              ...(existing ? { existing } : {}),
+            });
+            return;
+          }
+        }
+        const record = toMemoryRecord(tenantId, input);
+        if (taken.has(input.id)) throw duplicateMemoryIdError(input.id, ['records', index, 'id']);
+        if (input.embedding) {
+          const { model, vector } = input.embedding;
+          const path = ['records', index, 'embedding', 'vector'];
+          assertUsableVector(vector, path);
+          const known = spaces.get(model) ?? dimensionsOf(tenantId, model);
+          assertDimensions(model, known, vector, path);
+          if (known === undefined) newSpaces.push({ model, dimensions: vector.length });
+          spaces.set(model, vector.length);
+        }
+        taken.add(input.id);
+        batchHashes.add(input.memoryHash);
+        toWrite.push(record);
+        toWriteInputs.push(input);
+        outcomes.push({ inserted: record });
       });
+      for (const { model, dimensions } of newSpaces)
+        statements.insertDimensions.run(tenantId, model, dimensions);
+      writeRecords(toWrite, toWriteInputs);
+      const result: InsertResult = { inserted: [], duplicates: [] };
+      for (const outcome of outcomes) {
+        if ('inserted' in outcome) {
+          result.inserted.push(outcome.inserted);
+          continue;
+        }
+        const existing = outcome.existing ?? statements.selectCurrentByHash.get(tenantId, outcome.hash);
+        if (!existing) throw new StoreError('SQLite lost a memory written in this batch');
+        result.duplicates.push({ requestedId: outcome.requestedId, existing: rowToMemory(existing) });
+      }
       vectors.pruneChanges();
       return result;
     },

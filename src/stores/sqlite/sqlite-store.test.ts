@@ -15,6 +15,7 @@ import {
 import { StoreError, VersionConflictError } from '../../core/errors.js';
 import type { SessionStore } from '../session-store.js';
 import { applyMigrations, migrations } from './migrations.js';
+import { openDatabase } from './open-database.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'engram-sqlite-'));
@@ -119,6 +120,15 @@ describe('sqlite store', () => {
     expect(applyMigrations(blank)).toBe(migrations.length);
     expect(applyMigrations(blank)).toBe(0);
     blank.close();
+  });
+
+  it("keeps temporaries (a batch insert's statement journal) in memory, not in files", async () => {
+    const database = await openDatabase(freshPath());
+    try {
+      expect(database.pragma('temp_store', { simple: true })).toBe(2);
+    } finally {
+      database.close();
+    }
   });
 
   it('reports a database it cannot open as a StoreError', async () => {
