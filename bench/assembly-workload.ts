@@ -17,7 +17,7 @@ import type { EngramStore } from '../src/stores/engram-store.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
 import { createPostgresStore } from '../src/stores/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
-import { benchPostgresUrl } from './bench-utilities.js';
+import { benchPostgresUrl, vacuumPostgresSchema } from './bench-utilities.js';
 
 export const TENANT = 'default';
 export const USER = 'bench-user';
@@ -176,19 +176,22 @@ async function openPostgresWorkload(
     if (built.rows[0]?.mark === null) {
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       // Batches of 1,000 into a growing HNSW index can pass the default 10 s statement_timeout.
-      const builder = await open(
-        await createPostgresStore({
-          connectionString: benchPostgresUrl,
-          schema,
-          statementTimeoutMs: 600_000,
-        }),
-      );
+      const builderStore = await createPostgresStore({
+        connectionString: benchPostgresUrl,
+        schema,
+        statementTimeoutMs: 600_000,
+      });
+      const builder = await open(builderStore);
       await seedWorkload(builder, memories, messages);
+      // Every vector in the HNSW graph before the mark (closing would leave the tail to the next open).
+      await builderStore.memories.settled();
       await builder.close();
       await admin.query(`CREATE TABLE "${schema}".bench_workload_built (at timestamptz DEFAULT now())`);
       buildSeconds = (performance.now() - started) / 1000;
     }
     const store = await createPostgresStore({ connectionString: benchPostgresUrl, schema });
+    await store.memories.settled();
+    await vacuumPostgresSchema(schema);
     return { engram: await open(store), path: `postgres schema ${schema}`, buildSeconds };
   } finally {
     await admin.end();
