@@ -26,7 +26,7 @@ export function redactedUrl(url: string): string {
  * Rejects with StoreError (`store_unavailable`) when the database cannot be reached.
  */
 export async function openConfiguredStore(
-  config: Pick<ServerConfig, 'databasePath' | 'storeUrl' | 'storePoolSize'>,
+  config: Pick<ServerConfig, 'databasePath' | 'storeUrl' | 'storePoolSize' | 'storeHnswEfConstruction'>,
   warn: (message: string) => void,
 ): Promise<ConfiguredStore> {
   if (config.storeUrl === undefined) {
@@ -45,6 +45,7 @@ export async function openConfiguredStore(
       connectionString: url.toString(),
       ...(schema === undefined ? {} : { schema }),
       poolSize: config.storePoolSize,
+      hnswEfConstruction: config.storeHnswEfConstruction,
       warn,
     });
   } catch (error) {

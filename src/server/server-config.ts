@@ -77,6 +77,8 @@ export const serverConfigSchema = z.strictObject({
     .optional(),
   /** PostgreSQL connections per server process. */
   storePoolSize: integerSetting(1, 1_000).default(10),
+  /** `ef_construction` of the PostgreSQL HNSW indexes (docs/stores/postgres.md). */
+  storeHnswEfConstruction: integerSetting(32, 1_000).default(200),
   /**
    * How long a claimed background job stays leased without a heartbeat: after a crash, another
    * server sharing the store re-runs the job once this has passed.
@@ -121,6 +123,7 @@ export const environmentVariables = {
   ENGRAM_DATABASE_PATH: 'databasePath',
   ENGRAM_STORE_URL: 'storeUrl',
   ENGRAM_STORE_POOL_SIZE: 'storePoolSize',
+  ENGRAM_STORE_HNSW_EF_CONSTRUCTION: 'storeHnswEfConstruction',
   ENGRAM_JOB_LEASE_MS: 'jobLeaseMs',
   ENGRAM_LOG_LEVEL: 'logLevel',
   ENGRAM_BODY_LIMIT_BYTES: 'bodyLimitBytes',

@@ -22,6 +22,7 @@ describe('server config', () => {
       bodyLimitBytes: 1_048_576,
       shutdownTimeoutMs: 10_000,
       storePoolSize: 10,
+      storeHnswEfConstruction: 200,
       jobLeaseMs: 60_000,
       auth: { mode: 'disabled', apiKeys: true },
       allowedHosts: [],
@@ -40,6 +41,12 @@ describe('server config', () => {
     expect(resolveServerConfig({}, {}).storeUrl).toBeUndefined();
     expect(() => resolveServerConfig({ store: 'mysql://a@b/c' }, {})).toThrow(ValidationError);
     expect(() => resolveServerConfig({}, { ENGRAM_STORE_POOL_SIZE: '0' })).toThrow(ValidationError);
+    expect(resolveServerConfig({}, { ENGRAM_STORE_HNSW_EF_CONSTRUCTION: '64' }).storeHnswEfConstruction).toBe(
+      64,
+    );
+    expect(() => resolveServerConfig({}, { ENGRAM_STORE_HNSW_EF_CONSTRUCTION: '16' })).toThrow(
+      ValidationError,
+    );
   });
 
   it('takes flags over environment variables over the config file', () => {

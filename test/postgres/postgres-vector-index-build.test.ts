@@ -13,6 +13,14 @@ const vectorOf = (index: number) => [Math.cos(index), Math.sin(index), (index % 
 describe.skipIf(database === null)('PostgreSQL vector index build', () => {
   const { url, schema } = database ?? { url: '', schema: '' };
 
+  it("refuses an ef_construction outside pgvector's range before connecting", async () => {
+    for (const hnswEfConstruction of [16, 64.5, 1_001]) {
+      await expect(
+        createPostgresStore({ connectionString: url, schema, hnswEfConstruction }),
+      ).rejects.toThrow('hnswEfConstruction must be an integer from 32 to 1,000');
+    }
+  });
+
   it('builds after the write returns: a build that fails is logged and fails no write', async () => {
     const seeder = await createPostgresStore({ connectionString: url, schema });
     const warnings: string[] = [];
@@ -69,6 +77,13 @@ describe.skipIf(database === null)('PostgreSQL vector index build', () => {
         "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'memory_embeddings_hnsw_4'",
       );
       expect(built.rows).toHaveLength(1);
+      // engram's default ef_construction unless the store was given another.
+      const [options] = (
+        await blocker.query(
+          "SELECT reloptions FROM pg_class WHERE relname = 'memory_embeddings_hnsw_4' AND relnamespace = current_schema()::regnamespace",
+        )
+      ).rows;
+      expect(options?.reloptions).toEqual(['m=16', 'ef_construction=200']);
     } finally {
       await blocker.end();
       await Promise.all([seeder.close(), writer.close()]);

@@ -35,7 +35,8 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
 
   beforeAll(async () => {
     // Past the exact-search limit, so that searches go through the HNSW index.
-    seeder = await createPostgresStore({ connectionString: url, schema });
+    // A quality other than the default, which the index must be built with.
+    seeder = await createPostgresStore({ connectionString: url, schema, hnswEfConstruction: 48 });
     const total = EXACT_SEARCH_LIMIT + 100;
     for (let start = 0; start < total; start += 1_000) {
       await seeder.memories.insertMemories(
@@ -53,6 +54,13 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
   afterAll(async () => {
     await sql?.end();
     await seeder?.close();
+  });
+
+  it('builds the graph with the ef_construction the store was given', async () => {
+    const [index] = await query(
+      "SELECT reloptions FROM pg_class WHERE relname = 'memory_embeddings_hnsw_4' AND relnamespace = current_schema()::regnamespace",
+    );
+    expect(index?.reloptions).toEqual(['m=16', 'ef_construction=48']);
   });
 
   it('writes new vectors to the tail, moves them into the graph in the background', async () => {

@@ -62,13 +62,19 @@ const ORDER_BY = {
  */
 export async function createPostgresMemoryRecordStore(
   database: PostgresDatabase,
-  options: { vectorExtension?: boolean; warn?: (message: string) => void; tailLimit?: number } = {},
+  options: {
+    vectorExtension?: boolean;
+    warn?: (message: string) => void;
+    tailLimit?: number;
+    efConstruction?: number;
+  } = {},
 ): Promise<PostgresMemoryRecordStore> {
   const vectors = await createPostgresVectorSearch(
     database,
     options.vectorExtension ?? true,
     options.warn,
     options.tailLimit,
+    options.efConstruction,
   );
   const count = createPostgresMemoryCounts(database);
   const textStatistics = new TextStatisticsCache();

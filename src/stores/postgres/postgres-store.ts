@@ -1,4 +1,4 @@
-import { StoreError } from '../../core/errors.js';
+import { StoreError, ValidationError } from '../../core/errors.js';
 import type { EngramStore } from '../engram-store.js';
 import type { StoreOptions } from '../session-store.js';
 import { applyMigrations } from './migrations.js';
@@ -24,6 +24,13 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
    * (default 10,000): writes past it insert into the graph themselves. 0 always inserts at once.
    */
   vectorTailLimit?: number;
+  /**
+   * `ef_construction` of the HNSW indexes this store builds (default 200; 32–1,000): lower
+   * speeds up ingest about in proportion (64 made it 1.7× faster) and finds fewer true neighbours
+   * on hard vector sets (docs/stores/postgres.md).
+   * Applies to an index built from then on (drop `memory_embeddings_hnsw_N` to rebuild one).
+   */
+  hnswEfConstruction?: number;
 }
 
 /** The store, plus what benchmarks and operators read: database round trips so far. */
@@ -45,6 +52,13 @@ export type PostgresStore = EngramStore & {
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   if (!options.connectionString) throw new StoreError('The postgres store needs a connectionString');
+  const ef = options.hnswEfConstruction;
+  // Written into CREATE INDEX: an integer in pgvector's range (at least 2 × m) or nothing.
+  if (ef !== undefined && !(Number.isInteger(ef) && ef >= 32 && ef <= 1_000)) {
+    throw new ValidationError('hnswEfConstruction must be an integer from 32 to 1,000', [
+      { path: ['hnswEfConstruction'], message: 'Expected an integer from 32 to 1,000' },
+    ]);
+  }
   const database = await openPostgresDatabase(options);
   const clock = options.clock ?? (() => new Date());
   let memories: PostgresMemoryRecordStore;
@@ -54,6 +68,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       vectorExtension: options.vectorExtension ?? true,
       warn: options.warn,
       tailLimit: options.vectorTailLimit,
+      efConstruction: options.hnswEfConstruction,
     });
   } catch (error) {
     await database.close();
