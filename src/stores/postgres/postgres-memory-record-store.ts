@@ -30,6 +30,7 @@ import {
 } from './memory-rows.js';
 import { type PostgresDatabase, type Queryable, sqlState } from './postgres-database.js';
 import { createPostgresMemoryCounts } from './postgres-memory-counts.js';
+import { postgresSessionNeighbors } from './postgres-session-neighbors.js';
 import { createPostgresVectorSearch, type PendingEmbedding } from './postgres-vector-search.js';
 import { type LearnedStatistics, TextStatisticsCache } from './text-statistics-cache.js';
 
@@ -341,34 +342,8 @@ export async function createPostgresMemoryRecordStore(
       return vectors.nearest(tenantId, vector, model, dimensions, filter, limit);
     },
 
-    async sessionNeighbors(tenantId, ids, filter, window) {
-      const wanted = uniqueIds(ids);
-      if (wanted.length === 0) return [];
-      const parameters = new SqlParameters();
-      const tenant = parameters.add(tenantId);
-      const anchors = parameters.add(wanted, '::text[]');
-      const where = memoryFilterSql(tenantId, filter, parameters);
-      const size = parameters.add(Math.max(0, window));
-      const side = (before: boolean) => `ARRAY(SELECT m.id FROM memories m
-          WHERE m.session_id = a.session_id AND (m.created_at, m.id) ${before ? '<' : '>'} (a.created_at, a.id)
-            AND ${where}
-          ORDER BY m.created_at ${before ? 'DESC' : 'ASC'}, m.id ${before ? 'DESC' : 'ASC'} LIMIT ${size})`;
-      const rows = await database.query<{
-        id: string;
-        session_id: string;
-        before: string[];
-        after: string[];
-      }>(
-        `SELECT a.id, a.session_id, ${side(true)} AS before, ${side(false)} AS after
-        FROM memories a WHERE a.tenant_id = ${tenant} AND a.id = ANY(${anchors}) AND a.session_id IS NOT NULL`,
-        parameters.values,
-      );
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return wanted.flatMap((id) => {
-        const row = byId.get(id);
-        return row ? [{ id, sessionId: row.session_id, before: row.before, after: row.after }] : [];
-      });
-    },
+    sessionNeighbors: (tenantId, ids, filter, window) =>
+      postgresSessionNeighbors(database, tenantId, ids, filter, window),
 
     async recordAccess(tenantId, ids, at) {
       await database.query(
