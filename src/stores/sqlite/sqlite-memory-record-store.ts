@@ -1,7 +1,6 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
-import { CountCache } from '../count-cache.js';
 import { compileStableMemoryFilter } from '../memory-filter.js';
 import type {
   InsertOptions,
@@ -10,7 +9,6 @@ import type {
   MemoryRecordStore,
   MemoryUpdate,
   NewMemoryRecord,
-  SessionNeighbors,
   UpdateOptions,
 } from '../memory-record-store.js';
 import {
@@ -38,18 +36,16 @@ import {
 } from './memory-record-rows.js';
 import {
   countSql,
-  INSERT_CHUNK,
-  insertMemoriesSql,
   listSql,
-  MEMORY_COLUMN_NAMES,
   prepareMemoryStatements,
   StatementCache,
   searchTextSql,
   searchVectorSql,
-  sessionNeighborsSql,
-  upsertEmbeddingsSql,
 } from './memory-record-statements.js';
 import { isSqliteError, toStoreFailure } from './open-database.js';
+import { createBatchWriter } from './sqlite-batch-writer.js';
+import { createSqliteMemoryCounts } from './sqlite-memory-counts.js';
+import { createSessionNeighbors } from './sqlite-session-neighbors.js';
 import { SqliteTextCache } from './sqlite-text-cache.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
 import { installVectorDistance } from './vector-distance.js';
@@ -148,45 +144,7 @@ export async function createSqliteMemoryRecordStore(
     return record;
   };
 
-  /** Prepared multi-row statements by SQL builder and row count (a batch uses full chunks and the rest). */
-  const chunkStatements = new Map<(rows: number) => string, Map<number, Statement>>();
-  const chunkStatement = (sql: (rows: number) => string, rows: number): Statement => {
-    const byRows = chunkStatements.get(sql) ?? new Map<number, Statement>();
-    chunkStatements.set(sql, byRows);
-    let statement = byRows.get(rows);
-    if (!statement) {
-      statement = database.prepare(sql(rows));
-      byRows.set(rows, statement);
-    }
-    return statement;
-  };
-
-  /**
-   * Writes validated records, `INSERT_CHUNK` rows a statement (see there), then their embeddings:
-   * the same rows, pks in record order and change-log entries as one insert per record.
-   */
-  const writeRecords = (records: MemoryRecord[], inputs: NewMemoryRecord[]): void => {
-    const pks = new Map<string, number>();
-    for (let start = 0; start < records.length; start += INSERT_CHUNK) {
-      const chunk = records.slice(start, start + INSERT_CHUNK);
-      const parameters: unknown[] = [];
-      for (const record of chunk) {
-        const row = memoryParameters(record);
-        for (const column of MEMORY_COLUMN_NAMES) parameters.push(row[column]);
-      }
-      const statement = chunkStatement(insertMemoriesSql, chunk.length);
-      for (const { pk, id } of statement.all(parameters) as { pk: number; id: string }[]) pks.set(id, pk);
-    }
-    const embedded = inputs.flatMap((input) => (input.embedding ? [input] : []));
-    for (let start = 0; start < embedded.length; start += INSERT_CHUNK) {
-      const chunk = embedded.slice(start, start + INSERT_CHUNK);
-      const parameters = chunk.flatMap(({ id, embedding }) => {
-        const { model, vector } = embedding as NonNullable<NewMemoryRecord['embedding']>;
-        return [pks.get(id), model, vectorBlob(vector)];
-      });
-      chunkStatement(upsertEmbeddingsSql, chunk.length).run(parameters);
-    }
-  };
+  const writeRecords = createBatchWriter(database);
 
   const insert = database.transaction(
     (tenantId: string, records: NewMemoryRecord[], options: InsertOptions): InsertResult => {
@@ -312,22 +270,7 @@ export async function createSqliteMemoryRecordStore(
     return deleted;
   });
 
-  // Counts (hybrid search's total) are remembered until a write: this connection's (cleared in
-  // `written`) or another's (PRAGMA data_version moves).
-  const counts = new CountCache();
-  const dataVersion = database.prepare<[], number>('PRAGMA data_version').pluck();
-  let countedVersion = dataVersion.get();
-  const count = (tenantId: string, filter: MemoryFilter): number => {
-    const version = dataVersion.get();
-    if (version !== countedVersion) {
-      counts.clear();
-      countedVersion = version;
-    }
-    return counts.get(tenantId, filter, () => {
-      const where = memoryFilterSql(tenantId, filter);
-      return cache.get<{ total: number }>(countSql(where)).get(where.parameters)?.total ?? 0;
-    });
-  };
+  const counts = createSqliteMemoryCounts(database, cache);
 
   // One read transaction: the page and the count see the same snapshot.
 
@@ -341,31 +284,7 @@ export async function createSqliteMemoryRecordStore(
   });
 
   // One read transaction: every anchor and its neighbours come from the same snapshot.
-  const neighbors = database.transaction(
-    (tenantId: string, ids: string[], filter: MemoryFilter, window: number): SessionNeighbors[] => {
-      const where = memoryFilterSql(tenantId, filter);
-      const side = (name: 'before' | 'after', anchor: MemoryRow): string[] =>
-        window <= 0
-          ? []
-          : cache
-              .get<{ id: string }>(sessionNeighborsSql(where, name))
-              .all({
-                ...where.parameters,
-                session_id: anchor.session_id as string,
-                created_at: anchor.created_at,
-                id: anchor.id,
-                window,
-              })
-              .map((row) => row.id);
-      return uniqueIds(ids).flatMap((id) => {
-        const anchor = statements.selectById.get(tenantId, id);
-        if (!anchor || anchor.session_id === null) return [];
-        return [
-          { id, sessionId: anchor.session_id, before: side('before', anchor), after: side('after', anchor) },
-        ];
-      });
-    },
-  );
+  const neighbors = createSessionNeighbors(database, cache, statements);
 
   /** Runs `work` unless the database is closed, mapping SQLite failures to StoreError. Always async. */
   const guarded = async <T>(work: () => T): Promise<T> => {
@@ -414,12 +333,9 @@ export async function createSqliteMemoryRecordStore(
       written(() => update.immediate(tenantId, id, next, options)),
 
     memoryHistory: (tenantId, id, limit) => guarded(() => history(tenantId, id, historyLimit(limit))),
-
     supersede: (tenantId, id, replacement) => written(() => supersede.immediate(tenantId, id, replacement)),
-
     deleteMemories: (tenantId, ids) => written(() => deleteMemories.immediate(tenantId, ids)),
-
-    countMemories: (tenantId, filter) => guarded(() => count(tenantId, filter)),
+    countMemories: (tenantId, filter) => guarded(() => counts.count(tenantId, filter)),
     listMemories: (tenantId, filter, page) => guarded(() => list(tenantId, filter, page)),
 
     searchText: (tenantId, query, filter, limit) =>
