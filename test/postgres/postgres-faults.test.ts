@@ -3,6 +3,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/core/errors.js';
 import type { SessionKey } from '../../src/core/schemas/session.js';
+import { openPostgresDatabase } from '../../src/stores/postgres/postgres-database.js';
 import { createPostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { message, rejectionOf } from '../conformance/fixtures.js';
 import { failedServe, startServe } from '../support/engram-serve-process.js';
@@ -100,9 +101,38 @@ describe.skipIf(database === null)('PostgreSQL store faults', () => {
         messages: { content: string }[];
       };
       expect(read.messages.map((item) => item.content)).toEqual(['before', 'after']);
+    } catch (error) {
+      // The server's own account (a crash leaves its last lines here) beside the client's error.
+      throw new Error(`${(error as Error).message}; engram serve stderr: ${server.stderr().slice(-2_000)}`, {
+        cause: error,
+      });
     } finally {
       await server.stop();
       await proxy.stop();
+    }
+  });
+
+  it('survives a connection dropped between the statements of a transaction', async () => {
+    const database = await openPostgresDatabase({ connectionString: url, schema });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const failure = await rejectionOf(
+        database.transaction(async (client) => {
+          const [row] = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await admin.query('SELECT pg_terminate_backend($1)', [row?.pid]);
+          // Idle in the transaction while the connection drops: the client emits 'error' now,
+          // which crashed the process (an unhandled 'error' event) before the transaction listened.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await client.query('SELECT 1');
+        }),
+      );
+      expect(failure).toBeInstanceOf(StoreError);
+      // The dropped connection was not given back: the next query gets a working one.
+      expect(await database.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await admin.end();
+      await database.close();
     }
   });
 

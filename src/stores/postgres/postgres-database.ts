@@ -137,6 +137,12 @@ export async function openPostgresDatabase(options: PostgresConnectionOptions): 
         throw toStoreFailure(error);
       }
       let broken = false;
+      // A checked-out client has no pool listener: a connection that drops between statements
+      // (PostgreSQL restarting, pg_terminate_backend) emits 'error' on it, which would crash the process.
+      const dropped = () => {
+        broken = true;
+      };
+      client.on('error', dropped);
       try {
         await run(client, 'BEGIN');
         const result = await work({ query: (sql, parameters) => run(client, sql, parameters) });
@@ -150,6 +156,7 @@ export async function openPostgresDatabase(options: PostgresConnectionOptions): 
         }
         throw error;
       } finally {
+        client.off('error', dropped);
         client.release(broken);
       }
     },
