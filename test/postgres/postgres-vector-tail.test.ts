@@ -152,6 +152,31 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
       await always.close();
     }
   });
+
+  it('runs the indexer only after a write that left vectors in the tail', async () => {
+    const direct = await createPostgresStore({ connectionString: url, schema, vectorTailLimit: 0 });
+    const tailed = await createPostgresStore({ connectionString: url, schema });
+    /** Database round trips of one single-vector insert and the background work it starts. */
+    const tripsOf = async (store: PostgresStore, id: string, index: number) => {
+      const before = store.roundTrips();
+      await store.memories.insertMemories(TENANT, [newMemory(id, { vector: spread(index) })]);
+      await store.memories.settled();
+      return store.roundTrips() - before;
+    };
+    try {
+      // The first write of a store checks that the index exists; compare the writes after it.
+      await tripsOf(direct, 'direct-warm', 20.5);
+      await tripsOf(tailed, 'tailed-warm', 21.5);
+      const withoutTail = await tripsOf(direct, 'direct-1', 22.5);
+      const withTail = await tripsOf(tailed, 'tailed-1', 23.5);
+      // The same insert; the tailed one adds the indexer's passes (one moves the row, each worker
+      // then finds nothing), the direct one none.
+      expect(withTail - withoutTail).toBeGreaterThanOrEqual(3);
+      expect(await tripsOf(direct, 'direct-2', 24.5)).toBe(withoutTail);
+    } finally {
+      await Promise.all([direct.close(), tailed.close()]);
+    }
+  });
 });
 
 if (database === null) {

@@ -62,6 +62,8 @@ export async function createPostgresVectorSearch(
   /** Dimension counts whose index this process has made sure of (CREATE INDEX IF NOT EXISTS is idempotent). */
   const ensured = new Set<number>();
   const wanted = new Set<number>();
+  /** Whether vectors may wait in the tail since the indexer last emptied it (else it skips its pass). */
+  let tailWritten = false;
 
   const dimensionsOf = async (client: Queryable, tenantId: string, model: string) => {
     const [row] = await client.query<{ dimensions: number }>(
@@ -109,14 +111,15 @@ export async function createPostgresVectorSearch(
     if (rows.length === 0) return;
     // With room in the tail, vectors go in outside the graph (`indexed` false) and the indexer
     // moves them in after commit; a full tail makes the write pay for its graph insertion itself.
-    await client.query(
+    const written = await client.query<{ indexed: boolean }>(
       `INSERT INTO memory_embeddings (memory_pk, tenant_id, model, dimensions, norm, vector, indexed)
       SELECT pk, $1, model, cardinality(vector::real[]), norm, vector::real[],
         NOT ($6 AND cardinality(vector::real[]) <= ${HNSW_MAX_DIMENSIONS}
           AND (SELECT count(*) FROM (SELECT 1 FROM memory_embeddings WHERE NOT indexed LIMIT $7) AS t) < $7)
       FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::text[]) AS e(pk, model, norm, vector)
       ON CONFLICT (memory_pk) DO UPDATE SET model = excluded.model, dimensions = excluded.dimensions,
-        norm = excluded.norm, vector = excluded.vector, indexed = excluded.indexed`,
+        norm = excluded.norm, vector = excluded.vector, indexed = excluded.indexed
+      RETURNING indexed`,
       [
         tenantId,
         rows.map((row) => row.memoryPk),
@@ -127,6 +130,8 @@ export async function createPostgresVectorSearch(
         tailLimit,
       ],
     );
+    // Only a write that left vectors in the tail gives the indexer work (a rolled-back one: one idle pass).
+    if (written.some((row) => !row.indexed)) tailWritten = true;
   };
 
   /**
@@ -210,7 +215,8 @@ export async function createPostgresVectorSearch(
 
   /** Empties the tail with INDEX_WORKERS connections at once (HNSW insertion is one core each). Never rejects. */
   const drain = async () => {
-    if (ensured.size === 0) return;
+    if (ensured.size === 0 || !tailWritten) return;
+    tailWritten = false;
     const worker = async () => {
       while (!stopping && (await indexChunk()) > 0) {}
     };
@@ -218,6 +224,7 @@ export async function createPostgresVectorSearch(
       await Promise.all(Array.from({ length: INDEX_WORKERS }, worker));
     } catch (error) {
       // Searches stay exact over the tail; the next write tries again.
+      tailWritten = true;
       warn(
         `engram: moving new vectors into the vector index failed (they are searched exactly meanwhile; retried on the next write): ${error instanceof Error ? error.message : String(error)}`,
       );
@@ -264,7 +271,10 @@ export async function createPostgresVectorSearch(
       'SELECT DISTINCT dimensions FROM memory_embeddings WHERE NOT indexed',
     );
     for (const row of tail) wanted.add(row.dimensions);
-    if (tail.length > 0) afterWrite();
+    if (tail.length > 0) {
+      tailWritten = true;
+      afterWrite();
+    }
   }
 
   /** Exact nearest neighbours: every filtered candidate's distance, in SQL. */
@@ -359,8 +369,8 @@ export async function createPostgresVectorSearch(
     const indexable = indexed && dimensions <= HNSW_MAX_DIMENSIONS && vectorNorm(vector) > 0;
     if (
       indexable &&
-      (await graphExists(dimensions)) &&
-      (await candidates(tenantId, model, filter)) > EXACT_SEARCH_LIMIT
+      (await candidates(tenantId, model, filter)) > EXACT_SEARCH_LIMIT &&
+      (await graphExists(dimensions))
     ) {
       hits = await approximate(tenantId, vector, model, dimensions, filter, limit);
       // The index ran out of candidates before the limit (rare with iterative scans): answer exactly.
