@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryFilter } from '../../src/core/schemas/memory-record.js';
+import { bm25Sql } from '../../src/stores/postgres/bm25-sql.js';
 import {
   memoryFilterSql,
   queryWords,
@@ -147,6 +148,79 @@ describe.skipIf(database === null)('PostgreSQL search caches across servers', ()
       }
       await insertAll(writer.memories, corpus(`r${round}`, 30)); // statistics move between rounds
     }
+  });
+
+  it('prunes BM25 where a few rare words decide the top, and answers exactly as a full scoring', async () => {
+    await truncate();
+    const store = await server();
+    // 3,000 records: two common words, two rare ones in short records, one rare one in long records.
+    const records = Array.from({ length: 3_000 }, (_, index) => {
+      const words = ['common', `w${index}`, ...Array.from({ length: index % 9 }, (__, at) => `filler${at}`)];
+      if (index % 2 === 0) words.push('basket');
+      if (index % 3 === 0) words.push('orchard');
+      if (index % 40 === 0) words.push('zebra');
+      if (index % 50 === 1) words.push('walnut', 'walnut');
+      if (index % 75 === 2) words.push('yak', ...Array.from({ length: 40 }, (__, at) => `long${at}`));
+      return newMemory(`p-${String(index).padStart(4, '0')}`, { text: words.join(' ') });
+    });
+    for (let start = 0; start < records.length; start += 500) {
+      await insertAll(store.memories, records.slice(start, start + 500));
+    }
+    const pruned = async (query: string) => {
+      const before = store.memories.prunedTextSearches();
+      const hits = await store.memories.searchText(TENANT, query, CURRENT, 25);
+      expect(hits, query).toEqual(await recounted(query, CURRENT, 25));
+      return store.memories.prunedTextSearches() > before;
+    };
+    // The first search learns the statistics (nothing to plan with yet): every match is scored.
+    expect(await pruned('zebra walnut basket orchard yak common')).toBe(false);
+    expect(await pruned('zebra common')).toBe(true);
+    expect(await pruned('zebra walnut basket orchard')).toBe(true);
+    expect(await pruned('yak basket orchard')).toBe(false);
+    expect(await pruned('common basket')).toBe(true); // "common" alone scores next to nothing
+    expect(await pruned('zebra walnut')).toBe(false); // too few records to skip
+    // After a write the statistics are recounted in the statement; the answer stays exact.
+    await insertAll(store.memories, [newMemory('p-new', { text: 'zebra zebra common' })]);
+    await pruned('zebra common');
+    expect(await pruned('zebra common')).toBe(true);
+
+    // A wrong guess: "yak" is rare, but its long records score too low to rule out the records
+    // with the other words. The statement sees it and scores every match.
+    const direct = async (query: string, essential: string[]) => {
+      const terms = queryWords(query);
+      const parameters = new SqlParameters();
+      const sql = bm25Sql(memoryFilterSql(TENANT, CURRENT, parameters), {
+        query: parameters.add(tsqueryText(terms)),
+        wordsText: parameters.add(terms.join(' ')),
+        tenant: parameters.add(TENANT),
+        limit: parameters.add(25),
+        revision: parameters.add(null, '::bigint'),
+        n: parameters.add(0, '::float8'),
+        avgdl: parameters.add(1, '::float8'),
+        lexemes: parameters.add([], '::text[]'),
+        dfs: parameters.add([], '::float8[]'),
+        impacts: parameters.add([], '::float8[]'),
+        unstemmed: parameters.add([], '::text[]'),
+        essential: {
+          lexemes: parameters.add(essential, '::text[]'),
+          query: parameters.add(tsqueryText(essential)),
+        },
+      });
+      const rows = (
+        await oracle.query<{ id: string; score: number; pruned: boolean }>(sql, parameters.values)
+      ).rows;
+      expect(
+        rows.map(({ id, score }) => ({ id, score })),
+        query,
+      ).toEqual(await recounted(query, CURRENT, 25));
+      return rows[0]?.pruned;
+    };
+    expect(await direct('yak basket orchard', ['yak'])).toBe(false);
+    expect(await direct('zebra common', ['zebra'])).toBe(true);
+    expect(await direct('walnut common', ['walnut'])).toBe(true);
+    // Too few records with the essential words to fill the top: every match is scored.
+    expect(await direct('w7 common', ['w7'])).toBe(false);
+    expect(await direct('walnut yak common', ['zebra'])).toBe(false); // not one of the query's words
   });
 
   it('answers from its caches while the revision stands, and counts by access time afresh', async () => {

@@ -15,7 +15,9 @@ import {
   toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
-import { bm25Sql, memoryFilterSql, queryWords, SqlParameters, tsqueryText } from './memory-filter-sql.js';
+import { bm25Sql } from './bm25-sql.js';
+import { essentialLexemes } from './essential-lexemes.js';
+import { memoryFilterSql, queryWords, SqlParameters, tsqueryText } from './memory-filter-sql.js';
 import {
   INSERT_MEMORIES,
   MEMORY_SELECT,
@@ -44,6 +46,8 @@ export type PostgresMemoryRecordStore = MemoryRecordStore & {
   settled(): Promise<void>;
   /** Stops the background vector work at its next step and waits for it. */
   stop(): Promise<void>;
+  /** How many text searches of this process were answered by pruned BM25 (`bm25Sql`). */
+  prunedTextSearches(): number;
 };
 
 const ORDER_BY = {
@@ -79,6 +83,7 @@ export async function createPostgresMemoryRecordStore(
   );
   const count = createPostgresMemoryCounts(database);
   const textStatistics = new TextStatisticsCache();
+  let prunedSearches = 0;
 
   /** Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a ValidationError. */
   const insertRecords = async (
@@ -144,6 +149,7 @@ export async function createPostgresMemoryRecordStore(
     vectorIndexed: vectors.indexed,
     settled: vectors.settled,
     stop: vectors.stop,
+    prunedTextSearches: () => prunedSearches,
 
     insertMemories: (tenantId, records, options = {}) =>
       database
@@ -311,6 +317,7 @@ export async function createPostgresMemoryRecordStore(
       const text = tsqueryText(terms);
       if (limit <= 0 || text === null) return [];
       const known = textStatistics.known(tenantId, terms);
+      const essential = essentialLexemes(known, limit);
       const parameters = new SqlParameters();
       const placeholders = {
         query: parameters.add(text),
@@ -322,14 +329,21 @@ export async function createPostgresMemoryRecordStore(
         avgdl: parameters.add(known.avgdl, '::float8'),
         lexemes: parameters.add(known.lexemes, '::text[]'),
         dfs: parameters.add(known.dfs, '::float8[]'),
+        impacts: parameters.add(known.impacts, '::float8[]'),
         unstemmed: parameters.add(known.unstemmed, '::text[]'),
+        ...(essential && {
+          essential: {
+            lexemes: parameters.add(essential, '::text[]'),
+            query: parameters.add(tsqueryText(essential)),
+          },
+        }),
       };
       const where = memoryFilterSql(tenantId, filter, parameters);
-      const rows = await database.query<LearnedStatistics & { id: string | null; score: number }>(
-        bm25Sql(where, placeholders),
-        parameters.values,
-      );
+      const rows = await database.query<
+        LearnedStatistics & { id: string | null; score: number; pruned: boolean }
+      >(bm25Sql(where, placeholders), parameters.values);
       if (rows[0]) textStatistics.learn(tenantId, rows[0]);
+      if (rows[0]?.pruned) prunedSearches += 1;
       return rows.flatMap((row) => (row.id === null ? [] : [{ id: row.id, score: row.score }]));
     },
 

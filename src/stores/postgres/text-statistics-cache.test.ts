@@ -7,6 +7,7 @@ const learned = (revision: number, dfs: Record<string, number>, stems: Record<st
   avgdl: 3.5,
   lexemes: Object.keys(dfs),
   dfs: Object.values(dfs),
+  impacts: Object.values(dfs).map((df) => 1 + df / 10),
   stems,
 });
 
@@ -18,7 +19,9 @@ describe('TextStatisticsCache', () => {
       avgdl: 1,
       lexemes: [],
       dfs: [],
+      impacts: [],
       unstemmed: ['apples', 'pie'],
+      complete: false,
     });
   });
 
@@ -31,7 +34,9 @@ describe('TextStatisticsCache', () => {
       avgdl: 3.5,
       lexemes: ['appl'],
       dfs: [4],
+      impacts: [1.4],
       unstemmed: ['tart'],
+      complete: false,
     });
     // Stems are the stemmer's, not a tenant's: another tenant reuses them, with no frequencies yet.
     expect(cache.known('u', ['apples'])).toMatchObject({ revision: null, lexemes: [], unstemmed: [] });
@@ -42,13 +47,19 @@ describe('TextStatisticsCache', () => {
     const stems = { apple: ['appl'], pie: ['pie'] };
     cache.learn('t', learned(7, { appl: 4 }, stems));
     cache.learn('t', learned(7, { pie: 2 }, null));
-    expect(cache.known('t', ['apple', 'pie'])).toMatchObject({ lexemes: ['appl', 'pie'], dfs: [4, 2] });
+    expect(cache.known('t', ['apple', 'pie'])).toMatchObject({
+      lexemes: ['appl', 'pie'],
+      dfs: [4, 2],
+      impacts: [1.4, 1.2],
+      complete: true,
+    });
     cache.learn('t', { ...learned(9, { pie: 3 }, null), n: 12 });
     expect(cache.known('t', ['apple', 'pie'])).toMatchObject({
       revision: 9,
       n: 12,
       lexemes: ['pie'],
       dfs: [3],
+      complete: false, // "apple"'s lexeme has no statistics at revision 9 yet
     });
   });
 });

@@ -10,8 +10,8 @@ interface TenantStatistics {
   revision: number;
   n: number;
   avgdl: number;
-  /** Document frequency by lexeme: how many current memories contain it. */
-  df: Map<string, number>;
+  /** Document frequency by lexeme (how many current memories contain it) and its impact. */
+  df: Map<string, { df: number; impact: number }>;
 }
 
 /** What a search passes to `bm25Sql`: the statistics known for its words (revision null: none). */
@@ -21,8 +21,12 @@ export interface KnownStatistics {
   avgdl: number;
   lexemes: string[];
   dfs: number[];
+  /** The largest BM25 term factor (idf aside) of each lexeme among the tenant's records. */
+  impacts: number[];
   /** Query words whose lexemes this process has not seen yet (the search reports them). */
   unstemmed: string[];
+  /** Whether every lexeme of every query word is in `lexemes` (what pruning needs to plan). */
+  complete: boolean;
 }
 
 /** What a search reports: the statistics it used, all true at `revision`, and the new words' lexemes. */
@@ -32,12 +36,13 @@ export interface LearnedStatistics {
   avgdl: number;
   lexemes: string[];
   dfs: number[];
+  impacts: number[];
   stems: Record<string, string[]> | null;
 }
 
 /**
  * The BM25 statistics of each tenant (memory count, average length, each lexeme's document
- * frequency), remembered with the tenant's memory revision. `bm25Sql` uses them only when the
+ * frequency and impact), remembered with the tenant's memory revision. `bm25Sql` uses them only when the
  * revision it reads in the search's own snapshot is still that one, and computes what is missing
  * or stale in the same statement: every write on any server moves the revision, so a search ranks
  * exactly as one that recounted everything. Query words map to lexemes by PostgreSQL's stemmer,
@@ -55,18 +60,23 @@ export class TextStatisticsCache {
       avgdl: tenant?.avgdl ?? 1,
       lexemes: [],
       dfs: [],
+      impacts: [],
       unstemmed: [],
+      complete: true,
     };
     for (const word of words) {
       const lexemes = this.stems.get(word);
       if (lexemes === undefined) known.unstemmed.push(word);
       for (const lexeme of lexemes ?? []) {
-        const df = tenant?.df.get(lexeme);
-        if (df === undefined || known.lexemes.includes(lexeme)) continue;
+        const statistics = tenant?.df.get(lexeme);
+        if (statistics === undefined) known.complete = false;
+        if (statistics === undefined || known.lexemes.includes(lexeme)) continue;
         known.lexemes.push(lexeme);
-        known.dfs.push(df);
+        known.dfs.push(statistics.df);
+        known.impacts.push(statistics.impact);
       }
     }
+    known.complete &&= known.unstemmed.length === 0;
     return known;
   }
 
@@ -79,7 +89,8 @@ export class TextStatisticsCache {
     if (tenant.df.size + learned.lexemes.length > LEXEMES_PER_TENANT) tenant.df.clear();
     learned.lexemes.forEach((lexeme, index) => {
       const df = learned.dfs[index];
-      if (df !== undefined) tenant.df.set(lexeme, df);
+      const impact = learned.impacts[index];
+      if (df !== undefined && impact !== undefined) tenant.df.set(lexeme, { df, impact });
     });
     for (const [word, lexemes] of Object.entries(learned.stems ?? {})) this.stems.set(word, lexemes);
   }

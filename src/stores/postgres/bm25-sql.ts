@@ -1,0 +1,122 @@
+/** The placeholders of one BM25 search (see `bm25Sql`). */
+export interface Bm25Placeholders {
+  tenant: string;
+  /** The query's words, space-separated (their lexemes are the query's terms). */
+  wordsText: string;
+  /** The tsquery text that selects candidates (`tsqueryText`). */
+  query: string;
+  limit: string;
+  /**
+   * Cached statistics, true at `revision` (bigint, null when none): n, avgdl, and per lexeme its
+   * document frequency and impact (the largest BM25 term factor, idf aside, of any of the tenant's
+   * records that contain it).
+   */
+  revision: string;
+  n: string;
+  avgdl: string;
+  lexemes: string;
+  dfs: string;
+  impacts: string;
+  /** Words (text[]) whose lexemes the caller wants reported in `stems`. */
+  unstemmed: string;
+  /**
+   * Pruning (`essentialLexemes`): the lexemes (text[]) whose records are scored first, and the
+   * tsquery that selects those records. Absent: every matching record is scored.
+   */
+  essential?: { lexemes: string; query: string };
+}
+
+/** The BM25 term factor (k1 = 1.2, b = 0.75) of `positions` in the record whose tsvector is `vector`. */
+const termFactor = (positions: string, vector: string) =>
+  `cardinality(${positions}) * 2.2
+        / (cardinality(${positions}) + 1.2 * (0.25 + 0.75 * length(${vector}) / greatest(corpus.avgdl, 1)))`;
+
+/** The BM25 score of record `m` against the query's `weights`. */
+const SCORE = `(
+      SELECT coalesce(sum(w.idf * ${termFactor('u.positions', 'm.text_search')}), 0)
+      FROM unnest(m.text_search) AS u JOIN weights w ON w.lexeme = u.lexeme
+    )`;
+
+/**
+ * BM25 (k1 = 1.2, b = 0.75) over the records that match the query and pass `where`, computed in SQL
+ * from the GIN-indexed tsvectors: the query's stemmed lexemes, each one's document frequency among
+ * the tenant's current records (a GIN count per lexeme), the tenant's record count and average length
+ * in lexemes (`length(tsvector)`), and each candidate's term frequencies (the positions of the lexeme
+ * in its tsvector). The statistics come from the caller's cache when the tenant's memory revision,
+ * read in this statement's snapshot, is the cached one; whatever is stale or missing is counted here
+ * (CASE and coalesce evaluate those subqueries only when needed), so the ranking is always that of
+ * this snapshot. Every row also reports the statistics used, for the cache; with no match, one row
+ * with a null id does.
+ *
+ * With `essential` (MaxScore pruning, exact): the records containing an essential lexeme are scored
+ * first, in full. A record without any essential lexeme scores at most the sum, over the other
+ * lexemes, of idf × impact; when its top `limit` all score above that bound, no other record can
+ * enter them, and the answer is theirs. Otherwise (too few of them, or the bound not beaten) every
+ * matching record is scored as without pruning: the choice of lexemes is only a guess from cached
+ * statistics, but the check uses this snapshot's, so the answer is the same either way.
+ */
+export function bm25Sql(where: string, p: Bm25Placeholders): string {
+  const current = `c.tenant_id = ${p.tenant} AND c.valid_to IS NULL`;
+  const full = `SELECT m.id, ${SCORE} AS score
+    FROM memories m CROSS JOIN corpus CROSS JOIN to_tsquery('english', ${p.query}) AS q(query)
+    WHERE m.text_search @@ q.query AND ${where}
+    ORDER BY score DESC, m.id LIMIT ${p.limit}`;
+  const hits = p.essential
+    ? `essential AS MATERIALIZED (
+    SELECT m.id, ${SCORE} AS score
+    FROM memories m CROSS JOIN corpus
+    WHERE m.text_search @@ ${p.essential.query}::tsquery AND ${where}
+    ORDER BY score DESC, m.id LIMIT ${p.limit}
+  ),
+  pruning AS MATERIALIZED (
+    SELECT (SELECT count(*) FROM essential) >= ${p.limit}
+      AND (SELECT count(*) FROM weights w WHERE w.lexeme = ANY(${p.essential.lexemes}))
+        = cardinality(${p.essential.lexemes}::text[])
+      AND (SELECT coalesce(sum(w.idf * w.impact), 0) FROM weights w WHERE NOT (w.lexeme = ANY(${p.essential.lexemes})))
+        * (1 + 1e-9) < (SELECT min(e.score) FROM essential e) AS pruned
+  ),
+  hits AS (
+    SELECT e.id, e.score, true AS pruned FROM essential e WHERE (SELECT pruned FROM pruning)
+    UNION ALL
+    SELECT f.id, f.score, false FROM (${full}) AS f WHERE NOT (SELECT pruned FROM pruning)
+  )`
+    : `hits AS (SELECT f.id, f.score, false AS pruned FROM (${full}) AS f)`;
+  return `WITH state AS MATERIALIZED (
+    SELECT coalesce((SELECT r.revision FROM memory_revisions r WHERE r.tenant_id = ${p.tenant}), 0) AS revision
+  ),
+  terms AS (
+    SELECT t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS query
+    FROM unnest(tsvector_to_array(to_tsvector('english', ${p.wordsText}))) AS t(lexeme)
+  ),
+  counted AS MATERIALIZED (
+    SELECT state.revision, CASE WHEN state.revision = ${p.revision} THEN ARRAY[${p.n}, ${p.avgdl}]
+      ELSE (SELECT ARRAY[count(*)::float8, coalesce(avg(length(c.text_search)), 1)::float8]
+        FROM memories c WHERE ${current}) END AS stats
+    FROM state
+  ),
+  corpus AS (SELECT counted.revision, counted.stats[1] AS n, counted.stats[2] AS avgdl FROM counted),
+  frequencies AS MATERIALIZED (
+    SELECT terms.lexeme, coalesce(CASE WHEN known.lexeme IS NOT NULL THEN ARRAY[known.df, known.impact] END,
+      (SELECT ARRAY[count(*) FILTER (WHERE c.valid_to IS NULL)::float8, coalesce(max((
+          SELECT ${termFactor('u.positions', 'c.text_search')}
+          FROM unnest(c.text_search) AS u WHERE u.lexeme = terms.lexeme)), 0)::float8]
+        FROM memories c WHERE c.tenant_id = ${p.tenant} AND c.text_search @@ terms.query)) AS stats
+    FROM terms CROSS JOIN corpus LEFT JOIN unnest(${p.lexemes}, ${p.dfs}, ${p.impacts}) AS known(lexeme, df, impact)
+      ON known.lexeme = terms.lexeme AND corpus.revision = ${p.revision}
+  ),
+  weights AS MATERIALIZED (
+    SELECT f.lexeme, f.stats[1] AS df, f.stats[2] AS impact,
+      ln(1 + (greatest(corpus.n - f.stats[1], 0) + 0.5) / (f.stats[1] + 0.5)) AS idf
+    FROM frequencies f CROSS JOIN corpus
+  ),
+  ${hits}
+  SELECT corpus.revision, corpus.n, corpus.avgdl, learned.lexemes, learned.dfs, learned.impacts,
+    (SELECT json_object_agg(w.word, tsvector_to_array(to_tsvector('english', w.word)))
+      FROM unnest(${p.unstemmed}) AS w(word)) AS stems,
+    found.id, found.score, found.pruned
+  FROM corpus
+  CROSS JOIN (SELECT coalesce(array_agg(w.lexeme), '{}') AS lexemes, coalesce(array_agg(w.df), '{}') AS dfs,
+    coalesce(array_agg(w.impact), '{}') AS impacts FROM weights w) AS learned
+  LEFT JOIN LATERAL (SELECT hits.id, hits.score, hits.pruned FROM hits) AS found ON true
+  ORDER BY found.score DESC, found.id`;
+}
