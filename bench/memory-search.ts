@@ -25,7 +25,9 @@
  * machine, wall time also counts waiting for a core, and this does not.
 
  * `--stores postgres` runs the PostgreSQL driver in a fresh schema of `--postgres-url` (dropped
- * afterwards), and adds its database round trips per call to the breakdown.
+ * afterwards), and adds its database round trips per call to the breakdown. `--keep-schema NAME`
+ * loads into schema NAME and keeps it; a later run with the same name and `--memories` reuses the
+ * loaded memories (ingest is then not measured): a million memories take over half an hour to load.
  *
  * Usage: npx tsx bench/memory-search.ts [--memories 100000] [--dimensions 100] [--queries 200]
  *        [--stores memory,sqlite,postgres] [--limit 100] [--skip-ranks 100] [--vector-extension true]
@@ -65,6 +67,7 @@ const { values } = parseArgs({
     'vector-extension': { type: 'string', default: 'true' },
     vectors: { type: 'string', default: 'topical' },
     'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+    'keep-schema': { type: 'string' },
   },
 });
 const count = Number(values.memories);
@@ -183,7 +186,7 @@ function record(index: number, random: () => number, vector: Float32Array): NewM
 
 async function open(
   driver: string,
-): Promise<{ store: EngramStore; cleanup: () => Promise<void> | void; schema?: string }> {
+): Promise<{ store: EngramStore; cleanup: () => Promise<void> | void; schema?: string; loaded?: boolean }> {
   if (driver === 'memory') return { store: createMemoryStore(), cleanup: () => {} };
   if (driver === 'sqlite') {
     const directory = mkdtempSync(join(tmpdir(), 'engram-bench-memories-'));
@@ -192,11 +195,21 @@ async function open(
     return { store, cleanup: () => rmSync(directory, { recursive: true, force: true }) };
   }
   if (driver === 'postgres') {
-    const schema = `engram_bench_${Date.now()}`;
+    const kept = values['keep-schema'];
+    const schema = kept ?? `engram_bench_${Date.now()}`;
     const connectionString = values['postgres-url'];
     // Batches of 1,000 into a growing HNSW index can pass the server default statement_timeout
     // (10 s) on a loaded 2-core machine: ingest is measured, not cut short.
     const store = await createPostgresStore({ connectionString, schema, statementTimeoutMs: 600_000 });
+    if (kept !== undefined) {
+      const held = await store.memories.countMemories(TENANT, filter);
+      if (held !== 0 && held !== count) {
+        throw new Error(
+          `Schema "${kept}" holds ${held} memories, not --memories ${count}: drop it or name another`,
+        );
+      }
+      return { store, cleanup: () => {}, schema, loaded: held === count };
+    }
     const cleanup = async () => {
       const pg = (await import('pg')).default;
       const client = new pg.Client({ connectionString });
@@ -276,17 +289,17 @@ async function timeHybrid(store: EngramStore) {
   return { total, cpu: cpu.slice(20), text, vector, count: counted, roundTrips };
 }
 for (const driver of values.stores.split(',')) {
-  const { store, cleanup, schema } = await open(driver);
+  const { store, cleanup, schema, loaded } = await open(driver);
   const random = seededRandom(42);
   const started = performance.now();
-  for (let start = 0; start < count; start += BATCH) {
+  for (let start = 0; !loaded && start < count; start += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, count - start) }, (_, offset) =>
       record(start + offset, random, memoryVectors[start + offset] as Float32Array),
     );
     await store.memories.insertMemories(TENANT, batch);
   }
   const ingestMs = performance.now() - started;
-  const ingest = Math.round(count / (ingestMs / 1_000));
+  const ingest = loaded ? '– (reused)' : Math.round(count / (ingestMs / 1_000));
   const searchVector = (index: number) =>
     store.memories.searchVector(TENANT, vectorQueries[index] as Float32Array, MODEL, filter, limit);
   // The first searches start the background builds (SQLite's text index and vector collection
@@ -303,7 +316,7 @@ for (const driver of values.stores.split(',')) {
   const build = performance.now() - buildStarted;
   // As autovacuum would have after the load (this PostgreSQL runs without it: bench-utilities.ts).
   if (schema !== undefined) await vacuumPostgresSchema(schema, values['postgres-url']);
-  if (driver === 'postgres') {
+  if (driver === 'postgres' && !loaded) {
     // Acknowledged writes are searchable at once (the tail is read exactly); this is when the
     // background indexer had moved every vector into the HNSW graph too.
     const indexedMs = performance.now() - started;
