@@ -40,6 +40,9 @@ describe('essentialLexemes', () => {
     expect(essentialLexemes(known({ a: 3_000, b: 3_000, c: 3_000 }), 100)).toBeNull();
     // Slightly rarer first words: a record with only the third scores below one with either.
     expect(essentialLexemes(known({ a: 3_000, b: 4_000, c: 5_000 }), 100)).toEqual(['a', 'b']);
+    // Common words: enough records are expected to hold two of them to outscore any with the third.
+    expect(essentialLexemes(known({ a: 25_000, b: 25_000, c: 25_000 }), 100)).toEqual(['a', 'b']);
+    expect(essentialLexemes(known({ a: 25_000, b: 25_000, c: 25_000 }), 1_000)).toBeNull();
   });
 
   it('weighs impacts: a rare word whose records are all long cannot rule out a common one', () => {
