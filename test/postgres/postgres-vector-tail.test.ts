@@ -1,7 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresDatabase, type PostgresDatabase } from '../../src/stores/postgres/postgres-database.js';
 import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import { EXACT_SEARCH_LIMIT } from '../../src/stores/postgres/postgres-vector-search.js';
+import {
+  createPostgresVectorSearch,
+  EXACT_SEARCH_LIMIT,
+} from '../../src/stores/postgres/postgres-vector-search.js';
 import { CURRENT, idsOf, MODEL, newMemory, TENANT } from '../conformance/memory-record-fixtures.js';
 import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
 
@@ -175,6 +179,40 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
       expect(await tripsOf(direct, 'direct-2', 24.5)).toBe(withoutTail);
     } finally {
       await Promise.all([direct.close(), tailed.close()]);
+    }
+  });
+
+  it('counts the candidates of a filter once per memory revision', async () => {
+    const pool = await openPostgresDatabase({ connectionString: url, schema, poolSize: 1 });
+    const statements: string[] = [];
+    const spied: PostgresDatabase = {
+      ...pool,
+      query: (text, parameters) => {
+        statements.push(text);
+        return pool.query(text, parameters);
+      },
+    };
+    const vectors = await createPostgresVectorSearch(spied, true, () => {});
+    /** Which way one search went: through the graph (over 5,000 candidates) or exactly. */
+    const way = async () => {
+      statements.length = 0;
+      await vectors.nearest(TENANT, QUERY, MODEL, 4, CURRENT, 5);
+      return statements.some((text) => text.includes('UNION ALL')) ? 'graph' : 'exact';
+    };
+    const moveRevision = () => query("UPDATE memory_revisions SET revision = nextval('memory_revision_seq')");
+    const seeds = "SELECT pk FROM memories WHERE id LIKE 'seed-%' ORDER BY pk LIMIT 300";
+    try {
+      expect(await way()).toBe('graph');
+      // Below the limit behind the driver's back, without moving the revision: the count stands.
+      await query(`UPDATE memories SET valid_to = valid_from WHERE pk IN (${seeds})`);
+      expect(await way()).toBe('graph');
+      // Every write through a driver moves the revision: then it counts again.
+      await moveRevision();
+      expect(await way()).toBe('exact');
+    } finally {
+      await query(`UPDATE memories SET valid_to = NULL WHERE pk IN (${seeds})`);
+      await moveRevision();
+      await pool.close();
     }
   });
 });
