@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryFilter } from '../../src/core/schemas/memory-record.js';
+import type { Bm25PruningPlan } from '../../src/stores/postgres/bm25-pruning-plan.js';
 import { bm25Sql } from '../../src/stores/postgres/bm25-sql.js';
 import {
   memoryFilterSql,
@@ -179,14 +180,16 @@ describe.skipIf(database === null)('PostgreSQL search caches across servers', ()
     expect(await pruned('yak basket orchard')).toBe(false);
     expect(await pruned('common basket')).toBe(true); // "common" alone scores next to nothing
     expect(await pruned('zebra walnut')).toBe(false); // too few records to skip
+    // Three common words (the first search learns "filler0"): the candidates hold two of them.
+    await pruned('basket orchard filler0');
+    expect(await pruned('basket orchard filler0')).toBe(true);
     // After a write the statistics are recounted in the statement; the answer stays exact.
     await insertAll(store.memories, [newMemory('p-new', { text: 'zebra zebra common' })]);
     await pruned('zebra common');
     expect(await pruned('zebra common')).toBe(true);
 
-    // A wrong guess: "yak" is rare, but its long records score too low to rule out the records
-    // with the other words. The statement sees it and scores every match.
-    const direct = async (query: string, essential: string[]) => {
+    // Plans checked in the statement: each way a plan can be wrong scores every match instead.
+    const direct = async (query: string, plan: Omit<Bm25PruningPlan, 'query'>, candidates: string) => {
       const terms = queryWords(query);
       const parameters = new SqlParameters();
       const sql = bm25Sql(memoryFilterSql(TENANT, CURRENT, parameters), {
@@ -201,9 +204,11 @@ describe.skipIf(database === null)('PostgreSQL search caches across servers', ()
         dfs: parameters.add([], '::float8[]'),
         impacts: parameters.add([], '::float8[]'),
         unstemmed: parameters.add([], '::text[]'),
-        essential: {
-          lexemes: parameters.add(essential, '::text[]'),
-          query: parameters.add(tsqueryText(essential)),
+        pruning: {
+          lexemes: parameters.add(plan.lexemes, '::text[]'),
+          bounds: parameters.add(plan.bounds, '::float8[]'),
+          threshold: parameters.add(plan.threshold, '::float8'),
+          query: parameters.add(candidates),
         },
       });
       const rows = (
@@ -215,12 +220,20 @@ describe.skipIf(database === null)('PostgreSQL search caches across servers', ()
       ).toEqual(await recounted(query, CURRENT, 25));
       return rows[0]?.pruned;
     };
-    expect(await direct('yak basket orchard', ['yak'])).toBe(false);
-    expect(await direct('zebra common', ['zebra'])).toBe(true);
-    expect(await direct('walnut common', ['walnut'])).toBe(true);
-    // Too few records with the essential words to fill the top: every match is scored.
-    expect(await direct('w7 common', ['w7'])).toBe(false);
-    expect(await direct('walnut yak common', ['zebra'])).toBe(false); // not one of the query's words
+    // Sound: "common" adds at most 1, below the threshold, so only records with "zebra" can make it.
+    const sound = { lexemes: ['zebra', 'common'], bounds: [100, 1], threshold: 1.5 };
+    expect(await direct('zebra common', sound, "'zebra'")).toBe(true);
+    // A bound below the real one (statistics gone stale): "common" really adds more than 0.0001.
+    expect(await direct('zebra common', { ...sound, bounds: [100, 0.0001] }, "'zebra'")).toBe(false);
+    // The candidates' last score is below the threshold: "yak" records are long and score low.
+    const yak = { lexemes: ['yak', 'basket', 'orchard'], bounds: [100, 100, 100], threshold: 50 };
+    expect(await direct('yak basket orchard', yak, "'yak'")).toBe(false);
+    // Fewer candidates than the limit.
+    expect(
+      await direct('w7 common', { lexemes: ['w7', 'common'], bounds: [100, 1], threshold: 1.5 }, "'w7'"),
+    ).toBe(false);
+    // A query lexeme the plan has no bound for.
+    expect(await direct('zebra walnut common', sound, "'zebra'")).toBe(false);
   });
 
   it('answers from its caches while the revision stands, and counts by access time afresh', async () => {

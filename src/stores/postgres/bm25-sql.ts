@@ -20,10 +20,11 @@ export interface Bm25Placeholders {
   /** Words (text[]) whose lexemes the caller wants reported in `stems`. */
   unstemmed: string;
   /**
-   * Pruning (`essentialLexemes`): the lexemes (text[]) whose records are scored first, and the
-   * tsquery that selects those records. Absent: every matching record is scored.
+   * Pruning (`bm25PruningPlan`): the query's lexemes (text[]) with the bound assumed for each
+   * (float8[]), the threshold (float8), and the tsquery of the candidates. Absent: every matching
+   * record is scored.
    */
-  essential?: { lexemes: string; query: string };
+  pruning?: { lexemes: string; bounds: string; threshold: string; query: string };
 }
 
 /** The BM25 term factor (k1 = 1.2, b = 0.75) of `positions` in the record whose tsvector is `vector`. */
@@ -48,12 +49,12 @@ const SCORE = `(
  * this snapshot. Every row also reports the statistics used, for the cache; with no match, one row
  * with a null id does.
  *
- * With `essential` (MaxScore pruning, exact): the records containing an essential lexeme are scored
- * first, in full. A record without any essential lexeme scores at most the sum, over the other
- * lexemes, of idf × impact; when its top `limit` all score above that bound, no other record can
- * enter them, and the answer is theirs. Otherwise (too few of them, or the bound not beaten) every
- * matching record is scored as without pruning: the choice of lexemes is only a guess from cached
- * statistics, but the check uses this snapshot's, so the answer is the same either way.
+ * With `pruning` (exact, see `bm25PruningPlan`): only the candidates (records holding a combination
+ * of lexemes whose assumed bounds reach the threshold) are scored. Their top `limit` is the answer
+ * if there are `limit` of them, the last scores at least the threshold, and no lexeme's bound
+ * (idf × impact) in this snapshot exceeds the one assumed: then every other record scores below
+ * the threshold. Otherwise every matching record is scored as without pruning, in the same
+ * statement, so the answer is always the full scoring's.
  */
 export function bm25Sql(where: string, p: Bm25Placeholders): string {
   const current = `c.tenant_id = ${p.tenant} AND c.valid_to IS NULL`;
@@ -61,19 +62,19 @@ export function bm25Sql(where: string, p: Bm25Placeholders): string {
     FROM memories m CROSS JOIN corpus CROSS JOIN to_tsquery('english', ${p.query}) AS q(query)
     WHERE m.text_search @@ q.query AND ${where}
     ORDER BY score DESC, m.id LIMIT ${p.limit}`;
-  const hits = p.essential
+  const hits = p.pruning
     ? `essential AS MATERIALIZED (
     SELECT m.id, ${SCORE} AS score
     FROM memories m CROSS JOIN corpus
-    WHERE m.text_search @@ ${p.essential.query}::tsquery AND ${where}
+    WHERE m.text_search @@ ${p.pruning.query}::tsquery AND ${where}
     ORDER BY score DESC, m.id LIMIT ${p.limit}
   ),
   pruning AS MATERIALIZED (
     SELECT (SELECT count(*) FROM essential) >= ${p.limit}
-      AND (SELECT count(*) FROM weights w WHERE w.lexeme = ANY(${p.essential.lexemes}))
-        = cardinality(${p.essential.lexemes}::text[])
-      AND (SELECT coalesce(sum(w.idf * w.impact), 0) FROM weights w WHERE NOT (w.lexeme = ANY(${p.essential.lexemes})))
-        * (1 + 1e-9) < (SELECT min(e.score) FROM essential e) AS pruned
+      AND (SELECT min(e.score) FROM essential e) >= ${p.pruning.threshold}
+      AND (SELECT coalesce(bool_and(assumed.bound IS NOT NULL AND w.idf * w.impact <= assumed.bound), false)
+        FROM weights w LEFT JOIN unnest(${p.pruning.lexemes}, ${p.pruning.bounds}) AS assumed(lexeme, bound)
+          ON assumed.lexeme = w.lexeme) AS pruned
   ),
   hits AS (
     SELECT e.id, e.score, true AS pruned FROM essential e WHERE (SELECT pruned FROM pruning)

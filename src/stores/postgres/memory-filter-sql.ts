@@ -129,5 +129,9 @@ export function queryWords(query: string): string[] {
  */
 export function tsqueryText(terms: readonly string[]): string | null {
   if (terms.length === 0) return null;
-  return terms.map((term) => `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
+  return terms.map(tsqueryOperand).join(' | ');
 }
+
+/** One quoted tsquery operand: no character of `term` acts as tsquery syntax. */
+export const tsqueryOperand = (term: string): string =>
+  `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;

@@ -15,8 +15,8 @@ import {
   toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
+import { bm25PruningPlan } from './bm25-pruning-plan.js';
 import { bm25Sql } from './bm25-sql.js';
-import { essentialLexemes } from './essential-lexemes.js';
 import { memoryFilterSql, queryWords, SqlParameters, tsqueryText } from './memory-filter-sql.js';
 import {
   INSERT_MEMORIES,
@@ -317,7 +317,7 @@ export async function createPostgresMemoryRecordStore(
       const text = tsqueryText(terms);
       if (limit <= 0 || text === null) return [];
       const known = textStatistics.known(tenantId, terms);
-      const essential = essentialLexemes(known, limit);
+      const plan = bm25PruningPlan(known, limit);
       const parameters = new SqlParameters();
       const placeholders = {
         query: parameters.add(text),
@@ -331,10 +331,12 @@ export async function createPostgresMemoryRecordStore(
         dfs: parameters.add(known.dfs, '::float8[]'),
         impacts: parameters.add(known.impacts, '::float8[]'),
         unstemmed: parameters.add(known.unstemmed, '::text[]'),
-        ...(essential && {
-          essential: {
-            lexemes: parameters.add(essential, '::text[]'),
-            query: parameters.add(tsqueryText(essential)),
+        ...(plan && {
+          pruning: {
+            lexemes: parameters.add(plan.lexemes, '::text[]'),
+            bounds: parameters.add(plan.bounds, '::float8[]'),
+            threshold: parameters.add(plan.threshold, '::float8'),
+            query: parameters.add(plan.query),
           },
         }),
       };
