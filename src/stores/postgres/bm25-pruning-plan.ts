@@ -10,9 +10,6 @@ export const MINIMUM_PRUNED_RECORDS = 2_000;
 /** The BM25 term factor of one occurrence in a record of average length (k1 = 1.2, b = 0.75). */
 const TYPICAL_FACTOR = 2.2 / (1 + 1.2);
 
-/** The threshold is this share of the expected `limit`-th score: room for records shorter or longer than average. */
-const THRESHOLD_SHARE = 0.9;
-
 /** Queries with more lexemes than this are not pruned (the combinations grow as 2^n). */
 const MAXIMUM_LEXEMES = 10;
 
@@ -74,7 +71,8 @@ function expectedScore(terms: readonly Term[], n: number, limit: number): number
  * skipping), or null to score every match.
  *
  * Each lexeme can add at most its bound (idf × impact) to a record's score. With a threshold T
- * below the score the `limit`-th record is expected to reach, a record can only make the top if
+ * below the score the `limit`-th record is expected to reach (just above the largest sum of
+ * bounds below that score), a record can only make the top if
  * the bounds of the query lexemes it holds add up to T or more: that is, if it holds all of some
  * minimal combination whose bounds reach T. The candidates are the records matching those
  * combinations (`('a' & 'b') | ('c')`), which the GIN index finds by intersecting posting lists,
@@ -99,13 +97,19 @@ export function bm25PruningPlan(known: KnownStatistics, limit: number): Bm25Prun
     };
   });
   if (!terms.every((term) => Number.isFinite(term.bound))) return null;
-  const threshold = expectedScore(terms, known.n, limit) * THRESHOLD_SHARE;
-  if (!(threshold > 0)) return null;
+  const subsets = Array.from({ length: (1 << count) - 1 }, (_, index) =>
+    terms.filter((__, at) => ((index + 1) & (1 << at)) !== 0),
+  ).map((members) => ({ members, sum: members.reduce((total, term) => total + term.bound, 0) }));
+  // The combinations that can only fall short of the expected score are left out; the threshold
+  // sits just above the largest of their sums (the lowest one that leaves out the same records),
+  // so the statement's check asks as little of the real scores as this plan allows.
+  const expected = expectedScore(terms, known.n, limit);
+  const below = Math.max(0, ...subsets.filter(({ sum }) => sum < expected).map(({ sum }) => sum));
+  if (!(below > 0)) return null;
+  const threshold = below * (1 + ROUNDING);
   const combinations: Term[][] = [];
   let expectedCandidates = 0;
-  for (let subset = 1; subset < 1 << count; subset += 1) {
-    const members = terms.filter((_, index) => (subset & (1 << index)) !== 0);
-    const sum = members.reduce((total, term) => total + term.bound, 0);
+  for (const { members, sum } of subsets) {
     const smallest = Math.min(...members.map((term) => term.bound));
     // Minimal: it reaches the threshold, and without its smallest member it would not.
     if (sum < threshold || sum - smallest >= threshold) continue;
