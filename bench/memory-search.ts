@@ -324,6 +324,8 @@ for (const driver of values.stores.split(',')) {
       `postgres: ${count} memories acknowledged in ${(ingestMs / 1_000).toFixed(1)} s (${ingest}/s), all in the HNSW graph after ${(indexedMs / 1_000).toFixed(1)} s (${Math.round(count / (indexedMs / 1_000))}/s)`,
     );
   }
+  const pruning = (store.memories as Partial<PostgresStore['memories']>).prunedTextSearches;
+  const prunedBefore = pruning?.() ?? 0;
   let next = 0;
   const text = await time(
     () =>
@@ -331,6 +333,11 @@ for (const driver of values.stores.split(',')) {
     queries,
     20,
   );
+  if (pruning) {
+    notes.push(
+      `${driver}: ${(pruning() ?? 0) - prunedBefore} of ${queries + 20} text searches (limit ${limit}) answered by pruned BM25`,
+    );
+  }
   next = 0;
   const vector = await time(() => yieldThen(() => searchVector(next++ % queries)), queries, 20);
   let found = 0;

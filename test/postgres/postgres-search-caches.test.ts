@@ -189,17 +189,31 @@ describe.skipIf(database === null)('PostgreSQL search caches across servers', ()
     expect(await pruned('zebra common')).toBe(true);
 
     // Plans checked in the statement: each way a plan can be wrong scores every match instead.
-    const direct = async (query: string, plan: Omit<Bm25PruningPlan, 'query'>, candidates: string) => {
+    const direct = async (
+      query: string,
+      plan: Omit<Bm25PruningPlan, 'query'>,
+      candidates: string,
+      stale = false,
+    ) => {
       const terms = queryWords(query);
+      // The revision and corpus statistics as a cache would pass them (the frequencies are counted).
+      const [corpus] = (
+        await oracle.query(
+          `SELECT (SELECT revision FROM memory_revisions WHERE tenant_id = $1) AS revision,
+            count(*)::float8 AS n, avg(length(text_search))::float8 AS avgdl
+          FROM memories WHERE tenant_id = $1 AND valid_to IS NULL`,
+          [TENANT],
+        )
+      ).rows;
       const parameters = new SqlParameters();
       const sql = bm25Sql(memoryFilterSql(TENANT, CURRENT, parameters), {
         query: parameters.add(tsqueryText(terms)),
         wordsText: parameters.add(terms.join(' ')),
         tenant: parameters.add(TENANT),
         limit: parameters.add(25),
-        revision: parameters.add(null, '::bigint'),
-        n: parameters.add(0, '::float8'),
-        avgdl: parameters.add(1, '::float8'),
+        revision: parameters.add(stale ? null : corpus?.revision, '::bigint'),
+        n: parameters.add(corpus?.n, '::float8'),
+        avgdl: parameters.add(corpus?.avgdl, '::float8'),
         lexemes: parameters.add([], '::text[]'),
         dfs: parameters.add([], '::float8[]'),
         impacts: parameters.add([], '::float8[]'),
@@ -234,6 +248,8 @@ describe.skipIf(database === null)('PostgreSQL search caches across servers', ()
     ).toBe(false);
     // A query lexeme the plan has no bound for.
     expect(await direct('zebra walnut common', sound, "'zebra'")).toBe(false);
+    // A plan made from statistics of another revision is not used.
+    expect(await direct('zebra common', sound, "'zebra'", true)).toBe(false);
   });
 
   it('answers from its caches while the revision stands, and counts by access time afresh', async () => {

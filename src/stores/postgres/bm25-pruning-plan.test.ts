@@ -55,6 +55,12 @@ describe('bm25PruningPlan', () => {
     expect(candidates({ common: 30_000, rare: 500 }, 100, { impacts: [2.2, 1] })).toBeNull();
   });
 
+  it('bounds a lexeme whose impact is not known yet by the largest term factor there is', () => {
+    // 2.2 × the common word's idf reaches the rare word's expected score: nothing is left out.
+    expect(candidates({ common: 30_000, rare: 500 }, 100, { impacts: [null, null] })).toBeNull();
+    expect(candidates({ common: 30_000, rare: 500 }, 100, { impacts: [1, null] })).toBe("('rare')");
+  });
+
   it('plans nothing without complete statistics, or for very long queries', () => {
     const dfs = { common: 30_000, rare: 500 };
     expect(candidates(dfs, 100, { complete: false })).toBeNull();

@@ -1,3 +1,4 @@
+import { MAXIMUM_FACTOR } from './bm25-sql.js';
 import { tsqueryOperand } from './memory-filter-sql.js';
 import type { KnownStatistics } from './text-statistics-cache.js';
 
@@ -70,7 +71,8 @@ function expectedScore(terms: readonly Term[], n: number, limit: number): number
  * How a BM25 search for the top `limit` is pruned (WAND-style, with the GIN index doing the
  * skipping), or null to score every match.
  *
- * Each lexeme can add at most its bound (idf × impact) to a record's score. With a threshold T
+ * Each lexeme can add at most its bound (idf × impact, or × MAXIMUM_FACTOR while its impact is not
+ * known) to a record's score. With a threshold T
  * below the score the `limit`-th record is expected to reach (just above the largest sum of
  * bounds below that score), a record can only make the top if
  * the bounds of the query lexemes it holds add up to T or more: that is, if it holds all of some
@@ -93,10 +95,9 @@ export function bm25PruningPlan(known: KnownStatistics, limit: number): Bm25Prun
       lexeme,
       df,
       idf,
-      bound: idf * (known.impacts[index] ?? Number.POSITIVE_INFINITY) * (1 + ROUNDING),
+      bound: idf * (known.impacts[index] ?? MAXIMUM_FACTOR) * (1 + ROUNDING),
     };
   });
-  if (!terms.every((term) => Number.isFinite(term.bound))) return null;
   const subsets = Array.from({ length: (1 << count) - 1 }, (_, index) =>
     terms.filter((__, at) => ((index + 1) & (1 << at)) !== 0),
   ).map((members) => ({ members, sum: members.reduce((total, term) => total + term.bound, 0) }));

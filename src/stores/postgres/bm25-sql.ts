@@ -9,7 +9,7 @@ export interface Bm25Placeholders {
   /**
    * Cached statistics, true at `revision` (bigint, null when none): n, avgdl, and per lexeme its
    * document frequency and impact (the largest BM25 term factor, idf aside, of any of the tenant's
-   * records that contain it).
+   * records that contain it; null when not known).
    */
   revision: string;
   n: string;
@@ -26,6 +26,9 @@ export interface Bm25Placeholders {
    */
   pruning?: { lexemes: string; bounds: string; threshold: string; query: string };
 }
+
+/** What no BM25 term factor reaches (k1 + 1): the bound of a lexeme whose impact is not known. */
+export const MAXIMUM_FACTOR = 2.2;
 
 /** The BM25 term factor (k1 = 1.2, b = 0.75) of `positions` in the record whose tsvector is `vector`. */
 const termFactor = (positions: string, vector: string) =>
@@ -47,7 +50,10 @@ const SCORE = `(
  * read in this statement's snapshot, is the cached one; whatever is stale or missing is counted here
  * (CASE and coalesce evaluate those subqueries only when needed), so the ranking is always that of
  * this snapshot. Every row also reports the statistics used, for the cache; with no match, one row
- * with a null id does.
+ * with a null id does. A lexeme's impact (for pruning) costs a pass over its records like its
+ * document frequency, so it is found only once that frequency is cached at this revision: the
+ * first search after a write costs what it did before pruning existed, and until an impact is
+ * known the lexeme's bound uses MAXIMUM_FACTOR, which no term factor reaches.
  *
  * With `pruning` (exact, see `bm25PruningPlan`): only the candidates (records holding a combination
  * of lexemes whose assumed bounds reach the threshold) are scored. Their top `limit` is the answer
@@ -66,13 +72,17 @@ export function bm25Sql(where: string, p: Bm25Placeholders): string {
     ? `essential AS MATERIALIZED (
     SELECT m.id, ${SCORE} AS score
     FROM memories m CROSS JOIN corpus
-    WHERE m.text_search @@ ${p.pruning.query}::tsquery AND ${where}
+    -- Planned from statistics of another revision: not even tried (the first search after a
+    -- write then costs what it did before pruning existed).
+    WHERE (SELECT state.revision FROM state) = ${p.revision}
+      AND m.text_search @@ ${p.pruning.query}::tsquery AND ${where}
     ORDER BY score DESC, m.id LIMIT ${p.limit}
   ),
   pruning AS MATERIALIZED (
     SELECT (SELECT count(*) FROM essential) >= ${p.limit}
       AND (SELECT min(e.score) FROM essential e) >= ${p.pruning.threshold}
-      AND (SELECT coalesce(bool_and(assumed.bound IS NOT NULL AND w.idf * w.impact <= assumed.bound), false)
+      AND (SELECT coalesce(bool_and(assumed.bound IS NOT NULL
+          AND w.idf * coalesce(w.impact, ${MAXIMUM_FACTOR}) <= assumed.bound), false)
         FROM weights w LEFT JOIN unnest(${p.pruning.lexemes}, ${p.pruning.bounds}) AS assumed(lexeme, bound)
           ON assumed.lexeme = w.lexeme) AS pruned
   ),
@@ -97,17 +107,17 @@ export function bm25Sql(where: string, p: Bm25Placeholders): string {
   ),
   corpus AS (SELECT counted.revision, counted.stats[1] AS n, counted.stats[2] AS avgdl FROM counted),
   frequencies AS MATERIALIZED (
-    SELECT terms.lexeme, coalesce(CASE WHEN known.lexeme IS NOT NULL THEN ARRAY[known.df, known.impact] END,
-      (SELECT ARRAY[count(*) FILTER (WHERE c.valid_to IS NULL)::float8, coalesce(max((
-          SELECT ${termFactor('u.positions', 'c.text_search')}
-          FROM unnest(c.text_search) AS u WHERE u.lexeme = terms.lexeme)), 0)::float8]
-        FROM memories c WHERE c.tenant_id = ${p.tenant} AND c.text_search @@ terms.query)) AS stats
+    SELECT terms.lexeme,
+      coalesce(known.df, (SELECT count(*)::float8 FROM memories c WHERE ${current} AND c.text_search @@ terms.query)) AS df,
+      CASE WHEN known.impact IS NOT NULL THEN known.impact WHEN known.df IS NOT NULL THEN (
+        SELECT coalesce(max((SELECT ${termFactor('u.positions', 'c.text_search')}
+          FROM unnest(c.text_search) AS u WHERE u.lexeme = terms.lexeme)), 0)::float8
+        FROM memories c WHERE c.tenant_id = ${p.tenant} AND c.text_search @@ terms.query) END AS impact
     FROM terms CROSS JOIN corpus LEFT JOIN unnest(${p.lexemes}, ${p.dfs}, ${p.impacts}) AS known(lexeme, df, impact)
       ON known.lexeme = terms.lexeme AND corpus.revision = ${p.revision}
   ),
   weights AS MATERIALIZED (
-    SELECT f.lexeme, f.stats[1] AS df, f.stats[2] AS impact,
-      ln(1 + (greatest(corpus.n - f.stats[1], 0) + 0.5) / (f.stats[1] + 0.5)) AS idf
+    SELECT f.lexeme, f.df, f.impact, ln(1 + (greatest(corpus.n - f.df, 0) + 0.5) / (f.df + 0.5)) AS idf
     FROM frequencies f CROSS JOIN corpus
   ),
   ${hits}

@@ -53,6 +53,11 @@ describe('TextStatisticsCache', () => {
       impacts: [1.4, 1.2],
       complete: true,
     });
+    // An impact learned later at the same revision joins the frequency learned before it.
+    cache.learn('t', { ...learned(7, { pie: 2 }, null), impacts: [null] });
+    expect(cache.known('t', ['pie'])).toMatchObject({ dfs: [2], impacts: [null] });
+    cache.learn('t', learned(7, { pie: 2 }, null));
+    expect(cache.known('t', ['pie'])).toMatchObject({ dfs: [2], impacts: [1.2] });
     cache.learn('t', { ...learned(9, { pie: 3 }, null), n: 12 });
     expect(cache.known('t', ['apple', 'pie'])).toMatchObject({
       revision: 9,

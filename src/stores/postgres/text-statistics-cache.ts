@@ -10,8 +10,8 @@ interface TenantStatistics {
   revision: number;
   n: number;
   avgdl: number;
-  /** Document frequency by lexeme (how many current memories contain it) and its impact. */
-  df: Map<string, { df: number; impact: number }>;
+  /** Document frequency by lexeme (how many current memories contain it) and its impact, once known. */
+  df: Map<string, { df: number; impact: number | null }>;
 }
 
 /** What a search passes to `bm25Sql`: the statistics known for its words (revision null: none). */
@@ -21,8 +21,8 @@ export interface KnownStatistics {
   avgdl: number;
   lexemes: string[];
   dfs: number[];
-  /** The largest BM25 term factor (idf aside) of each lexeme among the tenant's records. */
-  impacts: number[];
+  /** The largest BM25 term factor (idf aside) of each lexeme among the tenant's records; null: not known yet. */
+  impacts: (number | null)[];
   /** Query words whose lexemes this process has not seen yet (the search reports them). */
   unstemmed: string[];
   /** Whether every lexeme of every query word is in `lexemes` (what pruning needs to plan). */
@@ -36,7 +36,7 @@ export interface LearnedStatistics {
   avgdl: number;
   lexemes: string[];
   dfs: number[];
-  impacts: number[];
+  impacts: (number | null)[];
   stems: Record<string, string[]> | null;
 }
 
@@ -89,8 +89,7 @@ export class TextStatisticsCache {
     if (tenant.df.size + learned.lexemes.length > LEXEMES_PER_TENANT) tenant.df.clear();
     learned.lexemes.forEach((lexeme, index) => {
       const df = learned.dfs[index];
-      const impact = learned.impacts[index];
-      if (df !== undefined && impact !== undefined) tenant.df.set(lexeme, { df, impact });
+      if (df !== undefined) tenant.df.set(lexeme, { df, impact: learned.impacts[index] ?? null });
     });
     for (const [word, lexemes] of Object.entries(learned.stems ?? {})) this.stems.set(word, lexemes);
   }
