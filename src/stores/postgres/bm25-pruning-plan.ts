@@ -72,11 +72,10 @@ function expectedScore(terms: readonly Term[], n: number, limit: number): number
  * skipping), or null to score every match.
  *
  * Each lexeme can add at most its bound (idf × impact, or × MAXIMUM_FACTOR while its impact is not
- * known) to a record's score. With a threshold T
- * below the score the `limit`-th record is expected to reach (just above the largest sum of
- * bounds below that score), a record can only make the top if
- * the bounds of the query lexemes it holds add up to T or more: that is, if it holds all of some
- * minimal combination whose bounds reach T. The candidates are the records matching those
+ * known) to a record's score. With a threshold T below the score the `limit`-th record is expected
+ * to reach (just above the largest sum of bounds below that score), a record can only make the top
+ * if the bounds of the query lexemes it holds add up to T or more: that is, if it holds all of
+ * some minimal combination whose bounds reach T. The candidates are the records matching those
  * combinations (`('a' & 'b') | ('c')`), which the GIN index finds by intersecting posting lists,
  * without visiting the others. The plan comes from cached, possibly stale statistics: `bm25Sql`
  * checks in the search's snapshot that no lexeme's real bound exceeds the assumed one and that
