@@ -4,6 +4,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
@@ -95,6 +96,25 @@ export function createServer(options: ServerOptions): EngramServer {
   assertLoopbackHost(config.host, config.auth.mode);
   const logger = options.logger ?? createServerLogger(config.logLevel);
   const { engram } = options;
+  const metrics = options.metrics ?? createServerMetrics();
+  /** Counts and logs one answered request (the `request` log line). */
+  const record = (request: FastifyRequest, reply: FastifyReply): void => {
+    // Empty when onRequest did not run (a request Fastify refused before routing it).
+    const route = request.routeTemplate || (request.routeOptions?.url ?? 'unmatched');
+    const status = reply.statusCode;
+    const ms = reply.elapsedTime;
+    metrics.observe({ method: request.method, route, status }, ms / 1_000);
+    if (logger.isLevelEnabled('info')) {
+      const caller = request.principal;
+      const { method, url } = request;
+      request.log.info(
+        caller
+          ? { method, url, route, status, ms, tenant: caller.tenantId, subject: caller.subject }
+          : { method, url, route, status, ms },
+        'request',
+      );
+    }
+  };
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -103,10 +123,13 @@ export function createServer(options: ServerOptions): EngramServer {
     bodyLimit: config.bodyLimitBytes,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 2_048 },
-    frameworkErrors: (error, _request, reply) => badUrl(error, reply as FastifyReply),
+    // Fastify answers these before routing, so no hook runs: the request is recorded here.
+    frameworkErrors: (error, request, reply) => {
+      badUrl(error, reply as FastifyReply);
+      record(request as FastifyRequest, reply as FastifyReply);
+    },
   });
   const routes = createRouteTable();
-  const metrics = options.metrics ?? createServerMetrics();
   const state: { closing: Promise<void> | undefined } = { closing: undefined };
 
   app.addHook('onRoute', (route) => {
@@ -156,21 +179,7 @@ export function createServer(options: ServerOptions): EngramServer {
   });
   // Runs for hijacked replies too (MCP), with the status their raw response was given.
   app.addHook('onResponse', (request, reply, done) => {
-    // Empty when onRequest did not run (a request Fastify refused before routing it).
-    const route = request.routeTemplate || (request.routeOptions.url ?? 'unmatched');
-    const status = reply.statusCode;
-    const ms = reply.elapsedTime;
-    metrics.observe({ method: request.method, route, status }, ms / 1_000);
-    if (logger.isLevelEnabled('info')) {
-      const caller = request.principal;
-      const { method, url } = request;
-      request.log.info(
-        caller
-          ? { method, url, route, status, ms, tenant: caller.tenantId, subject: caller.subject }
-          : { method, url, route, status, ms },
-        'request',
-      );
-    }
+    record(request, reply);
     done();
   });
   app.setErrorHandler((error, request, reply) => {

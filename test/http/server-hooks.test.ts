@@ -67,4 +67,14 @@ describe('the request log line and latency metric', () => {
       /engram_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/,
     );
   });
+
+  it('count and log a path Fastify refuses before routing it (bad percent-encoding)', async () => {
+    const { request } = testServer();
+    expect((await request('/v1/working-memory/%zz')).status).toBe(400);
+    expect(lineFor('/v1/working-memory/%zz')).toMatchObject({ route: 'unmatched', status: 400 });
+    const metrics = await (await request('/metrics')).text();
+    expect(metrics).toMatch(
+      /engram_http_request_duration_seconds_count\{method="GET",route="unmatched",status="400"\} 1/,
+    );
+  });
 });
