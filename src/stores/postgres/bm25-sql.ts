@@ -35,10 +35,15 @@ const termFactor = (positions: string, vector: string) =>
   `cardinality(${positions}) * 2.2
         / (cardinality(${positions}) + 1.2 * (0.25 + 0.75 * length(${vector}) / greatest(corpus.avgdl, 1)))`;
 
-/** The BM25 score of record `m` against the query's `weights`. */
+/**
+ * The BM25 score of record `m` against the query's `weights`. Only the query's lexemes are unnested:
+ * `setweight` marks them (to_tsvector leaves every position unweighted) and `ts_filter` keeps
+ * them, which is about a fifth cheaper than unnesting all of the record's lexemes.
+ */
 const SCORE = `(
       SELECT coalesce(sum(w.idf * ${termFactor('u.positions', 'm.text_search')}), 0)
-      FROM unnest(m.text_search) AS u JOIN weights w ON w.lexeme = u.lexeme
+      FROM unnest(ts_filter(setweight(m.text_search, 'A', corpus.lexemes), '{a}')) AS u
+      JOIN weights w ON w.lexeme = u.lexeme
     )`;
 
 /**
@@ -105,7 +110,8 @@ export function bm25Sql(where: string, p: Bm25Placeholders): string {
         FROM memories c WHERE ${current}) END AS stats
     FROM state
   ),
-  corpus AS (SELECT counted.revision, counted.stats[1] AS n, counted.stats[2] AS avgdl FROM counted),
+  corpus AS (SELECT counted.revision, counted.stats[1] AS n, counted.stats[2] AS avgdl,
+    (SELECT coalesce(array_agg(terms.lexeme), '{}') FROM terms) AS lexemes FROM counted),
   frequencies AS MATERIALIZED (
     SELECT terms.lexeme,
       coalesce(known.df, (SELECT count(*)::float8 FROM memories c WHERE ${current} AND c.text_search @@ terms.query)) AS df,
