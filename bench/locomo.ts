@@ -184,7 +184,6 @@ for (const conversation of conversations) {
         memory: {
           maxWorkingMemoryTokens: Number(values.budget),
           reservedOutputTokens: 0,
-          semanticTopK: 20,
           sectionCaps: { knowledge: Math.floor(Number(values.budget) * 0.9) },
         },
       },
