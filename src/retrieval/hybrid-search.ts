@@ -58,7 +58,7 @@ export const searchRequestSchema = z.object({
    * `sessionId`) that asks a question: a question names a topic, its reply holds the facts. The
    * turn still lends context at its full score. 1 = off.
    */
-  questionWeight: z.number().min(0).max(1).default(0.9),
+  questionWeight: z.number().min(0).max(1).default(0.8),
   /**
    * Added to the fused score of memories whose `eventDate` (else `createdAt`) falls on a date the
    * query names ("on 3 May, 2023", "in July 2023"); those phrases are then left out of the matching
@@ -67,6 +67,12 @@ export const searchRequestSchema = z.object({
   dateBoost: z.number().min(0).max(10).default(0.5),
   /** Added to the fused score of memories with an `entities` entry that the query names; 0 = off. */
   entityBoost: z.number().min(0).max(10).default(0.2),
+  /**
+   * Factor on the whole score (own and context) of a memory whose entities the query does not
+   * name, when it names an entity of another candidate: a question about Ada is answered by Ada's
+   * memories, not by the turns next to them. Memories without entities keep 1. 1 = off.
+   */
+  entityWeight: z.number().min(0).max(1).default(0.6),
   /** Boosts recent memories: score × (1 + weight × 0.5^(age / halfLife)). Off by default. */
   recency: z
     .object({
@@ -97,7 +103,7 @@ export interface SearchHit {
   memory: MemoryRecord;
   /**
    * Final score, higher is better: ((fused + date + entity) × question factor + context) × the
-   * recency factor.
+   * entity factor × the recency factor.
    */
   score: number;
   /** `score` scaled to [0, 1]: 1 = ranked first by every ranking that ran. */
@@ -115,6 +121,8 @@ export interface SearchHit {
   contextScore: number;
   /** `questionWeight` when it is a conversation turn that asks a question, else 1. */
   questionFactor: number;
+  /** `entityWeight` when the query names another candidate's entity but none of this one's, else 1. */
+  entityFactor: number;
   recencyFactor: number;
   /** `score` ÷ the best score among all candidates (the top hit = 1); null in a filter-only listing. */
   similarity: number | null;
@@ -266,6 +274,9 @@ export async function hybridSearch(
   // A total that counts the matched set grows by the neighbours that joined it; a filtered count
   // (every filtered record matches) already holds them.
   const reported = total === fused.length ? total + added : total;
+  // The query names an entity of some candidate: those that carry entities but not it weigh less.
+  const namesCandidate =
+    request.entityWeight !== 1 && candidates.some((candidate) => candidate.entityScore > 0);
   const scored = candidates.map(({ hit, memory, dateScore, entityScore, own }): SearchHit => {
     const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
     const contextScore = context.get(memory.id) ?? 0;
@@ -273,11 +284,13 @@ export async function hybridSearch(
       request.questionWeight !== 1 && memory.sessionId !== null && asksQuestion(memory.text)
         ? request.questionWeight
         : 1;
-    const score = (own * questionFactor + contextScore) * factor;
+    const entityFactor =
+      namesCandidate && entityScore === 0 && memory.entities.length > 0 ? request.entityWeight : 1;
+    const score = (own * questionFactor + contextScore) * entityFactor * factor;
     return {
       memory,
       score,
-      relevance: Math.min(1, (own * questionFactor + contextScore) / maxScore),
+      relevance: Math.min(1, ((own * questionFactor + contextScore) * entityFactor) / maxScore),
       textRank: hit.ranks[0] ?? null,
       textScore: textScores.get(hit.id) ?? null,
       vectorRank: hit.ranks[1] ?? null,
@@ -286,6 +299,7 @@ export async function hybridSearch(
       entityScore,
       contextScore,
       questionFactor,
+      entityFactor,
       recencyFactor: factor,
       similarity: null,
     };
