@@ -192,6 +192,21 @@ describe('hybridSearch', () => {
     expect(unnamed.hits.every((hit) => hit.entityFactor === 1)).toBe(true);
   });
 
+  it('weighs up memories that say when, for a question that asks when', async () => {
+    const search = await setup([
+      { id: 'dated', text: 'I took up surfing five years ago.' },
+      { id: 'plain', text: 'Surfing, surfing every weekend: surfing is my favourite sport!' },
+    ]);
+    const byId = (hits: SearchHit[]) => Object.fromEntries(hits.map((hit) => [hit.memory.id, hit]));
+    const off = byId((await search({ text: 'When did she take up surfing?', whenWeight: 1 })).hits);
+    const on = byId((await search({ text: 'When did she take up surfing?' })).hits);
+    expect([on.dated?.whenFactor, on.plain?.whenFactor]).toEqual([1.5, 1]);
+    expect(on.dated?.score).toBeCloseTo(1.5 * (off.dated?.score ?? 0));
+    expect(on.plain?.score).toBeCloseTo(off.plain?.score ?? 0);
+    const what = await search({ text: 'What sport does she take up?' });
+    expect(what.hits.every((hit) => hit.whenFactor === 1)).toBe(true);
+  });
+
   it('fuses by normalized scores by default, by reciprocal rank on request', async () => {
     const search = await setup([
       { id: 'a', text: 'The violin lesson moved to Thursday.' },

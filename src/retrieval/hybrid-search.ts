@@ -4,6 +4,7 @@ import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-re
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { MemoryRecordStore } from '../stores/memory-record-store.js';
 import { addNeighborContext, asksQuestion, contextSources } from './add-neighbor-context.js';
+import { asksWhen, statesWhen } from './asks-when.js';
 import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
 import { type FusedHit, fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
@@ -73,6 +74,13 @@ export const searchRequestSchema = z.object({
    * memories, not by the turns next to them. Memories without entities keep 1. 1 = off.
    */
   entityWeight: z.number().min(0).max(1).default(0.6),
+  /**
+   * Factor on the whole score of a memory whose text states a date (a calendar date, or a
+   * relative one such as "yesterday" or "last week") when the query asks when ("When did …",
+   * "How long ago …", "What year …"): such a question is answered by a memory that says when.
+   * 1 = off.
+   */
+  whenWeight: z.number().min(1).max(4).default(1.5),
   /** Boosts recent memories: score × (1 + weight × 0.5^(age / halfLife)). Off by default. */
   recency: z
     .object({
@@ -103,7 +111,7 @@ export interface SearchHit {
   memory: MemoryRecord;
   /**
    * Final score, higher is better: ((fused + date + entity) × question factor + context) × the
-   * entity factor × the recency factor.
+   * entity factor × the when factor × the recency factor.
    */
   score: number;
   /** `score` scaled to [0, 1]: 1 = ranked first by every ranking that ran. */
@@ -123,6 +131,8 @@ export interface SearchHit {
   questionFactor: number;
   /** `entityWeight` when the query names another candidate's entity but none of this one's, else 1. */
   entityFactor: number;
+  /** `whenWeight` when the query asks when and the memory states a date, else 1. */
+  whenFactor: number;
   recencyFactor: number;
   /** `score` ÷ the best score among all candidates (the top hit = 1); null in a filter-only listing. */
   similarity: number | null;
@@ -275,6 +285,7 @@ export async function hybridSearch(
   // (every filtered record matches) already holds them.
   const reported = total === fused.length ? total + added : total;
   // The query names an entity of some candidate: those that carry entities but not it weigh less.
+  const whenQuery = request.whenWeight !== 1 && asksWhen(query);
   const namesCandidate =
     request.entityWeight !== 1 && candidates.some((candidate) => candidate.entityScore > 0);
   const scored = candidates.map(({ hit, memory, dateScore, entityScore, own }): SearchHit => {
@@ -286,11 +297,12 @@ export async function hybridSearch(
         : 1;
     const entityFactor =
       namesCandidate && entityScore === 0 && memory.entities.length > 0 ? request.entityWeight : 1;
-    const score = (own * questionFactor + contextScore) * entityFactor * factor;
+    const whenFactor = whenQuery && statesWhen(memory.text) ? request.whenWeight : 1;
+    const score = (own * questionFactor + contextScore) * entityFactor * whenFactor * factor;
     return {
       memory,
       score,
-      relevance: Math.min(1, ((own * questionFactor + contextScore) * entityFactor) / maxScore),
+      relevance: Math.min(1, ((own * questionFactor + contextScore) * entityFactor * whenFactor) / maxScore),
       textRank: hit.ranks[0] ?? null,
       textScore: textScores.get(hit.id) ?? null,
       vectorRank: hit.ranks[1] ?? null,
@@ -300,6 +312,7 @@ export async function hybridSearch(
       contextScore,
       questionFactor,
       entityFactor,
+      whenFactor,
       recencyFactor: factor,
       similarity: null,
     };

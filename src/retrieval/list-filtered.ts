@@ -18,6 +18,7 @@ export function plainHit(memory: MemoryRecord): SearchHit {
     contextScore: 0,
     questionFactor: 1,
     entityFactor: 1,
+    whenFactor: 1,
     recencyFactor: 1,
     similarity: null,
   };
