@@ -185,6 +185,9 @@ describe('hybridSearch', () => {
     // Ada's own memory, and one without entities, keep their scores.
     expect([on.ada?.entityFactor, on.note?.entityFactor]).toEqual([1, 1]);
     expect(on.ada?.score).toBeCloseTo(off.ada?.score ?? 0);
+    // It does not depend on the additive boost.
+    const unboosted = byId((await search({ text: query, entityBoost: 0 })).hits);
+    expect([unboosted.bob?.entityFactor, unboosted.ada?.entityFactor]).toEqual([0.6, 1]);
     const silenced = await search({ text: query, entityWeight: 0 });
     expect(silenced.hits.at(-1)?.memory.id).toBe('bob');
     // A query that names no candidate's entity changes nothing.

@@ -249,8 +249,9 @@ export async function hybridSearch(
     const memory = records.get(hit.id);
     if (!memory) return [];
     const dateScore = matchesDates(memory, dates.spans) ? request.dateBoost : 0;
-    const entityScore = request.entityBoost > 0 && namesEntity(memory.entities) ? request.entityBoost : 0;
-    return [{ hit, memory, dateScore, entityScore, own: hit.score + dateScore + entityScore }];
+    const named = namesEntity(memory.entities);
+    const entityScore = request.entityBoost > 0 && named ? request.entityBoost : 0;
+    return [{ hit, memory, named, dateScore, entityScore, own: hit.score + dateScore + entityScore }];
   };
   const candidates = ranked.flatMap(toCandidate);
   const sources = neighbors
@@ -285,18 +286,16 @@ export async function hybridSearch(
   // (every filtered record matches) already holds them.
   const reported = total === fused.length ? total + added : total;
   // The query names an entity of some candidate: those that carry entities but not it weigh less.
+  const namesCandidate = request.entityWeight !== 1 && candidates.some((candidate) => candidate.named);
   const whenQuery = request.whenWeight !== 1 && asksWhen(query);
-  const namesCandidate =
-    request.entityWeight !== 1 && candidates.some((candidate) => candidate.entityScore > 0);
-  const scored = candidates.map(({ hit, memory, dateScore, entityScore, own }): SearchHit => {
+  const scored = candidates.map(({ hit, memory, named, dateScore, entityScore, own }): SearchHit => {
     const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
     const contextScore = context.get(memory.id) ?? 0;
     const questionFactor =
       request.questionWeight !== 1 && memory.sessionId !== null && asksQuestion(memory.text)
         ? request.questionWeight
         : 1;
-    const entityFactor =
-      namesCandidate && entityScore === 0 && memory.entities.length > 0 ? request.entityWeight : 1;
+    const entityFactor = namesCandidate && !named && memory.entities.length > 0 ? request.entityWeight : 1;
     const whenFactor = whenQuery && statesWhen(memory.text) ? request.whenWeight : 1;
     const score = (own * questionFactor + contextScore) * entityFactor * whenFactor * factor;
     return {
