@@ -4,7 +4,7 @@
  * Usage: npx tsx bench/locomo.ts [--data ../shared/data/locomo/locomo-dev.json] [--store memory|sqlite]
  *        [--budget 2000] [--scale 100000] [--queries 300] [--search '{"questionWeight":1}']
  *        [--grid '{"questionWeight":[0.8,0.9,1],"neighbors.replyWeight":[1,1.25,1.5]}']
- *        [--default 'questionWeight=0.9 neighbors.replyWeight=1.25']
+ *        [--default 'questionWeight=0.8 neighbors.replyWeight=1.25 weights.vector=0.25 entityWeight=0.6 whenWeight=1.5']
  * `--search` adds options to every recall search (JSON, e.g. to measure a feature switched off).
  * `--grid` lists values per tuned option (dotted paths into the search request): every
  * combination runs, and the leave-one-conversation-out row ranks each conversation with the point
@@ -32,9 +32,13 @@ const { values } = parseArgs({
     grid: {
       type: 'string',
       default:
-        '{"questionWeight":[0.8,0.9,1],"neighbors.replyWeight":[1,1.25,1.5],"weights.vector":[0.25,0.5]}',
+        '{"questionWeight":[0.8,0.9,1],"neighbors.replyWeight":[1,1.25,1.5],"weights.vector":[0.25,0.5],"entityWeight":[1,0.6],"whenWeight":[1,1.5]}',
     },
-    default: { type: 'string', default: 'questionWeight=0.9 neighbors.replyWeight=1.25 weights.vector=0.25' },
+    default: {
+      type: 'string',
+      default:
+        'questionWeight=0.8 neighbors.replyWeight=1.25 weights.vector=0.25 entityWeight=0.6 whenWeight=1.5',
+    },
   },
 });
 // The tenant of every REST call while authentication is off, so REST and the library see one corpus.
@@ -184,7 +188,6 @@ for (const conversation of conversations) {
         memory: {
           maxWorkingMemoryTokens: Number(values.budget),
           reservedOutputTokens: 0,
-          semanticTopK: 20,
           sectionCaps: { knowledge: Math.floor(Number(values.budget) * 0.9) },
         },
       },

@@ -82,7 +82,14 @@ export async function seedDemoData(call: Call): Promise<DemoData> {
   await call('POST', '/v1/agents', {
     id: agentId,
     system_prompt: 'You are a support agent for Acme. Be brief and kind.',
-    memory: { model: 'gpt-4o', max_working_memory_tokens: 4000, reserved_output_tokens: 500 },
+    // A top-K of 5 (the default is 50, where the token cap decides), so the inspector shows
+    // candidates excluded as over_limit beside the included ones.
+    memory: {
+      model: 'gpt-4o',
+      max_working_memory_tokens: 4000,
+      reserved_output_tokens: 500,
+      semantic_top_k: 5,
+    },
   });
   await call('POST', `/v1/agents/${agentId}/knowledge`, {
     name: 'Returns policy.md',

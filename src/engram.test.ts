@@ -235,6 +235,40 @@ describe('createEngram', () => {
     await engram.close();
   });
 
+  it('fills the knowledge section with every relevant memory that fits its cap, not a handful', async () => {
+    const engram = await engramWith();
+    const user = { ...session, userId: 'ada' };
+    const boats = [
+      'a dinghy',
+      'a catamaran',
+      'a ketch',
+      'a sloop',
+      'a yawl',
+      'a schooner',
+      'a cutter',
+      'a kayak',
+    ];
+    await engram.memories.create(
+      'default',
+      boats.map((boat) => ({
+        text: `Ada went sailing in ${boat} last summer.`,
+        userId: 'ada',
+        namespace: 'demo',
+      })),
+    );
+    const knowledge = async (memory: Record<string, unknown>) => {
+      const { trace } = await engram.assemble({ session: user, message: 'sailing?', agent: { memory } });
+      return trace.sections.find((section) => section.name === 'knowledge')?.items ?? [];
+    };
+    const placed = await knowledge({});
+    expect(placed.filter((item) => item.included)).toHaveLength(boats.length);
+    // The token cap still decides: a small one cuts the lowest-ranked memories.
+    const capped = await knowledge({ sectionCaps: { knowledge: 60 } });
+    expect(capped.filter((item) => item.included).length).toBeLessThan(boats.length);
+    expect(capped.filter((item) => item.reason === 'section_cap').length).toBeGreaterThan(0);
+    await engram.close();
+  });
+
   it('keeps per-session pins and removals, and assembly honours them', async () => {
     const engram = await engramWith();
     const user = { ...session, userId: 'ada' };

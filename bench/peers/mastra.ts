@@ -90,7 +90,7 @@ const engram = await createEngram({
   sweepIntervalMs: 0,
   sessionEnd: { idleMs: 0 },
 });
-const topK = 5; // engram's default semanticTopK
+const topK = 5; // engram's semanticTopK here (its default before it became 50)
 const memory = new Memory({
   storage: new LibSQLStore({ id: 'bench', url: `file:${join(directory, 'mastra', 'mastra.db')}` }),
   vector: new LibSQLVector({ id: 'bench-vector', url: `file:${join(directory, 'mastra', 'vectors.db')}` }),
@@ -136,7 +136,12 @@ for (let start = 0; start < messages; start += 500) {
   await engram.sessions.append({ sessionId: SESSION, userId: USER }, session.slice(start, start + 500));
 }
 const turn = (message: string) =>
-  engram.assemble({ session: { sessionId: SESSION, userId: USER }, message, agent: { id: AGENT } });
+  engram.assemble({
+    session: { sessionId: SESSION, userId: USER },
+    message,
+    // Both sides take topK memories, as when engram's default was 5.
+    agent: { id: AGENT, memory: { semanticTopK: topK } },
+  });
 for (let index = 0; index < 10; index++) await turn(texts.query());
 await (engram.store.memories as { settled?: () => Promise<void> }).settled?.();
 const kept = (await turn(texts.query())).trace.history.kept;

@@ -89,7 +89,9 @@ export function toSearchRequest(text: string, args: SearchArguments, embeddingMo
     text,
     filter: toMemoryFilter(args),
     mode,
-    ...(mode === 'vector' ? { dateBoost: 0, entityBoost: 0, neighbors: { window: 0 } } : {}),
+    ...(mode === 'vector'
+      ? { dateBoost: 0, entityBoost: 0, entityWeight: 1, whenWeight: 1, neighbors: { window: 0 } }
+      : {}),
     limit: args.limit,
     offset: args.offset,
     ...(args.distance_threshold != null ? { distanceThreshold: args.distance_threshold } : {}),

@@ -5,7 +5,7 @@ import { createLongTermMemory } from '../engine/long-term/long-term-memory.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
 import { createMemoryRecordStore } from '../stores/memory/memory-record-store.js';
-import { hybridSearch, type SearchRequest } from './hybrid-search.js';
+import { hybridSearch, type SearchHit, type SearchRequest } from './hybrid-search.js';
 
 let embedder: EmbeddingProvider;
 beforeAll(async () => {
@@ -53,15 +53,15 @@ describe('hybridSearch', () => {
     expect(answer?.textRank).toBeNull();
     expect(answer?.contextScore).toBeGreaterThan(0);
     // From the best hit alone: the turn after gets half its own score, the one after that a quarter,
-    // both × 1.25 (replyWeight) because it asks a question; being a question, it ranks at 0.9 × its
+    // both × 1.25 (replyWeight) because it asks a question; being a question, it ranks at 0.8 × its
     // own score (questionWeight).
     const single = await search({ text: 'What did they do at the picnic?', neighbors: { sources: 1 } });
     const context = Object.fromEntries(single.hits.map((hit) => [hit.memory.id, hit.contextScore]));
     const question = single.hits[0];
     expect(question?.memory.id).toBe('s1-0');
-    expect(question?.questionFactor).toBe(0.9);
+    expect(question?.questionFactor).toBe(0.8);
     expect(single.hits.filter((hit) => hit.questionFactor !== 1)).toHaveLength(2);
-    const questionOwn = ((question?.score ?? 0) - (question?.contextScore ?? 0)) / 0.9;
+    const questionOwn = ((question?.score ?? 0) - (question?.contextScore ?? 0)) / 0.8;
     expect(context['s1-1']).toBeCloseTo(0.5 * 1.25 * questionOwn);
     expect(context['s1-2']).toBeCloseTo(0.25 * 1.25 * questionOwn);
     expect(context['s2-0']).toBe(0);
@@ -166,6 +166,48 @@ describe('hybridSearch', () => {
     ]);
     const byDefault = await search({ text: query });
     expect(byDefault.hits.find((hit) => hit.memory.id === 'ada')?.entityScore).toBe(0.2);
+  });
+
+  it('weighs down memories about other entities when the query names one of a candidate', async () => {
+    const search = await setup([
+      { id: 'ada', text: 'I went hiking last summer.', entities: ['Ada'] },
+      { id: 'bob', text: 'Ada, I went hiking in the Alps too, Alps hiking is the best!', entities: ['Bob'] },
+      { id: 'note', text: 'The hiking maps of the Alps are in the cabin.' },
+    ]);
+    const query = 'Where did Ada go hiking in the Alps?';
+    const byId = (hits: SearchHit[]) => Object.fromEntries(hits.map((hit) => [hit.memory.id, hit]));
+    const off = byId((await search({ text: query, entityWeight: 1 })).hits);
+    const on = byId((await search({ text: query })).hits);
+    expect(off.bob?.memory.id).toBe('bob');
+    // Bob's memory names Ada in its text, but its entity is Bob: 0.6 of its score by default.
+    expect(on.bob?.entityFactor).toBe(0.6);
+    expect(on.bob?.score).toBeCloseTo(0.6 * (off.bob?.score ?? 0));
+    // Ada's own memory, and one without entities, keep their scores.
+    expect([on.ada?.entityFactor, on.note?.entityFactor]).toEqual([1, 1]);
+    expect(on.ada?.score).toBeCloseTo(off.ada?.score ?? 0);
+    // It does not depend on the additive boost.
+    const unboosted = byId((await search({ text: query, entityBoost: 0 })).hits);
+    expect([unboosted.bob?.entityFactor, unboosted.ada?.entityFactor]).toEqual([0.6, 1]);
+    const silenced = await search({ text: query, entityWeight: 0 });
+    expect(silenced.hits.at(-1)?.memory.id).toBe('bob');
+    // A query that names no candidate's entity changes nothing.
+    const unnamed = await search({ text: 'Where did Carol go hiking in the Alps?' });
+    expect(unnamed.hits.every((hit) => hit.entityFactor === 1)).toBe(true);
+  });
+
+  it('weighs up memories that say when, for a question that asks when', async () => {
+    const search = await setup([
+      { id: 'dated', text: 'I took up surfing five years ago.' },
+      { id: 'plain', text: 'Surfing, surfing every weekend: surfing is my favourite sport!' },
+    ]);
+    const byId = (hits: SearchHit[]) => Object.fromEntries(hits.map((hit) => [hit.memory.id, hit]));
+    const off = byId((await search({ text: 'When did she take up surfing?', whenWeight: 1 })).hits);
+    const on = byId((await search({ text: 'When did she take up surfing?' })).hits);
+    expect([on.dated?.whenFactor, on.plain?.whenFactor]).toEqual([1.5, 1]);
+    expect(on.dated?.score).toBeCloseTo(1.5 * (off.dated?.score ?? 0));
+    expect(on.plain?.score).toBeCloseTo(off.plain?.score ?? 0);
+    const what = await search({ text: 'What sport does she take up?' });
+    expect(what.hits.every((hit) => hit.whenFactor === 1)).toBe(true);
   });
 
   it('fuses by normalized scores by default, by reciprocal rank on request', async () => {

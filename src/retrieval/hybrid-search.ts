@@ -4,6 +4,7 @@ import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-re
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { MemoryRecordStore } from '../stores/memory-record-store.js';
 import { addNeighborContext, asksQuestion, contextSources } from './add-neighbor-context.js';
+import { asksWhen, statesWhen } from './asks-when.js';
 import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
 import { type FusedHit, fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
@@ -58,7 +59,7 @@ export const searchRequestSchema = z.object({
    * `sessionId`) that asks a question: a question names a topic, its reply holds the facts. The
    * turn still lends context at its full score. 1 = off.
    */
-  questionWeight: z.number().min(0).max(1).default(0.9),
+  questionWeight: z.number().min(0).max(1).default(0.8),
   /**
    * Added to the fused score of memories whose `eventDate` (else `createdAt`) falls on a date the
    * query names ("on 3 May, 2023", "in July 2023"); those phrases are then left out of the matching
@@ -67,6 +68,19 @@ export const searchRequestSchema = z.object({
   dateBoost: z.number().min(0).max(10).default(0.5),
   /** Added to the fused score of memories with an `entities` entry that the query names; 0 = off. */
   entityBoost: z.number().min(0).max(10).default(0.2),
+  /**
+   * Factor on the whole score (own and context) of a memory whose entities the query does not
+   * name, when it names an entity of another candidate: a question about Ada is answered by Ada's
+   * memories, not by the turns next to them. Memories without entities keep 1. 1 = off.
+   */
+  entityWeight: z.number().min(0).max(1).default(0.6),
+  /**
+   * Factor on the whole score of a memory whose text states a date (a calendar date, or a
+   * relative one such as "yesterday" or "last week") when the query asks when ("When did …",
+   * "How long ago …", "What year …"): such a question is answered by a memory that says when.
+   * 1 = off.
+   */
+  whenWeight: z.number().min(1).max(4).default(1.5),
   /** Boosts recent memories: score × (1 + weight × 0.5^(age / halfLife)). Off by default. */
   recency: z
     .object({
@@ -97,7 +111,7 @@ export interface SearchHit {
   memory: MemoryRecord;
   /**
    * Final score, higher is better: ((fused + date + entity) × question factor + context) × the
-   * recency factor.
+   * entity factor × the when factor × the recency factor.
    */
   score: number;
   /** `score` scaled to [0, 1]: 1 = ranked first by every ranking that ran. */
@@ -115,6 +129,10 @@ export interface SearchHit {
   contextScore: number;
   /** `questionWeight` when it is a conversation turn that asks a question, else 1. */
   questionFactor: number;
+  /** `entityWeight` when the query names another candidate's entity but none of this one's, else 1. */
+  entityFactor: number;
+  /** `whenWeight` when the query asks when and the memory states a date, else 1. */
+  whenFactor: number;
   recencyFactor: number;
   /** `score` ÷ the best score among all candidates (the top hit = 1); null in a filter-only listing. */
   similarity: number | null;
@@ -231,8 +249,9 @@ export async function hybridSearch(
     const memory = records.get(hit.id);
     if (!memory) return [];
     const dateScore = matchesDates(memory, dates.spans) ? request.dateBoost : 0;
-    const entityScore = request.entityBoost > 0 && namesEntity(memory.entities) ? request.entityBoost : 0;
-    return [{ hit, memory, dateScore, entityScore, own: hit.score + dateScore + entityScore }];
+    const named = namesEntity(memory.entities);
+    const entityScore = request.entityBoost > 0 && named ? request.entityBoost : 0;
+    return [{ hit, memory, named, dateScore, entityScore, own: hit.score + dateScore + entityScore }];
   };
   const candidates = ranked.flatMap(toCandidate);
   const sources = neighbors
@@ -266,18 +285,23 @@ export async function hybridSearch(
   // A total that counts the matched set grows by the neighbours that joined it; a filtered count
   // (every filtered record matches) already holds them.
   const reported = total === fused.length ? total + added : total;
-  const scored = candidates.map(({ hit, memory, dateScore, entityScore, own }): SearchHit => {
+  // The query names an entity of some candidate: those that carry entities but not it weigh less.
+  const namesCandidate = request.entityWeight !== 1 && candidates.some((candidate) => candidate.named);
+  const whenQuery = request.whenWeight !== 1 && asksWhen(query);
+  const scored = candidates.map(({ hit, memory, named, dateScore, entityScore, own }): SearchHit => {
     const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
     const contextScore = context.get(memory.id) ?? 0;
     const questionFactor =
       request.questionWeight !== 1 && memory.sessionId !== null && asksQuestion(memory.text)
         ? request.questionWeight
         : 1;
-    const score = (own * questionFactor + contextScore) * factor;
+    const entityFactor = namesCandidate && !named && memory.entities.length > 0 ? request.entityWeight : 1;
+    const whenFactor = whenQuery && statesWhen(memory.text) ? request.whenWeight : 1;
+    const score = (own * questionFactor + contextScore) * entityFactor * whenFactor * factor;
     return {
       memory,
       score,
-      relevance: Math.min(1, (own * questionFactor + contextScore) / maxScore),
+      relevance: Math.min(1, ((own * questionFactor + contextScore) * entityFactor * whenFactor) / maxScore),
       textRank: hit.ranks[0] ?? null,
       textScore: textScores.get(hit.id) ?? null,
       vectorRank: hit.ranks[1] ?? null,
@@ -286,6 +310,8 @@ export async function hybridSearch(
       entityScore,
       contextScore,
       questionFactor,
+      entityFactor,
+      whenFactor,
       recencyFactor: factor,
       similarity: null,
     };

@@ -17,6 +17,8 @@ export function plainHit(memory: MemoryRecord): SearchHit {
     entityScore: 0,
     contextScore: 0,
     questionFactor: 1,
+    entityFactor: 1,
+    whenFactor: 1,
     recencyFactor: 1,
     similarity: null,
   };

@@ -35,6 +35,19 @@ describe('resolveRelativeDates', () => {
     expect(resolve('next month', '2024-12-20T00:00:00Z')).toEqual([['2025-01-01', '2025-02-01']]);
   });
 
+  it('reads today, this week or month, months and years ago, and last, this or next year', () => {
+    expect(resolve('I baked a pie today', WEDNESDAY)).toEqual([['2024-05-08', '2024-05-09']]);
+    expect(resolve('the game is tonight', WEDNESDAY)).toEqual([['2024-05-08', '2024-05-09']]);
+    expect(resolve('busy this week', WEDNESDAY)).toEqual([['2024-05-05', '2024-05-12']]);
+    expect(resolve('this month was hard', WEDNESDAY)).toEqual([['2024-05-01', '2024-06-01']]);
+    expect(resolve('I moved here 3 months ago', WEDNESDAY)).toEqual([['2024-02-01', '2024-03-01']]);
+    expect(resolve('I started surfing five years ago', WEDNESDAY)).toEqual([['2019-01-01', '2020-01-01']]);
+    expect(resolve('a year ago', WEDNESDAY)).toEqual([['2023-01-01', '2024-01-01']]);
+    expect(resolve('We went to Paris last year', WEDNESDAY)).toEqual([['2023-01-01', '2024-01-01']]);
+    expect(resolve('next year', WEDNESDAY)).toEqual([['2025-01-01', '2026-01-01']]);
+    expect(resolve('this year', WEDNESDAY)).toEqual([['2024-01-01', '2025-01-01']]);
+  });
+
   it('finds every expression once, and nothing in plain text', () => {
     expect(resolve('Last weekend, not last week: yesterday too.', WEDNESDAY)).toEqual([
       ['2024-05-07', '2024-05-08'],

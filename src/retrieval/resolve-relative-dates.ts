@@ -33,6 +33,15 @@ function month(day: number, offset: number): DateSpan {
   };
 }
 
+/** The whole calendar year `offset` years from the one that holds `day`. */
+function year(day: number, offset: number): DateSpan {
+  const date = new Date(day);
+  return {
+    start: Date.UTC(date.getUTCFullYear() + offset, 0, 1),
+    end: Date.UTC(date.getUTCFullYear() + offset + 1, 0, 1),
+  };
+}
+
 /** Days from `day` back to the latest earlier `weekday` (1-7), or on to the next later one (1-7). */
 function toWeekday(day: number, weekday: number, direction: -1 | 1): number {
   const today = new Date(day).getUTCDay();
@@ -45,6 +54,17 @@ const EXPRESSIONS: { pattern: RegExp; span: (match: string[], day: number) => Da
   { pattern: /\bthe day before yesterday\b/gi, span: (_, day) => days(day, -2, -1) },
   { pattern: /\b(?:yesterday|last night)\b/gi, span: (_, day) => days(day, -1, 0) },
   { pattern: /\btomorrow\b/gi, span: (_, day) => days(day, 1, 2) },
+  {
+    pattern: /\b(?:today|tonight|this (?:morning|afternoon|evening))\b/gi,
+    span: (_, day) => days(day, 0, 1),
+  },
+  {
+    pattern: new RegExp(`\\b${COUNT}\\s+(month|year)s?\\s+ago\\b`, 'gi'),
+    span: ([, count, unit], day) => {
+      const value = NUMBERS[(count ?? '').toLowerCase()] ?? Number(count);
+      return unit?.toLowerCase() === 'month' ? month(day, -value) : year(day, -value);
+    },
+  },
   {
     pattern: new RegExp(`\\b${COUNT}\\s+(day|week)s?\\s+ago\\b`, 'gi'),
     span: ([, count, unit], day) => {
@@ -75,6 +95,11 @@ const EXPRESSIONS: { pattern: RegExp; span: (match: string[], day: number) => Da
   { pattern: /\bnext week\b/gi, span: (_, day) => days(day, 1, 8) },
   { pattern: /\blast month\b/gi, span: (_, day) => month(day, -1) },
   { pattern: /\bnext month\b/gi, span: (_, day) => month(day, 1) },
+  { pattern: /\bthis month\b/gi, span: (_, day) => month(day, 0) },
+  { pattern: /\bthis week\b/gi, span: (_, day) => days(day, -3, 4) },
+  { pattern: /\blast year\b/gi, span: (_, day) => year(day, -1) },
+  { pattern: /\bnext year\b/gi, span: (_, day) => year(day, 1) },
+  { pattern: /\bthis year\b/gi, span: (_, day) => year(day, 0) },
   {
     pattern: new RegExp(`\\b(last|next|this (?:past|coming)) ${WEEKDAY}\\b`, 'gi'),
     span: ([which, , weekday], day) => {

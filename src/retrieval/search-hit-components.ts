@@ -15,6 +15,8 @@ export function searchHitComponents(hit: SearchHit): TraceScoreComponents {
   if (hit.entityScore !== 0) components.entity_score = hit.entityScore;
   if (hit.contextScore !== 0) components.context_score = hit.contextScore;
   if (hit.questionFactor !== 1) components.question_factor = hit.questionFactor;
+  if (hit.entityFactor !== 1) components.entity_factor = hit.entityFactor;
+  if (hit.whenFactor !== 1) components.when_factor = hit.whenFactor;
   if (hit.recencyFactor !== 1) components.recency_factor = hit.recencyFactor;
   components.relevance = hit.relevance;
   return components;

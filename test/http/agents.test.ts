@@ -28,7 +28,7 @@ describe('agents over the real server', () => {
       reserved_output_tokens: 1000,
       model: 'gpt-4o',
       pruning_strategy: 'drop-oldest',
-      semantic_top_k: 5,
+      semantic_top_k: 50,
     });
 
     const read = await request('/v1/agents/support');

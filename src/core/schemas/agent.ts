@@ -6,6 +6,9 @@ export const MAX_BUDGET_TOKENS = 10_000_000;
 export const pruningStrategySchema = z.enum(['drop-oldest', 'sliding-window', 'summarize']);
 export type PruningStrategy = z.infer<typeof pruningStrategySchema>;
 
+/** Default `semanticTopK`: the working set's candidate pool, so the token cap is what binds. */
+export const DEFAULT_SEMANTIC_TOP_K = 50;
+
 const tokenCapSchema = z.number().int().nonnegative().max(MAX_BUDGET_TOKENS);
 
 /**
@@ -37,7 +40,14 @@ export const memoryConfigSchema = z
     pruningStrategy: pruningStrategySchema.default('drop-oldest'),
     /** For `sliding-window`: how many of the latest turns are eligible before the budget applies. */
     slidingWindowTurns: z.number().int().positive().max(100_000).default(20),
-    semanticTopK: z.number().int().nonnegative().max(1_000).default(5),
+    /**
+     * Most memories the knowledge section takes (the user's facts and turns, and the agent's
+     * document chunks, each source up to this many). High enough that the section's token cap
+     * (`sectionCaps.knowledge`, else 30% of the available budget) decides how many fit: the budget
+     * is filled with the best-ranked memories instead of stopping at a handful (see
+     * docs/long-term-memory.md, "Retrieval quality on LoCoMo").
+     */
+    semanticTopK: z.number().int().nonnegative().max(1_000).default(DEFAULT_SEMANTIC_TOP_K),
     episodicTopK: z.number().int().nonnegative().max(1_000).default(3),
     sectionCaps: sectionCapsSchema.default({}),
     minRelevance: relevanceThresholdsSchema.default({ procedure: 0, knowledge: 0, episodes: 0 }),

@@ -88,7 +88,9 @@ export async function planSearch(
     offset: body.offset,
     mode,
     ...(mode === 'hybrid' && alpha !== undefined ? { weights: { text: 1 - alpha, vector: alpha } } : {}),
-    ...(mode === 'vector' ? { dateBoost: 0, entityBoost: 0, neighbors: { window: 0 } } : {}),
+    ...(mode === 'vector'
+      ? { dateBoost: 0, entityBoost: 0, entityWeight: 1, whenWeight: 1, neighbors: { window: 0 } }
+      : {}),
     ...(body.sort === 'created_desc' || body.sort === 'created_asc' ? { order: body.sort } : {}),
     ...(mode === 'vector' && body.distance_threshold != null && text !== ''
       ? { distanceThreshold: Math.min(2, Math.max(0, body.distance_threshold)) }
