@@ -15,9 +15,7 @@ import {
   toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
-import { bm25PruningPlan } from './bm25-pruning-plan.js';
-import { bm25Sql } from './bm25-sql.js';
-import { memoryFilterSql, queryWords, SqlParameters, tsqueryText } from './memory-filter-sql.js';
+import { memoryFilterSql, SqlParameters } from './memory-filter-sql.js';
 import {
   INSERT_MEMORIES,
   MEMORY_SELECT,
@@ -33,8 +31,8 @@ import {
 import { type PostgresDatabase, type Queryable, sqlState } from './postgres-database.js';
 import { createPostgresMemoryCounts } from './postgres-memory-counts.js';
 import { postgresSessionNeighbors } from './postgres-session-neighbors.js';
+import { createPostgresTextSearch } from './postgres-text-search.js';
 import { createPostgresVectorSearch, type PendingEmbedding } from './postgres-vector-search.js';
-import { type LearnedStatistics, TextStatisticsCache } from './text-statistics-cache.js';
 
 /** The contract, plus whether pgvector answers vector search (else an exact scan in SQL). */
 export type PostgresMemoryRecordStore = MemoryRecordStore & {
@@ -82,8 +80,7 @@ export async function createPostgresMemoryRecordStore(
     options.efConstruction,
   );
   const count = createPostgresMemoryCounts(database);
-  const textStatistics = new TextStatisticsCache();
-  let prunedSearches = 0;
+  const text = createPostgresTextSearch(database);
 
   /** Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a ValidationError. */
   const insertRecords = async (
@@ -149,7 +146,7 @@ export async function createPostgresMemoryRecordStore(
     vectorIndexed: vectors.indexed,
     settled: vectors.settled,
     stop: vectors.stop,
-    prunedTextSearches: () => prunedSearches,
+    prunedTextSearches: text.prunedTextSearches,
 
     insertMemories: (tenantId, records, options = {}) =>
       database
@@ -312,42 +309,7 @@ export async function createPostgresMemoryRecordStore(
       return { memories: rows.filter((row) => row.id !== null).map(rowToMemory), total };
     },
 
-    async searchText(tenantId, query, filter, limit) {
-      const terms = queryWords(query);
-      const text = tsqueryText(terms);
-      if (limit <= 0 || text === null) return [];
-      const known = textStatistics.known(tenantId, terms);
-      const plan = bm25PruningPlan(known, limit);
-      const parameters = new SqlParameters();
-      const placeholders = {
-        query: parameters.add(text),
-        wordsText: parameters.add(terms.join(' ')),
-        tenant: parameters.add(tenantId),
-        limit: parameters.add(limit),
-        revision: parameters.add(known.revision, '::bigint'),
-        n: parameters.add(known.n, '::float8'),
-        avgdl: parameters.add(known.avgdl, '::float8'),
-        lexemes: parameters.add(known.lexemes, '::text[]'),
-        dfs: parameters.add(known.dfs, '::float8[]'),
-        impacts: parameters.add(known.impacts, '::float8[]'),
-        unstemmed: parameters.add(known.unstemmed, '::text[]'),
-        ...(plan && {
-          pruning: {
-            lexemes: parameters.add(plan.lexemes, '::text[]'),
-            bounds: parameters.add(plan.bounds, '::float8[]'),
-            threshold: parameters.add(plan.threshold, '::float8'),
-            query: parameters.add(plan.query),
-          },
-        }),
-      };
-      const where = memoryFilterSql(tenantId, filter, parameters);
-      const rows = await database.query<
-        LearnedStatistics & { id: string | null; score: number; pruned: boolean }
-      >(bm25Sql(where, placeholders), parameters.values);
-      if (rows[0]) textStatistics.learn(tenantId, rows[0]);
-      if (rows[0]?.pruned) prunedSearches += 1;
-      return rows.flatMap((row) => (row.id === null ? [] : [{ id: row.id, score: row.score }]));
-    },
+    searchText: text.searchText,
 
     async searchVector(tenantId, vector, model, filter, limit) {
       assertUsableVector(vector, ['vector']);

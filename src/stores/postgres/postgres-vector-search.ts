@@ -1,10 +1,9 @@
-import { LruMap } from '../../core/lru-map.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
 import { assertDimensions, assertUsableVector, vectorNorm } from '../memory-rules.js';
 import { installPgvector } from './install-pgvector.js';
 import { memoryFilterSql, SqlParameters } from './memory-filter-sql.js';
 import type { PostgresDatabase, Queryable } from './postgres-database.js';
-import { canonicalJson } from './postgres-memory-counts.js';
+import { createVectorCandidateCounts } from './postgres-memory-counts.js';
 
 /** An embedding to store: `memoryPk` null when its record is gone (the vector is still checked). */
 export interface PendingEmbedding {
@@ -40,9 +39,6 @@ const INDEX_WORKERS = 2;
 /** How long a dimension count whose index build failed waits before a write tries again. */
 const BUILD_RETRY_MS = 10 * 60_000;
 
-/** (tenant, model, filter) candidate counts remembered at most; the least recently used go first. */
-const CANDIDATE_COUNTS = 1_024;
-
 /** pgvector indexes vectors of at most this many dimensions with HNSW. */
 const HNSW_MAX_DIMENSIONS = 2_000;
 
@@ -69,8 +65,8 @@ export async function createPostgresVectorSearch(
   const wanted = new Set<number>();
   /** Whether vectors may wait in the tail since the indexer last emptied it (else it skips its pass). */
   let tailWritten = false;
-  /** Bounded candidate counts by (tenant, model, filter), with the memory revision they are true at. */
-  const candidateCounts = new LruMap<string, { revision: number; total: number }>(CANDIDATE_COUNTS);
+  /** How many filtered candidates there are, counting no further than past the exact-search limit. */
+  const candidates = createVectorCandidateCounts(database, EXACT_SEARCH_LIMIT + 1);
 
   const dimensionsOf = async (client: Queryable, tenantId: string, model: string) => {
     const [row] = await client.query<{ dimensions: number }>(
@@ -306,33 +302,6 @@ export async function createPostgresVectorSearch(
       ORDER BY distance, m.id LIMIT ${parameters.add(limit)}`,
       parameters.values,
     );
-  };
-
-  /**
-   * How many filtered candidates there are, counting no further than past the exact-search limit.
-   * Remembered per (tenant, model, filter) with the tenant's memory revision, which every write of
-   * records or vectors moves: the statement counts only when the revision it reads is not the
-   * remembered one (as `postgres-memory-counts.ts`), so the answer is this snapshot's. Counting
-   * 5,001 joined rows was a third of a vector search's time at 100,000 memories.
-   */
-  const candidates = async (tenantId: string, model: string, filter: MemoryFilter) => {
-    const key = filter.lastAccessed === undefined ? canonicalJson([tenantId, model, filter]) : null;
-    const cached = key === null ? undefined : candidateCounts.get(key);
-    const parameters = new SqlParameters();
-    const known = parameters.add(cached?.revision ?? null, '::bigint');
-    const tenant = parameters.add(tenantId);
-    const where = memoryFilterSql(tenantId, filter, parameters);
-    const [row] = await database.query<{ revision: number; total: number | null }>(
-      `SELECT s.revision, CASE WHEN s.revision = ${known} THEN NULL ELSE (
-        SELECT count(*)::bigint FROM (SELECT 1 FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk
-          WHERE e.model = ${parameters.add(model)} AND ${where} LIMIT ${EXACT_SEARCH_LIMIT + 1}) AS c) END AS total
-      FROM (SELECT coalesce((SELECT revision FROM memory_revisions WHERE tenant_id = ${tenant}), 0) AS revision) AS s`,
-      parameters.values,
-    );
-    if (cached && row && row.total === null) return cached.total;
-    const total = Number(row?.total ?? 0);
-    if (key !== null && row) candidateCounts.set(key, { revision: row.revision, total });
-    return total;
   };
 
   /**

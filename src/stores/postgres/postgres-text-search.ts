@@ -1,0 +1,60 @@
+import type { MemoryFilter } from '../../core/schemas/memory-record.js';
+import { bm25PruningPlan } from './bm25-pruning-plan.js';
+import { bm25Sql } from './bm25-sql.js';
+import { memoryFilterSql, queryWords, SqlParameters, tsqueryText } from './memory-filter-sql.js';
+import type { Queryable } from './postgres-database.js';
+import { type LearnedStatistics, TextStatisticsCache } from './text-statistics-cache.js';
+
+/**
+ * `searchText` of the PostgreSQL driver: BM25 in one statement (`bm25Sql`) with the statistics this
+ * process has cached for the tenant (validated by the memory revision in the statement) and, when
+ * they allow it, a pruning plan that the statement checks (`bm25PruningPlan`).
+ */
+export function createPostgresTextSearch(database: Queryable) {
+  const textStatistics = new TextStatisticsCache();
+  let prunedSearches = 0;
+
+  const searchText = async (
+    tenantId: string,
+    query: string,
+    filter: MemoryFilter,
+    limit: number,
+  ): Promise<{ id: string; score: number }[]> => {
+    const terms = queryWords(query);
+    const text = tsqueryText(terms);
+    if (limit <= 0 || text === null) return [];
+    const known = textStatistics.known(tenantId, terms);
+    const plan = bm25PruningPlan(known, limit);
+    const parameters = new SqlParameters();
+    const placeholders = {
+      query: parameters.add(text),
+      wordsText: parameters.add(terms.join(' ')),
+      tenant: parameters.add(tenantId),
+      limit: parameters.add(limit),
+      revision: parameters.add(known.revision, '::bigint'),
+      n: parameters.add(known.n, '::float8'),
+      avgdl: parameters.add(known.avgdl, '::float8'),
+      lexemes: parameters.add(known.lexemes, '::text[]'),
+      dfs: parameters.add(known.dfs, '::float8[]'),
+      impacts: parameters.add(known.impacts, '::float8[]'),
+      unstemmed: parameters.add(known.unstemmed, '::text[]'),
+      ...(plan && {
+        pruning: {
+          lexemes: parameters.add(plan.lexemes, '::text[]'),
+          bounds: parameters.add(plan.bounds, '::float8[]'),
+          threshold: parameters.add(plan.threshold, '::float8'),
+          query: parameters.add(plan.query),
+        },
+      }),
+    };
+    const where = memoryFilterSql(tenantId, filter, parameters);
+    const rows = await database.query<
+      LearnedStatistics & { id: string | null; score: number; pruned: boolean }
+    >(bm25Sql(where, placeholders), parameters.values);
+    if (rows[0]) textStatistics.learn(tenantId, rows[0]);
+    if (rows[0]?.pruned) prunedSearches += 1;
+    return rows.flatMap((row) => (row.id === null ? [] : [{ id: row.id, score: row.score }]));
+  };
+
+  return { searchText, prunedTextSearches: () => prunedSearches };
+}
