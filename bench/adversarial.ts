@@ -7,10 +7,12 @@
  * and the server's event-loop delay p99/max (perf_hooks.monitorEventLoopDelay in the server
  * process), next to a quiet baseline (health polling alone) measured in the same run, first and
  * last. Goal: no adversarial input raises health p99 above 5× the quiet baseline.
- * The server runs in a child process over a temporary SQLite file, authentication off, its body
+ * The server runs in a child process over a temporary SQLite file (in a store thread, as `engram
+ * serve` runs it, unless --store-thread main), authentication off, its body
  * limit raised (--body-limit) so that the large inputs reach the server's own limits.
  * Usage: node --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
+ *        [--store-thread worker|main]
  *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,put-1m,oversize-body,
  *        over-max-document]
  */
@@ -26,6 +28,7 @@ import { MAX_DOCUMENT_CHARS } from '../src/engine/long-term/knowledge-base.js';
 import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { createWorkerStore } from '../src/stores/worker/worker-store.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
 
 const allScenarios = [
@@ -47,6 +50,7 @@ const { values } = parseArgs({
     'health-interval-ms': { type: 'string', default: '5' },
     'body-limit': { type: 'string', default: '40000000' },
     repeat: { type: 'string', default: '3' },
+    'store-thread': { type: 'string', default: 'worker' },
     scenarios: { type: 'string', default: allScenarios.join(',') },
     serve: { type: 'boolean', default: false },
   },
@@ -54,9 +58,12 @@ const { values } = parseArgs({
 
 /** The child: engram over a temporary SQLite file, with an event-loop delay histogram over IPC. */
 async function serve(): Promise<void> {
-  const store = await createSqliteStore({
-    path: join(mkdtempSync(join(tmpdir(), 'engram-adv-')), 'engram.db'),
-  });
+  const path = join(mkdtempSync(join(tmpdir(), 'engram-adv-')), 'engram.db');
+  // As `engram serve` opens it: in a store thread by default (storeThread), or in this thread.
+  const store =
+    values['store-thread'] === 'main'
+      ? await createSqliteStore({ path })
+      : await createWorkerStore({ driver: 'sqlite', options: { path } });
   const engram = await createEngram({ store, sweepIntervalMs: 0 });
   const server = createServer({
     engram,
@@ -327,7 +334,8 @@ function pollHealth(port: number, intervalMs: number) {
 async function main(): Promise<void> {
   if (values.serve) return serve();
   const script = process.argv[1] ?? '';
-  const child = fork(script, ['--serve', '--body-limit', values['body-limit']], {
+  const serverArgs = ['--body-limit', values['body-limit'], '--store-thread', values['store-thread']];
+  const child = fork(script, ['--serve', ...serverArgs], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const { port } = await new Promise<{ port: number }>((resolve) =>
@@ -339,7 +347,8 @@ async function main(): Promise<void> {
     `engram adversarial inputs (${machine()}, load average ${loadavg()
       .map((load) => load.toFixed(1))
       .join(' ')}), ${new Date().toISOString().slice(0, 10)}, health polled every ` +
-      `${values['health-interval-ms']} ms, body limit ${values['body-limit']} bytes\n`,
+      `${values['health-interval-ms']} ms, body limit ${values['body-limit']} bytes, ` +
+      `SQLite store in the ${values['store-thread'] === 'main' ? 'request thread' : 'store thread'}\n`,
   );
   const rows: (string | number)[][] = [];
   let baseline = Number.NaN;

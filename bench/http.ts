@@ -5,11 +5,12 @@
  * (POST /v1/long-term-memory/search over --memories memories; skipped with a note while the route
  * answers 404/405), against the bare Fastify "hello" route in the same run. The server runs in a
  * child process over a temporary SQLite file, authentication disabled, at each --log-levels level
- * (stdout discarded); a closed-loop load generator drives it over keep-alive loopback connections.
+ * (stdout discarded) and with each --store-threads placement of the SQLite store (`worker`, as
+ * `engram serve` runs it by default, or `main`, in the request thread); a closed-loop load generator drives it over keep-alive loopback connections.
  * Prints req/s and latency per scenario and each scenario's ratio to the hello route measured just
  * before it (target for GET working memory: >= 70%).
  * Usage: node --import tsx bench/http.ts [--duration 5] [--connections 4] [--messages 20]
- *        [--memories 1000] [--rounds 2] [--log-levels silent,info]
+ *        [--memories 1000] [--rounds 2] [--log-levels silent,info] [--store-threads worker,main]
  *        [--scenarios health,get,get-uncached,append,search]
  * Profile the server: node --cpu-prof --cpu-prof-dir=prof --import tsx bench/http.ts --scenarios get
  */
@@ -24,6 +25,7 @@ import { logLevelSchema, type ServerConfig } from '../src/server/server-config.j
 import { createServerMetrics } from '../src/server/server-metrics.js';
 import { instrumentStore } from '../src/stores/instrument-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+import { createWorkerStore } from '../src/stores/worker/worker-store.js';
 import { machine, percentile, printTable, seedSession } from './bench-utilities.js';
 import {
   answerCpuRequests,
@@ -47,6 +49,8 @@ const { values } = parseArgs({
     'log-levels': { type: 'string', default: 'silent,info' },
     serve: { type: 'string' },
     'log-level': { type: 'string', default: 'silent' },
+    'store-threads': { type: 'string', default: 'worker,main' },
+    'store-thread': { type: 'string', default: 'worker' },
     db: { type: 'string' },
   },
 });
@@ -70,7 +74,11 @@ const wordAt = (index: number) => words[index % words.length] ?? 'memory';
 async function serveEngram(databasePath: string, logLevel: ServerConfig['logLevel']): Promise<number> {
   // Wired as `engram serve` wires it: store calls and sources report to the served metrics.
   const metrics = createServerMetrics();
-  const store = instrumentStore(await createSqliteStore({ path: databasePath }), metrics.observeStore);
+  const opened =
+    values['store-thread'] === 'main'
+      ? await createSqliteStore({ path: databasePath })
+      : await createWorkerStore({ driver: 'sqlite', options: { path: databasePath } });
+  const store = instrumentStore(opened, metrics.observeStore);
   const engram = await createEngram({
     store,
     sweepIntervalMs: 0,
@@ -174,6 +182,10 @@ async function main(): Promise<void> {
   const options = { seconds: Number(values.duration), connections: Number(values.connections) };
   const rounds = Number(values.rounds);
   const logLevels = values['log-levels'].split(',').map((level) => logLevelSchema.parse(level));
+  const storeThreads = values['store-threads'].split(',').map((thread) => {
+    if (thread !== 'worker' && thread !== 'main') throw new Error(`--store-threads: unknown ${thread}`);
+    return thread;
+  });
   const script = process.argv[1] ?? '';
   console.log(
     `engram HTTP (${machine()}), ${options.connections} connections, ${options.seconds} s per scenario, ` +
@@ -189,9 +201,14 @@ async function main(): Promise<void> {
     // shared machine the load drifts, so only a ratio of neighbouring measurements means much.
     const hello = await forkServer(script, ['--serve', 'fastify']);
     try {
-      for (const logLevel of logLevels) {
+      for (const [logLevel, storeThread] of logLevels.flatMap((level) =>
+        storeThreads.map((thread) => [level, thread] as const),
+      )) {
         const directory = mkdtempSync(join(tmpdir(), 'engram-bench-http-'));
-        const args = ['--serve', 'engram', '--db', join(directory, 'engram.db'), '--log-level', logLevel];
+        const args = [
+          ...['--serve', 'engram', '--db', join(directory, 'engram.db'), '--log-level', logLevel],
+          ...['--store-thread', storeThread],
+        ];
         const server = await forkServer(script, [
           ...args,
           '--messages',
@@ -215,7 +232,7 @@ async function main(): Promise<void> {
               ...bare,
             });
             const measured = await measure(server, scenario.next, options);
-            const name = `engram (log ${logLevel})`;
+            const name = `engram (log ${logLevel}, store ${storeThread})`;
             rows.push({
               round,
               server: name,

@@ -145,3 +145,5 @@ export {
 } from './stores/postgres/postgres-store.js';
 export type { SessionStore, StoreCapabilities } from './stores/session-store.js';
 export { createSqliteStore } from './stores/sqlite/sqlite-store.js';
+export { createStoreThread, type StoreThread } from './stores/worker/store-thread.js';
+export { createWorkerStore, type WorkerStoreOptions } from './stores/worker/worker-store.js';

@@ -46,7 +46,9 @@ async function withKeys<T>(
     { db: flags.db, store: flags.store, config: flags.config },
     io.environment,
   );
-  const { store } = await openConfiguredStore(config, (warning) => io.stderr.write(`engram: ${warning}\n`));
+  const { store } = await openConfiguredStore({ ...config, storeThread: 'main' }, (warning) =>
+    io.stderr.write(`engram: ${warning}\n`),
+  );
   try {
     return await work(createApiKeys(store.documents));
   } finally {

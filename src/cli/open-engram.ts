@@ -25,7 +25,9 @@ export async function openEngram(
     { db: flags.db, store: flags.store, config: flags.config },
     io.environment,
   );
-  const { store } = await openConfiguredStore(config, (warning) => io.stderr.write(`engram: ${warning}\n`));
+  const { store } = await openConfiguredStore({ ...config, storeThread: 'main' }, (warning) =>
+    io.stderr.write(`engram: ${warning}\n`),
+  );
   const engram = await createEngram({
     store,
     sweepIntervalMs: 0,

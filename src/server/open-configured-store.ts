@@ -1,6 +1,7 @@
 import { StoreError } from '../core/errors.js';
 import type { EngramStore } from '../stores/engram-store.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
+import { createWorkerStore } from '../stores/worker/worker-store.js';
 import type { ServerConfig } from './server-config.js';
 
 /** The store the settings name, and how to describe it in logs (never with a password). */
@@ -22,17 +23,25 @@ export function redactedUrl(url: string): string {
 
 /**
  * Opens the configured store: PostgreSQL when `storeUrl` is set (a `schema` query parameter picks
- * the schema), else the SQLite file. The postgres driver is imported only when asked for.
- * Rejects with StoreError (`store_unavailable`) when the database cannot be reached.
+ * the schema), else the SQLite file, in a thread of its own when `storeThread` is `worker` (the
+ * server's default; one-shot CLI commands leave it out and open the file in their own thread).
+ * The postgres driver is imported only when asked for. Rejects with StoreError
+ * (`store_unavailable`) when the database cannot be reached.
  */
 export async function openConfiguredStore(
-  config: Pick<ServerConfig, 'databasePath' | 'storeUrl' | 'storePoolSize' | 'storeHnswEfConstruction'>,
+  config: Pick<ServerConfig, 'databasePath' | 'storeUrl' | 'storePoolSize' | 'storeHnswEfConstruction'> & {
+    storeThread?: ServerConfig['storeThread'];
+  },
   warn: (message: string) => void,
 ): Promise<ConfiguredStore> {
   if (config.storeUrl === undefined) {
+    const path = config.databasePath;
+    const threaded = config.storeThread === 'worker';
     return {
-      store: await createSqliteStore({ path: config.databasePath }),
-      description: `database ${config.databasePath}`,
+      store: threaded
+        ? await createWorkerStore({ driver: 'sqlite', options: { path } })
+        : await createSqliteStore({ path }),
+      description: `database ${path}${threaded ? ' (store thread)' : ''}`,
     };
   }
   const url = new URL(config.storeUrl);

@@ -75,6 +75,11 @@ export const serverConfigSchema = z.strictObject({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
+  /**
+   * Where the SQLite store runs: `worker` (a thread of its own, so its synchronous statements and
+   * fsyncs never hold requests; docs/stores/sqlite.md) or `main` (in the request thread).
+   */
+  storeThread: z.enum(['worker', 'main']).default('worker'),
   /** PostgreSQL connections per server process. */
   storePoolSize: integerSetting(1, 1_000).default(10),
   /** `ef_construction` of the PostgreSQL HNSW indexes (docs/stores/postgres.md). */
@@ -122,6 +127,7 @@ export const environmentVariables = {
   ENGRAM_PORT: 'port',
   ENGRAM_DATABASE_PATH: 'databasePath',
   ENGRAM_STORE_URL: 'storeUrl',
+  ENGRAM_STORE_THREAD: 'storeThread',
   ENGRAM_STORE_POOL_SIZE: 'storePoolSize',
   ENGRAM_STORE_HNSW_EF_CONSTRUCTION: 'storeHnswEfConstruction',
   ENGRAM_JOB_LEASE_MS: 'jobLeaseMs',

@@ -21,6 +21,7 @@ describe('server config', () => {
       logLevel: 'info',
       bodyLimitBytes: 1_048_576,
       shutdownTimeoutMs: 10_000,
+      storeThread: 'worker',
       storePoolSize: 10,
       storeHnswEfConstruction: 200,
       jobLeaseMs: 60_000,
@@ -47,6 +48,12 @@ describe('server config', () => {
     expect(() => resolveServerConfig({}, { ENGRAM_STORE_HNSW_EF_CONSTRUCTION: '16' })).toThrow(
       ValidationError,
     );
+  });
+
+  it('runs the SQLite store in a thread of its own unless ENGRAM_STORE_THREAD says main', () => {
+    expect(resolveServerConfig({}, {}).storeThread).toBe('worker');
+    expect(resolveServerConfig({}, { ENGRAM_STORE_THREAD: 'main' }).storeThread).toBe('main');
+    expect(() => resolveServerConfig({}, { ENGRAM_STORE_THREAD: 'fork' })).toThrow(ValidationError);
   });
 
   it('takes flags over environment variables over the config file', () => {

@@ -40,6 +40,7 @@ import {
 import { createSqliteDocumentStore } from './sqlite-document-store.js';
 import { createSqliteJobStore } from './sqlite-job-store.js';
 import { createSqliteMemoryRecordStore } from './sqlite-memory-record-store.js';
+import { sessionRevisionOf } from './sqlite-revision-reader.js';
 import { type ListFilter, prepareStatements } from './statements.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
@@ -345,11 +346,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
       }),
     readMessages: (key, query) => guarded(() => read(key, query)),
     sessionRevision: (key) =>
-      guarded(() => {
-        const row = statements.selectRevision.get(sessionKeyId(key));
-        if (!row || isExpired(row[2], clock().getTime())) return null;
-        return `${row[0]}.${row[1]}`;
-      }),
+      guarded(() => sessionRevisionOf(statements.selectRevision.get(sessionKeyId(key)), clock().getTime())),
     putSession: (key, write, writeOptions) =>
       guarded(() => put.immediate(key, write, writeOptions?.expectedVersion)),
     appendMessages: (key, messages, appendOptions) =>

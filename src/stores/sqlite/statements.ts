@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { MessageTuple, SessionParameters, SessionRow, SummaryRow } from './rows.js';
+import { SELECT_REVISION_SQL } from './sqlite-revision-reader.js';
 
 /** Named parameters of the listing queries; the `any*` flags are 1 when a filter is absent. */
 export interface ListFilter {
@@ -105,12 +106,7 @@ export type IdleRow = Pick<
 export function prepareStatements(database: Database): Statements {
   return {
     selectSession: database.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_key = ?'),
-    /** What `sessionRevision` needs, from the session_key index alone: no row decoding. */
-    selectRevision: database
-      .prepare<[string], RevisionTuple>(
-        'SELECT incarnation, version, expires_at FROM sessions WHERE session_key = ?',
-      )
-      .raw(true),
+    selectRevision: database.prepare<[string], RevisionTuple>(SELECT_REVISION_SQL).raw(true),
     insertSession: database.prepare<SessionParameters, SessionRow>(
       `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${SESSION_COLUMNS.replace(/(\w+)/g, '@$1')}) RETURNING *`,
     ),

@@ -1,0 +1,186 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { StoreError } from '../../core/errors.js';
+import type { SessionKey } from '../../core/schemas/session.js';
+import type { EngramStore } from '../engram-store.js';
+import { toStoreFailure } from '../sqlite/open-database.js';
+import { openSqliteRevisionReader, type SqliteRevisionReader } from '../sqlite/sqlite-revision-reader.js';
+import { reviveError } from './transferred-error.js';
+import type {
+  ReplyMessage,
+  RequestMessage,
+  StorePart,
+  StoreShape,
+  WorkerDriverName,
+  WorkerDrivers,
+} from './worker-protocol.js';
+
+/** Options of a store opened in a store thread. */
+export interface WorkerStoreOptions<Driver extends WorkerDriverName = WorkerDriverName> {
+  /** The driver the thread opens: `sqlite` (the server's default) or `memory` (tests). */
+  driver: Driver;
+  /** The driver's own options (for SQLite: `path`, `vectorExtension`). */
+  options: WorkerDrivers[Driver];
+  /**
+   * A clock for the store (tests): each call carries its reading, taken when the call is made, and
+   * the driver in the thread reads that. Absent: the thread reads the real time itself.
+   */
+  clock?: () => Date;
+}
+
+/** A worker thread holding stores; see `createStoreThread`. */
+export interface StoreThread {
+  /** Opens a store in the thread; rejects as the driver does when it cannot open. */
+  open<Driver extends WorkerDriverName>(options: WorkerStoreOptions<Driver>): Promise<EngramStore>;
+  /** Stops the thread; calls still in flight, and later ones, reject with StoreError. */
+  close(): Promise<void>;
+}
+
+/**
+ * How the thread is started: the compiled `store-worker.js` beside this file, or, when engram runs
+ * from its TypeScript sources (tests, `tsx`), the `.ts` entry through tsx's loader (a dev
+ * dependency that a published package never reaches: it ships the compiled file).
+ */
+function startWorker(): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./store-worker.js', here));
+  const entry = new URL('./store-worker.ts', here).href;
+  const tsx = pathToFileURL(
+    createRequire(here)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+/**
+ * The reads a driver serves from the calling thread itself: for a SQLite file, `sessionRevision`
+ * on a read-only connection (the cached GET's one read; a round trip to the thread costs 10× more).
+ * Opened after the thread has migrated the file. None for `:memory:` (a private database per connection).
+ */
+async function openCallerReader(options: WorkerStoreOptions): Promise<SqliteRevisionReader | undefined> {
+  if (options.driver !== 'sqlite') return undefined;
+  const { path } = options.options as WorkerDrivers['sqlite'];
+  if (path === ':memory:' || path === '') return undefined;
+  return openSqliteRevisionReader(path, options.clock ?? (() => new Date()));
+}
+
+/**
+ * Starts a worker thread that runs store drivers, each store it opens reached through the same
+ * `EngramStore` contract: every method is a message to the thread, arguments and results copied by
+ * structured clone, errors revived with their class, `code` and details. The drivers' synchronous
+ * work (SQLite statements and fsyncs, the one transaction of a 100,000-message PUT, index builds,
+ * vector scans) then never blocks the calling thread. The thread holds the process open only while
+ * calls are in flight.
+ */
+export function createStoreThread(): StoreThread {
+  const worker = startWorker();
+  worker.unref();
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextRequest = 0;
+  let nextStore = 0;
+  let stopped: StoreError | undefined;
+
+  /** Fails every request in flight and every later one: the thread is gone. */
+  const stop = (error: StoreError): void => {
+    stopped ??= error;
+    for (const request of pending.values()) request.reject(stopped);
+    pending.clear();
+    worker.unref();
+  };
+  worker.on('message', (reply: ReplyMessage) => {
+    const request = pending.get(reply.id);
+    if (request === undefined) return;
+    pending.delete(reply.id);
+    if (pending.size === 0) worker.unref();
+    if (reply.type === 'result') request.resolve(reply.value);
+    else request.reject(reviveError(reply.error));
+  });
+  worker.on('error', (error) => stop(new StoreError(`The store thread failed: ${error.message}`, error)));
+  worker.on('exit', (code) => stop(new StoreError(`The store thread stopped (exit code ${code})`)));
+
+  /** Sends one request; `message` is built with the id it is given. */
+  const send = (message: (id: number) => RequestMessage): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      if (stopped) return reject(stopped);
+      const id = nextRequest++;
+      try {
+        worker.postMessage(message(id));
+      } catch (error) {
+        // An argument structured clone cannot copy (a function, a class with private state).
+        return reject(error);
+      }
+      if (pending.size === 0) worker.ref();
+      pending.set(id, { resolve, reject });
+    });
+
+  const open = async (options: WorkerStoreOptions): Promise<EngramStore> => {
+    const store = nextStore++;
+    const { driver, options: driverOptions, clock } = options;
+    const start = { driver, options: driverOptions, forwardedClock: clock !== undefined };
+    const shape = (await send((id) => ({ type: 'open', id, store, start }))) as StoreShape;
+    let closed: StoreError | undefined;
+    const call =
+      (part: StorePart, method: string) =>
+      (...args: unknown[]): Promise<unknown> =>
+        closed
+          ? Promise.reject(closed)
+          : send((id) => ({
+              type: 'call',
+              id,
+              store,
+              part,
+              method,
+              args,
+              ...(clock && { now: clock().getTime() }),
+            }));
+    const methods = (part: StorePart) =>
+      Object.fromEntries(shape.methods[part].map((method) => [method, call(part, method)]));
+
+    const closeInThread = call('sessions', 'close');
+    let reader: SqliteRevisionReader | undefined;
+    try {
+      reader = await openCallerReader(options);
+    } catch (error) {
+      await closeInThread().catch(() => undefined);
+      throw toStoreFailure(error);
+    }
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        try {
+          if (!stopped) await closeInThread();
+        } finally {
+          closed = new StoreError(`The ${shape.driver} store is closed`);
+          reader?.close();
+        }
+      })();
+      return closing;
+    };
+    return {
+      ...methods('sessions'),
+      ...(reader && {
+        sessionRevision: (key: SessionKey) => {
+          const refusal = closed ?? stopped;
+          return refusal ? Promise.reject(refusal) : reader.sessionRevision(key);
+        },
+      }),
+      driver: shape.driver,
+      capabilities: shape.capabilities,
+      memories: { ...methods('memories'), capabilities: shape.memoryCapabilities },
+      documents: methods('documents'),
+      jobs: methods('jobs'),
+      close,
+    } as unknown as EngramStore;
+  };
+
+  return {
+    open,
+    close: async () => {
+      stop(new StoreError('The store thread is closed'));
+      await worker.terminate();
+    },
+  };
+}
