@@ -6,6 +6,12 @@ import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../engram-store.js';
 import { toStoreFailure } from '../sqlite/open-database.js';
 import { openSqliteRevisionReader, type SqliteRevisionReader } from '../sqlite/sqlite-revision-reader.js';
+import {
+  decodeLargeArrays,
+  encodeLargeArrays,
+  holdsChunkedArray,
+  holdsLargeArray,
+} from './chunked-arrays.js';
 import { reviveError } from './transferred-error.js';
 import type {
   ReplyMessage,
@@ -15,6 +21,9 @@ import type {
   WorkerDriverName,
   WorkerDrivers,
 } from './worker-protocol.js';
+
+/** How long encoding or decoding a large array may hold the calling thread before it yields. */
+const SLICE_MS = 4;
 
 /** Options of a store opened in a store thread. */
 export interface WorkerStoreOptions<Driver extends WorkerDriverName = WorkerDriverName> {
@@ -90,30 +99,65 @@ export function createStoreThread(): StoreThread {
     pending.clear();
     worker.unref();
   };
-  worker.on('message', (reply: ReplyMessage) => {
+  /** Settles a request; its result's large arrays are decoded in slices first. */
+  const settle = async (reply: ReplyMessage): Promise<void> => {
     const request = pending.get(reply.id);
     if (request === undefined) return;
-    pending.delete(reply.id);
+    if (reply.type === 'error') return finish(reply.id)?.reject(reviveError(reply.error));
+    const value = holdsChunkedArray(reply.value)
+      ? await decodeLargeArrays(reply.value, SLICE_MS)
+      : reply.value;
+    finish(reply.id)?.resolve(value);
+  };
+  const finish = (id: number) => {
+    const request = pending.get(id);
+    pending.delete(id);
     if (pending.size === 0) worker.unref();
-    if (reply.type === 'result') request.resolve(reply.value);
-    else request.reject(reviveError(reply.error));
+    return request;
+  };
+  worker.on('message', (reply: ReplyMessage) => {
+    settle(reply).catch((error: unknown) => finish(reply.id)?.reject(error as Error));
   });
   worker.on('error', (error) => stop(new StoreError(`The store thread failed: ${error.message}`, error)));
   worker.on('exit', (code) => stop(new StoreError(`The store thread stopped (exit code ${code})`)));
 
+  /**
+   * Requests still being encoded, in call order: a request made after one that is being encoded
+   * waits for it, so the thread runs calls in the order they were made, as an in-process store does.
+   */
+  let backlog: Promise<void> | undefined;
+  const post = (id: number, message: RequestMessage, transfer: ArrayBuffer[]): void => {
+    if (!pending.has(id)) return;
+    try {
+      worker.postMessage(message, transfer);
+    } catch (error) {
+      // An argument structured clone cannot copy (a function, a class with private state).
+      finish(id)?.reject(error as Error);
+    }
+  };
   /** Sends one request; `message` is built with the id it is given. */
-  const send = (message: (id: number) => RequestMessage): Promise<unknown> =>
+  const send = (build: (id: number) => RequestMessage): Promise<unknown> =>
     new Promise((resolve, reject) => {
       if (stopped) return reject(stopped);
       const id = nextRequest++;
-      try {
-        worker.postMessage(message(id));
-      } catch (error) {
-        // An argument structured clone cannot copy (a function, a class with private state).
-        return reject(error);
-      }
+      const message = build(id);
       if (pending.size === 0) worker.ref();
       pending.set(id, { resolve, reject });
+      const large = message.type === 'call' && message.args.some(holdsLargeArray);
+      if (!large && backlog === undefined) return post(id, message, []);
+      const encoded = (backlog ?? Promise.resolve()).then(async () => {
+        if (!large || message.type !== 'call') return post(id, message, []);
+        const transfer: ArrayBuffer[] = [];
+        const args: unknown[] = [];
+        for (const arg of message.args) args.push(await encodeLargeArrays(arg, transfer, SLICE_MS));
+        post(id, { ...message, args }, transfer);
+      });
+      const tail: Promise<void> = encoded
+        .catch((error: unknown) => finish(id)?.reject(error as Error))
+        .then(() => {
+          if (backlog === tail) backlog = undefined;
+        });
+      backlog = tail;
     });
 
   const open = async (options: WorkerStoreOptions): Promise<EngramStore> => {

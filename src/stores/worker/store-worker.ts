@@ -6,6 +6,12 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { EngramStore } from '../engram-store.js';
+import {
+  decodeLargeArrays,
+  encodeLargeArrays,
+  holdsChunkedArray,
+  holdsLargeArray,
+} from './chunked-arrays.js';
 import { transferError } from './transferred-error.js';
 import {
   type ReplyMessage,
@@ -81,24 +87,44 @@ function run(request: Extract<RequestMessage, { type: 'call' }>): unknown {
   return result;
 }
 
-const post = (message: ReplyMessage): void => {
+const post = (message: ReplyMessage, transfer: ArrayBuffer[] = []): void => {
   try {
-    port.postMessage(message);
+    port.postMessage(message, transfer);
   } catch (error) {
     // A result or error detail that structured clone cannot copy: answer with that failure instead.
     port.postMessage({ type: 'error', id: message.id, error: transferError(error) } satisfies ReplyMessage);
   }
 };
 
+/** Answers with the result, its large arrays in chunks (encoded here: this thread need not yield). */
+async function reply(id: number, value: unknown): Promise<void> {
+  if (!holdsLargeArray(value)) return post({ type: 'result', id, value });
+  const transfer: ArrayBuffer[] = [];
+  const encoded = await encodeLargeArrays(value, transfer, Number.POSITIVE_INFINITY);
+  post({ type: 'result', id, value: encoded }, transfer);
+}
+
+/** Decodes the large arrays the caller sent in chunks, then runs the call. */
+async function runWithArguments(request: Extract<RequestMessage, { type: 'call' }>): Promise<unknown> {
+  if (request.args.some(holdsChunkedArray)) {
+    const args = await Promise.all(
+      request.args.map((arg) => decodeLargeArrays(arg, Number.POSITIVE_INFINITY)),
+    );
+    return run({ ...request, args });
+  }
+  return run(request);
+}
+
 port.on('message', (request: RequestMessage) => {
   let pending: Promise<unknown>;
   try {
-    pending = Promise.resolve(request.type === 'open' ? open(request.start, request.store) : run(request));
+    pending = Promise.resolve(
+      request.type === 'open' ? open(request.start, request.store) : runWithArguments(request),
+    );
   } catch (error) {
     pending = Promise.reject(error);
   }
-  pending.then(
-    (value) => post({ type: 'result', id: request.id, value }),
-    (error: unknown) => post({ type: 'error', id: request.id, error: transferError(error) }),
-  );
+  pending
+    .then((value) => reply(request.id, value))
+    .catch((error: unknown) => post({ type: 'error', id: request.id, error: transferError(error) }));
 });

@@ -48,6 +48,21 @@ describe('a store in a store thread', () => {
     }
   });
 
+  it('runs calls in the order they were made, a large one included', async () => {
+    const store = await openInThread();
+    try {
+      // The PUT's 5,000 messages are sent in chunks; the append made after it must still run after it.
+      const put = store.putSession(sessionKey(), sessionWrite({ messages: manyMessages(5_000) }));
+      const append = store.appendMessages(sessionKey(), [message('after')]);
+      await Promise.all([put, append]);
+      const stored = await store.readMessages(sessionKey(), { order: 'oldest-first' });
+      expect(stored).toHaveLength(5_001);
+      expect(stored.map((item) => item.id)).toEqual([...manyMessages(5_000).map((item) => item.id), 'after']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('rejects with the error class, code and details the driver threw', async () => {
     const store = await openInThread();
     try {

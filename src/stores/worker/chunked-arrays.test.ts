@@ -1,0 +1,72 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  decodeLargeArrays,
+  encodeLargeArrays,
+  holdsChunkedArray,
+  holdsLargeArray,
+  LARGE_ARRAY,
+} from './chunked-arrays.js';
+
+const record = fc.record({
+  id: fc.string(),
+  seq: fc.integer(),
+  content: fc.string({ unit: 'grapheme' }),
+  vector: fc.option(fc.float32Array({ maxLength: 4, noNaN: true }), { nil: undefined }),
+});
+
+/** Encodes, copies as postMessage would (structured clone), decodes. */
+async function roundTrip(value: unknown): Promise<unknown> {
+  const transfer: ArrayBuffer[] = [];
+  const encoded = await encodeLargeArrays(value, transfer, 0);
+  return decodeLargeArrays(structuredClone(encoded, { transfer }), 0);
+}
+
+describe('large arrays in chunks', () => {
+  it('round-trips arrays around the threshold, given whole or as a property', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: LARGE_ARRAY - 2, max: LARGE_ARRAY * 2 + 3 }),
+        record,
+        async (length, item) => {
+          const items = Array.from({ length }, (_, index) => ({ ...item, seq: index }));
+          expect(await roundTrip(items)).toEqual(items);
+          const write = { messages: items, data: { a: 1 }, ttlSeconds: null };
+          expect(await roundTrip(write)).toEqual(write);
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
+  it('encodes only arrays over the threshold, and leaves other values as they are', async () => {
+    const small = Array.from({ length: LARGE_ARRAY }, (_, index) => index);
+    const large = [...small, LARGE_ARRAY];
+    expect(holdsLargeArray(small)).toBe(false);
+    expect(holdsLargeArray(large)).toBe(true);
+    expect(holdsLargeArray({ messages: large })).toBe(true);
+    expect(holdsLargeArray({ nested: { messages: large } })).toBe(false);
+    const transfer: ArrayBuffer[] = [];
+    expect(await encodeLargeArrays(small, transfer, 0)).toBe(small);
+    const encoded = await encodeLargeArrays({ messages: large, other: 'x' }, transfer, 0);
+    expect(holdsChunkedArray(encoded)).toBe(true);
+    expect(encoded).toMatchObject({ other: 'x' });
+    expect(transfer.length).toBe(Math.ceil(large.length / 1_000));
+  });
+
+  it('lets the event loop run between chunks when its slice has passed', async () => {
+    const items = Array.from({ length: 10_000 }, (_, index) => ({ index, text: `item ${index}` }));
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    try {
+      const transfer: ArrayBuffer[] = [];
+      const encoded = await encodeLargeArrays(items, transfer, 0);
+      const encodingTurns = turns;
+      expect(await decodeLargeArrays(encoded, 0)).toEqual(items);
+      expect(encodingTurns).toBeGreaterThan(0);
+      expect(turns).toBeGreaterThan(encodingTurns);
+    } finally {
+      clearInterval(counting);
+    }
+  });
+});
