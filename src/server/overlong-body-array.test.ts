@@ -36,6 +36,29 @@ describe('overlongBodyArray', () => {
     expect(await overlongBodyArray(body, { messages: 200_000 })).toBeNull();
   });
 
+  it("finds strings' ends across slices, escaped quotes and backslashes included", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('"', '\\', '\\"', '\\\\', 'é', '[1, 2]', ','),
+        fc.integer({ min: 70_000, max: 140_000 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (unit, repeat, items) => {
+          // A long string whose quotes and backslashes fall on and around the 64 KB slice edges.
+          const object = {
+            context: `x${unit.repeat(repeat)}y`,
+            messages: Array.from({ length: items }, () => 'm'),
+          };
+          const body = bytes(JSON.stringify(object));
+          expect(body.length).toBeGreaterThan(64 * 1024);
+          expect(await overlongBodyArray(body, { messages: items - 1 || 1 })).toEqual(
+            items > 1 ? { field: 'messages', limit: items - 1 } : null,
+          );
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   it('agrees with JSON.parse on random bodies', async () => {
     const value = fc.oneof(
       fc.string(),
