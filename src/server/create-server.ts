@@ -34,7 +34,7 @@ import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
 import type { BodyArrayLimits } from './overlong-body-array.js';
-import { parseUtf8Body } from './parse-utf8-body.js';
+import { readUtf8Body } from './parse-utf8-body.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
 import { createServerLogger } from './server-logger.js';
@@ -138,7 +138,7 @@ export function createServer(options: ServerOptions): EngramServer {
   });
   registerOpenApi(app);
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, parseUtf8Body);
+  app.addContentTypeParser('*', readUtf8Body);
   const authenticate = createAuthenticator(config, engram);
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('routeTemplate', '');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { overlongBodyArray } from './overlong-body-array.js';
+import { createBodyArrayCounter, overlongBodyArray } from './overlong-body-array.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
@@ -56,6 +56,37 @@ describe('overlongBodyArray', () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+
+  it('gives the same answer however the body is cut into chunks as it arrives', () => {
+    const value = fc.oneof(fc.string(), fc.integer(), fc.array(fc.string(), { maxLength: 3 }));
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom('messages', 'memories', 'data', 'x"y', 'mess\\u0061ges'),
+          fc.oneof(value, fc.array(value)),
+        ),
+        fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 3 }),
+        (object, cuts, limit) => {
+          const limits = { messages: limit, memories: limit };
+          const body = bytes(JSON.stringify(object, null, 1));
+          const whole = createBodyArrayCounter(limits).feed(body);
+          const counter = createBodyArrayCounter(limits);
+          let found = null;
+          for (let start = 0, cut = 0; start < body.length && !found; cut++) {
+            const size = cuts[cut % cuts.length] ?? 1;
+            found = counter.feed(body.subarray(start, start + size));
+            start += size;
+          }
+          expect(found).toEqual(whole);
+          const over = Object.entries(object).find(
+            ([key, item]) => key in limits && Array.isArray(item) && item.length > limit,
+          );
+          expect(whole?.field ?? null).toBe(over?.[0] ?? null);
+        },
+      ),
     );
   });
 

@@ -1,6 +1,12 @@
 /** The most items (at least 1) each top-level array field of a route's JSON body may hold, by field name. */
 export type BodyArrayLimits = Readonly<Record<string, number>>;
 
+/** A top-level list found over its limit. */
+export interface OverlongArray {
+  field: string;
+  limit: number;
+}
+
 /** Bytes scanned between yields to the event loop (~1 ms of structural bytes, warm). */
 const SCAN_SLICE_BYTES = 64 * 1024;
 
@@ -16,75 +22,97 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
+/** Counts a JSON body's top-level lists as its bytes arrive; see `createBodyArrayCounter`. */
+export interface BodyArrayCounter {
+  /** Reads the next bytes of the body: the list found over its limit so far, or null. */
+  feed(chunk: Uint8Array): OverlongArray | null;
+}
+
 /**
  * Finds a top-level array field of a JSON object body holding more items than its limit, reading
- * the raw bytes once, before anything parses them: a million-item list is refused after the first
- * `limit + 1` items instead of being parsed (one uninterruptible `JSON.parse`), validated and
- * dropped. Counts the commas directly inside the array (items = commas + 1), so the cost is linear
- * in the bytes read and nothing is allocated per item; yields to the event loop every 64 KB.
- * Structural characters are ASCII, and UTF-8 never uses ASCII bytes inside a multi-byte
- * character, so bytes can be scanned without decoding. A body that is not JSON just finds nothing
- * (the parser reports it). Resolves the field and its limit, or null.
+ * the raw bytes once, chunk by chunk as they arrive, before anything parses them: a million-item
+ * list is refused after the first `limit + 1` items instead of being received whole, parsed (one
+ * uninterruptible `JSON.parse`), validated and dropped. Counts the commas directly inside the
+ * array (items = commas + 1), so the cost is linear in the bytes read and nothing is allocated per
+ * item. Structural characters are ASCII, and UTF-8 never uses ASCII bytes inside a multi-byte
+ * character, so bytes can be scanned without decoding; inside a string only the next quote or
+ * backslash matters, found with a native search. A body that is not JSON just finds nothing (the
+ * parser reports it).
  */
-export async function overlongBodyArray(
-  body: Uint8Array,
-  limits: BodyArrayLimits,
-): Promise<{ field: string; limit: number } | null> {
+export function createBodyArrayCounter(limits: BodyArrayLimits): BodyArrayCounter {
   let depth = 0;
   let inString = false;
   let escaped = false;
-  let stringStart = 0;
-  let stringEnd = 0;
+  /** In the top-level object, a string now would be a key (after `{` or `,`), not a value. */
+  let expectKey = false;
+  /** The bytes of the top-level key being read (null when none is, or it is too long to matter). */
+  let keyBytes: number[] | null = null;
+  let lastKey: string | null = null;
   /** The key whose value comes next in the top-level object, when it has a limit. */
   let key: string | null = null;
-  let counting: { field: string; limit: number } | null = null;
+  let counting: OverlongArray | null = null;
   let commas = 0;
-  // Where the next quote and backslash are, found once and reused until passed: linear in all.
-  let nextQuote = -1;
-  let nextBackslash = -1;
-  for (let start = 0; start < body.length; start += SCAN_SLICE_BYTES) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    const end = Math.min(body.length, start + SCAN_SLICE_BYTES);
-    for (let index = start; index < end; index++) {
+  let found: OverlongArray | null = null;
+
+  const keep = (chunk: Uint8Array, from: number, to: number) => {
+    if (keyBytes === null) return;
+    if (keyBytes.length + (to - from) > MAX_KEY_BYTES) keyBytes = null;
+    else for (let index = from; index < to; index++) keyBytes.push(chunk[index] as number);
+  };
+
+  const feed = (chunk: Uint8Array): OverlongArray | null => {
+    if (found) return found;
+    // Where the next quote and backslash are in this chunk, found once and reused until passed.
+    let nextQuote = -1;
+    let nextBackslash = -1;
+    for (let index = 0; index < chunk.length; index++) {
       if (inString) {
         if (escaped) {
           escaped = false;
+          keep(chunk, index, index + 1);
           continue;
         }
-        // Inside a string only a quote or a backslash matters: jump to the next one (a native
-        // search, so a 900 KB string costs microseconds, not a JavaScript loop over its bytes).
-        if (nextQuote < index) nextQuote = nextIndex(body, QUOTE, index);
-        if (nextBackslash < index) nextBackslash = nextIndex(body, BACKSLASH, index);
+        if (nextQuote < index) nextQuote = nextIndex(chunk, QUOTE, index);
+        if (nextBackslash < index) nextBackslash = nextIndex(chunk, BACKSLASH, index);
         const next = Math.min(nextQuote, nextBackslash);
-        if (next >= end) {
-          index = end - 1;
-          continue;
-        }
+        keep(chunk, index, Math.min(next + 1, chunk.length));
+        if (next >= chunk.length) break;
         index = next;
         if (next === nextBackslash) escaped = true;
         else {
           inString = false;
-          stringEnd = index;
+          if (keyBytes !== null) lastKey = decodeKey(keyBytes, limits);
+          keyBytes = null;
         }
         continue;
       }
-      const byte = body[index];
-      switch (byte) {
+      switch (chunk[index]) {
         case QUOTE:
           inString = true;
-          stringStart = index + 1;
+          // The opening quote is kept: the key is decoded as the JSON string it is.
+          keyBytes = depth === 1 && expectKey ? [QUOTE] : null;
+          lastKey = null;
           break;
         case COLON:
-          if (depth === 1) key = keyAt(body, stringStart, stringEnd, limits);
+          if (depth === 1) {
+            key = lastKey;
+            expectKey = false;
+          }
           break;
         case COMMA:
-          if (depth === 1) key = null;
-          else if (depth === 2 && counting && ++commas >= counting.limit) return counting;
+          if (depth === 1) {
+            key = null;
+            expectKey = true;
+          } else if (depth === 2 && counting && ++commas >= counting.limit) {
+            found = counting;
+            return found;
+          }
           break;
         case OPEN_ARRAY:
         case OPEN_OBJECT:
           depth++;
-          if (byte === OPEN_ARRAY && depth === 2 && key !== null) {
+          if (depth === 1) expectKey = chunk[index] === OPEN_OBJECT;
+          if (chunk[index] === OPEN_ARRAY && depth === 2 && key !== null) {
             counting = { field: key, limit: limits[key] ?? Number.POSITIVE_INFINITY };
             commas = 0;
           }
@@ -96,24 +124,41 @@ export async function overlongBodyArray(
           break;
       }
     }
-  }
-  return null;
+    return null;
+  };
+  return { feed };
 }
 
-/** The position of the next `byte` from `from` on, or the body's length when there is none. */
-function nextIndex(body: Uint8Array, byte: number, from: number): number {
-  const found = body.indexOf(byte, from);
-  return found === -1 ? body.length : found;
+/** The position of the next `byte` from `from` on, or the chunk's length when there is none. */
+function nextIndex(chunk: Uint8Array, byte: number, from: number): number {
+  const position = chunk.indexOf(byte, from);
+  return position === -1 ? chunk.length : position;
 }
 
-/** The key ending at `end` when `limits` names it (escapes decoded as JSON does), else null. */
-function keyAt(body: Uint8Array, start: number, end: number, limits: BodyArrayLimits): string | null {
-  if (end < start || end - start > MAX_KEY_BYTES) return null;
+/** A key's bytes (quotes included) decoded as JSON does, when `limits` names it; else null. */
+function decodeKey(bytes: number[], limits: BodyArrayLimits): string | null {
   let key: unknown;
   try {
-    key = JSON.parse(Buffer.from(body.buffer, body.byteOffset + start - 1, end - start + 2).toString('utf8'));
+    key = JSON.parse(Buffer.from(bytes).toString('utf8'));
   } catch {
     return null;
   }
   return typeof key === 'string' && Object.hasOwn(limits, key) ? key : null;
+}
+
+/**
+ * `createBodyArrayCounter` over a whole body already received, yielding to the event loop every
+ * 64 KB. Resolves the field and its limit, or null.
+ */
+export async function overlongBodyArray(
+  body: Uint8Array,
+  limits: BodyArrayLimits,
+): Promise<OverlongArray | null> {
+  const counter = createBodyArrayCounter(limits);
+  for (let start = 0; start < body.length; start += SCAN_SLICE_BYTES) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    const over = counter.feed(body.subarray(start, start + SCAN_SLICE_BYTES));
+    if (over) return over;
+  }
+  return null;
 }

@@ -1,47 +1,101 @@
-import type { FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { errorCodes, type FastifyRequest } from 'fastify';
 import { ValidationError } from '../core/errors.js';
-import { overlongBodyArray } from './overlong-body-array.js';
+import { type BodyArrayCounter, createBodyArrayCounter, type OverlongArray } from './overlong-body-array.js';
 import { isJsonMediaType } from './read-json-body.js';
 import { RequestValidationError } from './request-validation-error.js';
 
 /** Strict: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Fastify content-type parser for every body: the raw bytes decoded as strict UTF-8, so a body
- * that is not UTF-8 is refused (400) before any route sees it, as FastAPI refuses it (its JSON
- * decoder fails with a UnicodeDecodeError, answered 400 "There was an error parsing the body")
- * instead of storing replacement characters. A UTF-8 byte-order mark is dropped, as Python's
- * `json.loads` does. Routes still parse the text themselves (`readJsonBody`, knowledge uploads).
- *
- * A route that declares `bodyArrayLimits` has its JSON body's top-level lists counted first, in
- * the raw bytes: one over its limit is refused with the `too_long` answer its schema would give,
- * without the body being decoded or parsed (a PUT of a million messages would otherwise be one
- * uninterruptible `JSON.parse` of tens of megabytes before the limit is seen).
- */
-export async function parseUtf8Body(request: FastifyRequest, body: Buffer): Promise<string> {
+/** The `too_long` answer a route's schema gives for a list over its limit. */
+const overlongError = (over: OverlongArray) =>
+  new RequestValidationError([
+    {
+      type: 'too_long',
+      loc: ['body', over.field],
+      msg: `List should have at most ${over.limit} items after validation`,
+      input: [`… (more than ${over.limit} items)`],
+      ctx: { field_type: 'List', max_length: over.limit },
+    },
+  ]);
+
+/** A counter for the request's body when its route limits lists and the body could exceed one. */
+function counterFor(request: FastifyRequest, contentLength: number): BodyArrayCounter | undefined {
   const limits = request.routeOptions.config.bodyArrayLimits;
+  if (!limits || !isJsonMediaType(request.headers['content-type'])) return undefined;
   // A list of more than `limit` items needs at least 2 × limit bytes ("0,"): smaller bodies pass.
-  const smallest = limits ? Math.min(...Object.values(limits)) : Number.POSITIVE_INFINITY;
-  if (limits && body.length > 2 * smallest && isJsonMediaType(request.headers['content-type'])) {
-    const over = await overlongBodyArray(body, limits);
-    if (over) {
-      throw new RequestValidationError([
-        {
-          type: 'too_long',
-          loc: ['body', over.field],
-          msg: `List should have at most ${over.limit} items after validation`,
-          input: [`… (more than ${over.limit} items)`],
-          ctx: { field_type: 'List', max_length: over.limit },
-        },
-      ]);
+  const smallest = Math.min(...Object.values(limits));
+  return contentLength <= 2 * smallest ? undefined : createBodyArrayCounter(limits);
+}
+
+/**
+ * Fastify content-type parser for every body, reading the request stream itself:
+ * - the body limit (`bodyLimitBytes`, or the route's) is enforced from `Content-Length` before
+ *   anything is read, and on the bytes received (413 `FST_ERR_CTP_BODY_TOO_LARGE`), as Fastify's
+ *   own reader does;
+ * - a route that declares `bodyArrayLimits` has its JSON body's top-level lists counted as the
+ *   chunks arrive: one over its limit is refused with the `too_long` answer its schema would give
+ *   as soon as the count passes the limit, without the rest of the body being received, gathered,
+ *   decoded or parsed (a PUT of a million messages is refused after its first 100,001);
+ * - the bytes are decoded as strict UTF-8, so a body that is not UTF-8 is refused (400) before any
+ *   route sees it, as FastAPI refuses it (its JSON decoder fails with a UnicodeDecodeError,
+ *   answered 400 "There was an error parsing the body") instead of storing replacement characters.
+ *   A UTF-8 byte-order mark is dropped, as Python's `json.loads` does.
+ * Routes still parse the text themselves (`readJsonBody`, knowledge uploads). Each chunk (64 KB
+ * at most from a socket) is handled in one short step, so a large body never holds the event loop.
+ */
+export function readUtf8Body(
+  request: FastifyRequest,
+  payload: Readable,
+  done: (error: Error | null, body?: string) => void,
+): void {
+  const limit = request.routeOptions.bodyLimit;
+  const contentLength = Number(request.headers['content-length']);
+  if (contentLength > limit) {
+    done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    return;
+  }
+  const counter = counterFor(request, Number.isNaN(contentLength) ? Number.POSITIVE_INFINITY : contentLength);
+  const chunks: Buffer[] = [];
+  let received = 0;
+
+  const finish = (error: Error | null, body?: string) => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onError);
+    done(error, body);
+  };
+  function onData(data: Buffer | string): void {
+    const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+    received += chunk.length;
+    const over = received > limit ? undefined : counter?.feed(chunk);
+    if (received > limit) finish(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    else if (over) finish(overlongError(over));
+    else chunks.push(chunk);
+  }
+  function onError(error: Error & { statusCode?: number }): void {
+    if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
+    finish(error);
+  }
+  function onEnd(): void {
+    if (!Number.isNaN(contentLength) && received !== contentLength) {
+      finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      return;
+    }
+    try {
+      // The decoder drops a UTF-8 byte-order mark (`ignoreBOM` is false).
+      finish(null, decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)));
+    } catch {
+      finish(
+        new ValidationError('There was an error parsing the body', [
+          { path: ['body'], message: 'The body is not valid UTF-8' },
+        ]),
+      );
     }
   }
-  try {
-    return decoder.decode(body);
-  } catch {
-    throw new ValidationError('There was an error parsing the body', [
-      { path: ['body'], message: 'The body is not valid UTF-8' },
-    ]);
-  }
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onError);
+  payload.resume();
 }

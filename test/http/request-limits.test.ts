@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MAX_SESSION_MESSAGES } from '../../src/core/schemas/session.js';
 import { MAX_DOCUMENT_CHARS } from '../../src/engine/long-term/knowledge-base.js';
@@ -55,6 +56,34 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
     expect(parsed.body.detail[0].type).not.toBe('too_long');
   });
 
+  it('an over-long list is refused while the client is still sending the rest of the body', async () => {
+    // Content-Length promises 5 MB; only the first 100,001 items (200 KB) are ever sent. A reader
+    // that gathered the whole body before counting would wait for the rest and never answer.
+    const prefix = `{"messages": [${Array.from({ length: MAX_SESSION_MESSAGES + 1 }, () => '0').join(',')},`;
+    const { port } = new URL(testServer().url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          port,
+          method: 'PUT',
+          path: '/v1/working-memory/streamed',
+          headers: { 'content-type': 'application/json', 'content-length': String(5_000_000) },
+        },
+        (response) => {
+          let body = '';
+          response.on('data', (chunk) => {
+            body += chunk;
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        },
+      );
+      request.on('error', reject);
+      request.write(prefix);
+    });
+    expect(answer.status).toBe(422);
+    expect(JSON.parse(answer.body).detail[0]).toMatchObject({ type: 'too_long', loc: ['body', 'messages'] });
+  });
+
   it('a long-term create of more than 1,000 records is 422 before any record is read', async () => {
     const memories = Array.from({ length: 1_001 }, () => ({}));
     const answer = await send('POST', '/v1/long-term-memory/', { memories });
@@ -82,5 +111,26 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
     const engramShape = await send('POST', '/v1/agents', { id: 'x'.repeat(BODY_LIMIT) });
     expect(engramShape.status).toBe(413);
     expect(engramShape.body.error.message).toContain(`${BODY_LIMIT} bytes`);
+  });
+
+  it('a body sent without Content-Length is 413 once the bytes received pass the limit', async () => {
+    // A stream body goes out chunked: the limit can only be seen in the bytes as they arrive.
+    const chunk = new TextEncoder().encode('x'.repeat(1_000_000));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > BODY_LIMIT) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await fetch(`${testServer().url}/v1/working-memory/chunked`, {
+      method: 'PUT',
+      body,
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.text()).toContain(`${BODY_LIMIT} bytes`);
   });
 });
