@@ -82,7 +82,9 @@ async function openCallerReader(options: WorkerStoreOptions): Promise<SqliteRevi
  * structured clone, errors revived with their class, `code` and details. The drivers' synchronous
  * work (SQLite statements and fsyncs, the one transaction of a 100,000-message PUT, index builds,
  * vector scans) then never blocks the calling thread. The thread holds the process open only while
- * calls are in flight.
+ * calls are in flight. Arguments are copied when the call is made, except arrays of more than
+ * 2,000 items (`chunked-arrays.ts`), whose items are copied chunk by chunk afterwards: a caller
+ * must not change them until the call settles (engram's own callers never do).
  */
 export function createStoreThread(): StoreThread {
   const worker = startWorker();
