@@ -39,8 +39,13 @@ export async function runMcpStdio(options: {
   const tenantId = parseWith(tenantSchema, flags.tenant ?? environment.ENGRAM_TENANT ?? 'default', 'tenant');
   const report = (what: string) => (error: unknown) =>
     stderr.write(`engram mcp: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
-  const { store, description } = await openConfiguredStore(config, (message) =>
-    stderr.write(`engram mcp: ${message}\n`),
+  const { store, description } = await openConfiguredStore(
+    config,
+    (message) => stderr.write(`engram mcp: ${message}\n`),
+    (error) => {
+      stderr.write(`engram mcp: ${error.message}: exiting\n`);
+      process.exit(1);
+    },
   );
   const engram = await createEngram({
     ...embedderOptionOf(config),

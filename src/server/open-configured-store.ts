@@ -24,7 +24,8 @@ export function redactedUrl(url: string): string {
 /**
  * Opens the configured store: PostgreSQL when `storeUrl` is set (a `schema` query parameter picks
  * the schema), else the SQLite file, in a thread of its own when `storeThread` is `worker` (the
- * server's default; one-shot CLI commands leave it out and open the file in their own thread).
+ * server's default; one-shot CLI commands leave it out and open the file in their own thread);
+ * `onStoreThreadStop` hears of a store thread that stopped without being closed.
  * The postgres driver is imported only when asked for. Rejects with StoreError
  * (`store_unavailable`) when the database cannot be reached.
  */
@@ -33,13 +34,18 @@ export async function openConfiguredStore(
     storeThread?: ServerConfig['storeThread'];
   },
   warn: (message: string) => void,
+  onStoreThreadStop?: (error: StoreError) => void,
 ): Promise<ConfiguredStore> {
   if (config.storeUrl === undefined) {
     const path = config.databasePath;
     const threaded = config.storeThread === 'worker';
     return {
       store: threaded
-        ? await createWorkerStore({ driver: 'sqlite', options: { path } })
+        ? await createWorkerStore({
+            driver: 'sqlite',
+            options: { path },
+            ...(onStoreThreadStop && { onStop: onStoreThreadStop }),
+          })
         : await createSqliteStore({ path }),
       description: `database ${path}${threaded ? ' (store thread)' : ''}`,
     };

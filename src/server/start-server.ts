@@ -3,7 +3,7 @@ import { createEngram } from '../engram.js';
 import { instrumentStore } from '../stores/instrument-store.js';
 import { createServer, type EngramServer } from './create-server.js';
 import { embedderOptionOf } from './embedder-option.js';
-import { installFatalHandlers } from './fatal-handlers.js';
+import { flushLogSync, installFatalHandlers } from './fatal-handlers.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { openConfiguredStore } from './open-configured-store.js';
 import { resolveServerConfig, type ServerConfig, type ServerFlags } from './server-config.js';
@@ -41,7 +41,16 @@ export async function startServer(options: {
   const logger = createServerLogger(config.logLevel);
   // Store calls and memory sources report to the registry that /metrics serves.
   const metrics = createServerMetrics();
-  const opened = await openConfiguredStore(config, (message) => logger.warn(message));
+  const opened = await openConfiguredStore(
+    config,
+    (message) => logger.warn(message),
+    // Every request would fail with 503 from now on: exit, so that a supervisor restarts the server.
+    (error) => {
+      logger.fatal({ err: error }, 'the store thread stopped: exiting');
+      flushLogSync(logger);
+      process.exit(1);
+    },
+  );
   const store = instrumentStore(opened.store, metrics.observeStore);
   const engram = await createEngram({
     store,

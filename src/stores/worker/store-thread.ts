@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { StoreError } from '../../core/errors.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../engram-store.js';
@@ -38,6 +38,18 @@ export interface WorkerStoreOptions<Driver extends WorkerDriverName = WorkerDriv
   clock?: () => Date;
 }
 
+/** Options of `createStoreThread`. */
+export interface StoreThreadOptions {
+  /** Caps on the thread's heap (Node's `resourceLimits`): past them the thread stops, as below. */
+  resourceLimits?: ResourceLimits;
+  /**
+   * Called once if the thread stops without being closed (it ran out of memory, a native crash):
+   * every call then rejects with StoreError. `engram serve` logs it and exits 1, so that its
+   * supervisor restarts it.
+   */
+  onStop?: (error: StoreError) => void;
+}
+
 /** A worker thread holding stores; see `createStoreThread`. */
 export interface StoreThread {
   /** Opens a store in the thread; rejects as the driver does when it cannot open. */
@@ -51,9 +63,10 @@ export interface StoreThread {
  * from its TypeScript sources (tests, `tsx`), the `.ts` entry through tsx's loader (a dev
  * dependency that a published package never reaches: it ships the compiled file).
  */
-function startWorker(): Worker {
+function startWorker(resourceLimits: ResourceLimits | undefined): Worker {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./store-worker.js', here));
+  const options = resourceLimits ? { resourceLimits } : {};
+  if (!here.endsWith('.ts')) return new Worker(new URL('./store-worker.js', here), options);
   const entry = new URL('./store-worker.ts', here).href;
   const tsx = pathToFileURL(
     createRequire(here)
@@ -61,7 +74,7 @@ function startWorker(): Worker {
       .replace(/\.cjs$/, '.mjs'),
   ).href;
   const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { ...options, eval: true });
 }
 
 /**
@@ -86,8 +99,9 @@ async function openCallerReader(options: WorkerStoreOptions): Promise<SqliteRevi
  * 2,000 items (`chunked-arrays.ts`), whose items are copied chunk by chunk afterwards: a caller
  * must not change them until the call settles (engram's own callers never do).
  */
-export function createStoreThread(): StoreThread {
-  const worker = startWorker();
+export function createStoreThread(options: StoreThreadOptions = {}): StoreThread {
+  const worker = startWorker(options.resourceLimits);
+  let closing = false;
   worker.unref();
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextRequest = 0;
@@ -96,6 +110,7 @@ export function createStoreThread(): StoreThread {
 
   /** Fails every request in flight and every later one: the thread is gone. */
   const stop = (error: StoreError): void => {
+    if (stopped === undefined && !closing) options.onStop?.(error);
     stopped ??= error;
     for (const request of pending.values()) request.reject(stopped);
     pending.clear();
@@ -162,9 +177,9 @@ export function createStoreThread(): StoreThread {
       backlog = tail;
     });
 
-  const open = async (options: WorkerStoreOptions): Promise<EngramStore> => {
+  const open = async (storeOptions: WorkerStoreOptions): Promise<EngramStore> => {
     const store = nextStore++;
-    const { driver, options: driverOptions, clock } = options;
+    const { driver, options: driverOptions, clock } = storeOptions;
     const start = { driver, options: driverOptions, forwardedClock: clock !== undefined };
     const shape = (await send((id) => ({ type: 'open', id, store, start }))) as StoreShape;
     let closed: StoreError | undefined;
@@ -188,7 +203,7 @@ export function createStoreThread(): StoreThread {
     const closeInThread = call('sessions', 'close');
     let reader: SqliteRevisionReader | undefined;
     try {
-      reader = await openCallerReader(options);
+      reader = await openCallerReader(storeOptions);
     } catch (error) {
       await closeInThread().catch(() => undefined);
       throw toStoreFailure(error);
@@ -225,6 +240,7 @@ export function createStoreThread(): StoreThread {
   return {
     open,
     close: async () => {
+      closing = true;
       stop(new StoreError('The store thread is closed'));
       await worker.terminate();
     },

@@ -132,7 +132,8 @@ describe('a store in a store thread', () => {
   });
 
   it('fails calls in flight with StoreError when its thread stops', async () => {
-    const own = createStoreThread();
+    const stops: StoreError[] = [];
+    const own = createStoreThread({ onStop: (error) => stops.push(error) });
     const store = await own.open({ driver: 'sqlite', options: { path: newFile() } });
     const inFlight = rejectionOf(
       store.putSession(sessionKey(), sessionWrite({ messages: manyMessages(20_000) })),
@@ -141,7 +142,30 @@ describe('a store in a store thread', () => {
     const error = await inFlight;
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'store_unavailable', message: 'The store thread is closed' });
+    expect(stops).toEqual([]); // closed on purpose: not reported
     expect(await rejectionOf(store.getSession(sessionKey()))).toBeInstanceOf(StoreError);
+  });
+
+  it('reports a thread that stops unexpectedly once, and fails the calls in flight', async () => {
+    const stops: StoreError[] = [];
+    const store = await createWorkerStore({
+      driver: 'memory',
+      options: {},
+      // A small heap, then a write far too large for it: the thread runs out of memory.
+      resourceLimits: { maxOldGenerationSizeMb: 64 },
+      onStop: (error) => stops.push(error),
+    });
+    const content = 'x'.repeat(1_000);
+    const messages = Array.from({ length: 200_000 }, (_, index) =>
+      message(`big-${index}`, { content: `${content}${index}` }),
+    );
+    const error = await rejectionOf(store.putSession(sessionKey(), sessionWrite({ messages })));
+    expect(error).toBeInstanceOf(StoreError);
+    expect(stops).toHaveLength(1);
+    expect(stops[0]?.message).toMatch(/memory limit/);
+    expect(await rejectionOf(store.getSession(sessionKey()))).toBeInstanceOf(StoreError);
+    await store.close();
+    expect(stops).toHaveLength(1);
   });
 
   it('rejects like the driver when the file cannot be opened', async () => {

@@ -1,8 +1,8 @@
 import type { EngramStore } from '../engram-store.js';
-import { createStoreThread, type WorkerStoreOptions } from './store-thread.js';
+import { createStoreThread, type StoreThreadOptions, type WorkerStoreOptions } from './store-thread.js';
 import type { WorkerDriverName } from './worker-protocol.js';
 
-export type { WorkerStoreOptions } from './store-thread.js';
+export type { StoreThreadOptions, WorkerStoreOptions } from './store-thread.js';
 
 /**
  * Opens a store driver in a worker thread of its own (`createStoreThread`) and returns the same
@@ -12,9 +12,10 @@ export type { WorkerStoreOptions } from './store-thread.js';
  * unusable SQLite file).
  */
 export async function createWorkerStore<Driver extends WorkerDriverName>(
-  options: WorkerStoreOptions<Driver>,
+  options: WorkerStoreOptions<Driver> & StoreThreadOptions,
 ): Promise<EngramStore> {
-  const thread = createStoreThread();
+  const { resourceLimits, onStop } = options;
+  const thread = createStoreThread({ ...(resourceLimits && { resourceLimits }), ...(onStop && { onStop }) });
   let store: EngramStore;
   try {
     store = await thread.open(options);
