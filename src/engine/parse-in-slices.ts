@@ -5,6 +5,8 @@ export type Pause = () => Promise<unknown>;
 
 /** A schema whose big array field is validated item by item, yielding between items. */
 export interface SlicedSchema<T> {
+  /** The field whose array is validated item by item. */
+  readonly key: string;
   /** The same result as `schema.safeParse(input, options)`: same data, same issues in the same order. */
   safeParse(
     input: unknown,
@@ -49,6 +51,7 @@ export function parseInSlices<S extends z.ZodObject>(
     return index !== -1 && index <= position;
   };
   return {
+    key,
     async safeParse(input, pause, options = {}) {
       const head = envelope.safeParse(input, options);
       const headIssues = head.success ? [] : head.error.issues;

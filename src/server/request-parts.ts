@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Pause, SlicedSchema } from '../engine/parse-in-slices.js';
-import { readJsonBody } from './read-json-body.js';
+import { readJsonBody, readJsonBodyInSlices } from './read-json-body.js';
 import { validateRequest, validationResult } from './validate-request.js';
 
 /** The query string validated by `schema`; a repeated parameter keeps its last value, as in Starlette. */
@@ -32,6 +32,6 @@ export async function readBodyInSlices<T>(
   schema: SlicedSchema<T>,
   pause: Pause,
 ): Promise<T> {
-  const input = readJsonBody(request, { required: true });
+  const input = await readJsonBodyInSlices(request, schema.key, pause);
   return validationResult(await schema.safeParse(input, pause, { reportInput: true }), input, 'body');
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_SESSION_MESSAGES } from '../../src/core/schemas/session.js';
 import { toWorkingMemoryResponse } from '../../src/server/ams/working-memory-mapper.js';
 import { amsWorkingMemoryBodySchema } from '../../src/server/ams/working-memory-schemas.js';
+import { SLICED_JSON_CHARS } from '../../src/server/read-json-body.js';
 import type { RequestValidationError } from '../../src/server/request-validation-error.js';
 import { validateRequest } from '../../src/server/validate-request.js';
 import { useTestServer } from './test-server.js';
@@ -65,6 +66,43 @@ describe('a PUT of many messages lets other requests run, with the same answers 
     // (synchronous validation gives both requests the same turns, those of the transfer alone).
     expect(late.turns).toBeGreaterThan(early.turns + 5);
     expect(await testServer().engram.sessions.get({ sessionId: 'late-bad' })).toBeNull();
+  });
+
+  it('a large body, parsed in slices, gets the errors of a whole-body parse', async () => {
+    const text = JSON.stringify({ messages: messagesOf(50_000) });
+    expect(text.length).toBeGreaterThan(SLICED_JSON_CHARS);
+    // Malformed JSON late in the list: json_invalid at the offset JSON.parse reports.
+    const cut = text.lastIndexOf('},{');
+    const malformed = `${text.slice(0, cut + 1)};${text.slice(cut + 2)}`;
+    let message = '';
+    try {
+      JSON.parse(malformed);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    const invalid = await put('sliced-bad', malformed);
+    expect(invalid.status).toBe(422);
+    expect(JSON.parse(invalid.text).detail).toEqual([
+      {
+        type: 'json_invalid',
+        loc: ['body', Number(/at position (\d+)/.exec(message)?.[1])],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: message },
+      },
+    ]);
+    // Keys named __proto__ and over-deep nesting, inside a late item.
+    const proto = `${text.slice(0, cut + 3)}"__proto__":{},${text.slice(cut + 3)}`;
+    const refused = await put('sliced-proto', proto);
+    expect(refused.status).toBe(422);
+    expect(JSON.parse(refused.text).detail[0].msg).toBe(
+      'Value error, JSON keys named __proto__ are not allowed',
+    );
+    const deep = `${text.slice(0, cut + 3)}"data":${'['.repeat(70)}${']'.repeat(70)},${text.slice(cut + 3)}`;
+    const tooDeep = await put('sliced-deep', deep);
+    expect(tooDeep.status).toBe(422);
+    expect(JSON.parse(tooDeep.text).detail[0].msg).toMatch(/nested deeper than 64 levels/);
+    expect(await testServer().engram.sessions.get({ sessionId: 'sliced-bad' })).toBeNull();
   });
 
   it('a blank message in a late slice is the 400 naming that message', async () => {

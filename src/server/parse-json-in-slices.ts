@@ -1,0 +1,147 @@
+import type { Pause } from '../engine/parse-in-slices.js';
+
+/** Characters scanned between pauses. */
+const SCAN_SLICE_CHARS = 64 * 1024;
+/** Items parsed between pauses. */
+const ITEMS_PER_PAUSE = 256;
+/** Longest key (characters, quotes included) worth decoding while looking for `key`. */
+const MAX_KEY_CHARS = 258;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
+/** Where the top-level object's array `key` lies in a JSON text: its brackets and each item's span. */
+interface ArraySpans {
+  open: number;
+  close: number;
+  items: [number, number][];
+}
+
+/**
+ * Finds the array that the top-level object holds under `key`, scanning the text once and pausing
+ * between slices. Null when the text is not such an object, holds `key` twice, or the array is
+ * not well formed: the caller then parses the text whole, which reports any error exactly.
+ */
+async function findArraySpans(text: string, key: string, pause: Pause): Promise<ArraySpans | null> {
+  let depth = 0;
+  let inString = false;
+  let stringStart = 0;
+  let lastString = -1;
+  let lastStringEnd = -1;
+  let found: ArraySpans | null = null;
+  let current: ArraySpans | null = null;
+  let itemStart = -1;
+  for (let index = 0; index < text.length; index++) {
+    if (index % SCAN_SLICE_CHARS === 0 && index > 0) await pause();
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === BACKSLASH) index++;
+      else if (code === QUOTE) {
+        inString = false;
+        lastString = stringStart;
+        lastStringEnd = index;
+      }
+      continue;
+    }
+    if (current && depth === 2 && itemStart === -1 && !isSpace(code) && code !== CLOSE_ARRAY)
+      itemStart = index;
+    switch (code) {
+      case QUOTE:
+        inString = true;
+        stringStart = index;
+        break;
+      case COLON:
+        if (
+          depth === 1 &&
+          lastStringEnd - lastString + 1 <= MAX_KEY_CHARS &&
+          decodeKey(text, lastString, lastStringEnd) === key
+        ) {
+          if (found) return null;
+          found = { open: -1, close: -1, items: [] };
+        }
+        break;
+      case COMMA:
+        if (depth === 1) lastString = -1;
+        if (current && depth === 2) {
+          if (itemStart === -1) return null;
+          current.items.push([itemStart, index]);
+          itemStart = -1;
+        }
+        break;
+      case OPEN_ARRAY:
+      case OPEN_OBJECT:
+        depth++;
+        if (depth === 2 && found && found.open === -1) {
+          if (code !== OPEN_ARRAY) return null;
+          found.open = index;
+          current = found;
+          itemStart = -1;
+        }
+        break;
+      case CLOSE_ARRAY:
+      case CLOSE_OBJECT:
+        if (current && depth === 2) {
+          if (code !== CLOSE_ARRAY) return null;
+          if (itemStart !== -1) current.items.push([itemStart, index]);
+          else if (current.items.length > 0) return null; // a trailing comma
+          current.close = index;
+          current = null;
+        }
+        depth--;
+        break;
+      default:
+        if (depth === 1 && found && found.open === -1 && !isSpace(code)) return null; // not an array
+    }
+  }
+  return found && found.close !== -1 ? found : null;
+}
+
+function decodeKey(text: string, start: number, end: number): string | undefined {
+  if (start < 0) return undefined;
+  try {
+    const decoded: unknown = JSON.parse(text.slice(start, end + 1));
+    return typeof decoded === 'string' ? decoded : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `JSON.parse(text)` for a body whose top-level object holds a long array under `key` (a PUT's
+ * `messages`), cut into slices: one scan finds the array's items, the rest of the object is parsed
+ * with the array left empty, and the items are parsed one by one, pausing every 256. The result is
+ * what `JSON.parse(text)` returns. Whenever anything is not as expected (the text is not such an
+ * object, an item does not parse, `key` appears twice), it falls back to `JSON.parse(text)`, so
+ * malformed JSON throws exactly what `JSON.parse` throws.
+ */
+export async function parseJsonInSlices(text: string, key: string, pause: Pause): Promise<unknown> {
+  const spans = await findArraySpans(text, key, pause);
+  if (spans === null) return JSON.parse(text);
+  let envelope: unknown;
+  const items: unknown[] = [];
+  try {
+    envelope = JSON.parse(`${text.slice(0, spans.open)}[]${text.slice(spans.close + 1)}`);
+    for (const [index, [start, end]] of spans.items.entries()) {
+      if (index % ITEMS_PER_PAUSE === 0 && index > 0) await pause();
+      items.push(JSON.parse(text.slice(start, end)));
+    }
+  } catch {
+    return JSON.parse(text);
+  }
+  if (
+    typeof envelope !== 'object' ||
+    envelope === null ||
+    !Array.isArray((envelope as Record<string, unknown>)[key])
+  ) {
+    return JSON.parse(text);
+  }
+  (envelope as Record<string, unknown>)[key] = items;
+  return envelope;
+}
