@@ -8,7 +8,7 @@ import { tenantOf } from '../auth/principal.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
 import { readBodyInSlices, readPath, readQuery } from '../request-parts.js';
 import type { RouteDocs } from '../route-docs.js';
-import { stringifyInSlices } from '../stringify-in-slices.js';
+import { serializeInSlices } from '../serialize-in-slices.js';
 import { findUniqueSession } from './find-unique-session.js';
 import { contextWindowOf, fitContextWindow } from './fit-context-window.js';
 import { sessionRefFromRequest } from './session-ref-from-request.js';
@@ -178,8 +178,8 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
       nullDataAsEmpty: false,
     });
     const response = { messages: session.messages, ...rest };
-    const text = await stringifyInSlices(response, 'messages', toAmsMessage, slicer.pause);
-    return sendJson(reply, entityTag(session.version), Buffer.from(text));
+    const bytes = await serializeInSlices(response, 'messages', toAmsMessage, slicer.pause);
+    return sendJson(reply, entityTag(session.version), bytes);
   });
 
   app.delete('/v1/working-memory/:session_id', { config: { docs: docs.delete } }, async (request) => {

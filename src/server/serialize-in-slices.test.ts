@@ -1,0 +1,48 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { serializeInSlices } from './serialize-in-slices.js';
+
+const noPause = async () => {};
+
+describe('serializeInSlices', () => {
+  it('writes the bytes of JSON.stringify, whatever the other members and items are', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined))),
+        fc.string(),
+        fc.array(fc.oneof(fc.jsonValue(), fc.constant(undefined))),
+        async (object, key, items) => {
+          const whole = { ...object, [key]: items };
+          const bytes = await serializeInSlices(whole, key, (item) => item, noPause);
+          expect(bytes.equals(Buffer.from(JSON.stringify(whole)))).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('encodes a long answer in chunks, characters outside the BMP included', async () => {
+    const items = Array.from({ length: 3_000 }, (_, index) => ({
+      index,
+      text: `${'é😀'.repeat(20)} ${index}`,
+    }));
+    const whole = { before: 'a', items, after: 'z' };
+    const bytes = await serializeInSlices(whole, 'items', (item) => item, noPause);
+    expect(bytes.length).toBeGreaterThan(3 * 64 * 1024);
+    expect(bytes.equals(Buffer.from(JSON.stringify(whole)))).toBe(true);
+  });
+
+  it('maps each item and pauses before each', async () => {
+    let pauses = 0;
+    const bytes = await serializeInSlices(
+      { a: 1, list: [1, 2, 3], b: 'x' },
+      'list',
+      (n: number) => n * 2,
+      async () => {
+        pauses++;
+      },
+    );
+    expect(bytes.toString()).toBe('{"a":1,"list":[2,4,6],"b":"x"}');
+    expect(pauses).toBe(3);
+  });
+});
