@@ -18,9 +18,18 @@ export interface HistoryTurn {
 
 /** Groups messages (oldest first) into atomic units. */
 export function groupUnits(messages: readonly StoredMessage[]): HistoryUnit[] {
+  return runSteps(groupUnitsInSteps(messages));
+}
+
+/** Messages grouped between two steps of `groupUnitsInSteps`. */
+const MESSAGES_PER_STEP = 2_048;
+
+/** `groupUnits` as a generator that yields every 2,048 messages, so a caller can pause in between. */
+export function* groupUnitsInSteps(messages: readonly StoredMessage[]): Generator<void, HistoryUnit[]> {
   const units: HistoryUnit[] = [];
   let open: { unit: HistoryUnit; pending: Set<string> } | null = null;
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
+    if (index % MESSAGES_PER_STEP === MESSAGES_PER_STEP - 1) yield;
     if (message.role === 'tool' && message.toolCallId !== undefined) {
       if (open?.pending.has(message.toolCallId)) {
         open.unit.messages.push(message);
@@ -38,6 +47,13 @@ export function groupUnits(messages: readonly StoredMessage[]): HistoryUnit[] {
     }
   }
   return units;
+}
+
+/** Runs a stepwise computation to its end, without pausing. */
+export function runSteps<T>(steps: Generator<void, T>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
 }
 
 /** Groups units into turns; units before the first user message form a leading partial turn. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../schemas/message.js';
-import { planSummarization } from './plan-summarization.js';
+import { planSummarization, planSummarizationInSteps } from './plan-summarization.js';
 
 const message = (
   seq: number,
@@ -20,6 +20,22 @@ const message = (
 
 const costOf = (stored: StoredMessage) => stored.tokenCount;
 const policy = { contextWindow: 100, threshold: 0.7, keepRecent: 0.3 };
+
+describe('planSummarizationInSteps', () => {
+  it('yields between slices of a long session, and plans what planSummarization plans', () => {
+    const messages = Array.from({ length: 10_000 }, (_, index) =>
+      message(index + 1, index % 2 ? 'assistant' : 'user'),
+    );
+    const steps = planSummarizationInSteps(messages, costOf, { ...policy, contextWindow: 50_000 });
+    let yields = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) yields++;
+    // The cost sum, the grouping and the cut each yield every 2,048 messages or units.
+    expect(yields).toBeGreaterThanOrEqual(3 * Math.floor(10_000 / 2_048) - 1);
+    expect(step.value).toEqual(planSummarization(messages, costOf, { ...policy, contextWindow: 50_000 }));
+    expect(step.value?.summarize.length).toBeGreaterThan(0);
+  });
+});
 
 describe('planSummarization', () => {
   it('does nothing under the threshold', () => {

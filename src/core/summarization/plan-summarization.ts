@@ -1,4 +1,4 @@
-import { groupUnits } from '../assembly/history-units.js';
+import { groupUnitsInSteps, runSteps } from '../assembly/history-units.js';
 import type { StoredMessage } from '../schemas/message.js';
 
 /** When a session is summarized and how much of it stays verbatim. */
@@ -31,14 +31,34 @@ export function planSummarization(
   costOf: (message: StoredMessage) => number,
   policy: SummarizationPolicy,
 ): SummarizationPlan | null {
-  const total = messages.reduce((sum, message) => sum + costOf(message), 0);
+  return runSteps(planSummarizationInSteps(messages, costOf, policy));
+}
+
+/** Messages or units handled between two steps. */
+const PER_STEP = 2_048;
+
+/**
+ * `planSummarization` as a generator that yields every 2,048 messages or units, so that a caller
+ * planning for 100,000 messages can let other work run in between (the summary job does).
+ */
+export function* planSummarizationInSteps(
+  messages: readonly StoredMessage[],
+  costOf: (message: StoredMessage) => number,
+  policy: SummarizationPolicy,
+): Generator<void, SummarizationPlan | null> {
+  let total = 0;
+  for (const [index, message] of messages.entries()) {
+    total += costOf(message);
+    if (index % PER_STEP === PER_STEP - 1) yield;
+  }
   if (total <= policy.contextWindow * policy.threshold) return null;
   const keepBudget = policy.contextWindow * policy.keepRecent;
-  const units = groupUnits(messages);
+  const units = yield* groupUnitsInSteps(messages);
   // Walk back from the newest unit, keeping units while they fit; the newest is always kept.
   let kept = 0;
   let firstKept = units.length;
   for (let index = units.length - 1; index >= 0; index -= 1) {
+    if (index % PER_STEP === 0) yield;
     const unit = units[index];
     if (!unit) continue;
     const cost = unit.messages.reduce((sum, message) => sum + costOf(message), 0);
@@ -46,7 +66,11 @@ export function planSummarization(
     kept += cost;
     firstKept = index;
   }
-  const summarize = units.slice(0, firstKept).flatMap((unit) => unit.messages);
+  const summarize: StoredMessage[] = [];
+  for (let index = 0; index < firstKept; index++) {
+    for (const message of units[index]?.messages ?? []) summarize.push(message);
+    if (index % PER_STEP === PER_STEP - 1) yield;
+  }
   const last = summarize.at(-1);
   if (!last) return null;
   return { summarize, throughSeq: last.seq, keptTokens: kept };
