@@ -188,6 +188,9 @@ export function createServer(options: ServerOptions): EngramServer {
     });
     if (answer.unexpected) request.log.error({ err: error }, 'request failed');
     if (answer.status === 401) reply.header('www-authenticate', 'Bearer');
+    // Refused before its body was all received (over the body limit, a list over its limit): close
+    // the connection after answering, so that the client stops sending and the rest is not read.
+    if (!request.raw.complete) reply.header('connection', 'close');
     return reply.status(answer.status).send(answer.body);
   });
   app.setNotFoundHandler((request, reply) => {

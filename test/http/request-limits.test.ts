@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MAX_SESSION_MESSAGES } from '../../src/core/schemas/session.js';
 import { MAX_DOCUMENT_CHARS } from '../../src/engine/long-term/knowledge-base.js';
@@ -61,27 +61,60 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
     // that gathered the whole body before counting would wait for the rest and never answer.
     const prefix = `{"messages": [${Array.from({ length: MAX_SESSION_MESSAGES + 1 }, () => '0').join(',')},`;
     const { port } = new URL(testServer().url);
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = httpRequest(
-        {
-          port,
-          method: 'PUT',
-          path: '/v1/working-memory/streamed',
-          headers: { 'content-type': 'application/json', 'content-length': String(5_000_000) },
-        },
-        (response) => {
-          let body = '';
-          response.on('data', (chunk) => {
-            body += chunk;
-          });
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-        },
-      );
-      request.on('error', reject);
-      request.write(prefix);
-    });
+    const answer = await new Promise<{ status: number; body: string; connection?: string }>(
+      (resolve, reject) => {
+        const request = httpRequest(
+          {
+            port,
+            method: 'PUT',
+            path: '/v1/working-memory/streamed',
+            headers: { 'content-type': 'application/json', 'content-length': String(5_000_000) },
+          },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk) => {
+              body += chunk;
+            });
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
+            );
+          },
+        );
+        request.on('error', reject);
+        request.write(prefix);
+      },
+    );
     expect(answer.status).toBe(422);
     expect(JSON.parse(answer.body).detail[0]).toMatchObject({ type: 'too_long', loc: ['body', 'messages'] });
+    // The rest of the body is not read: the connection closes after the answer.
+    expect(answer.connection).toBe('close');
+  });
+
+  it('keeps the connection open after refusing a body it has read whole', async () => {
+    const { port } = new URL(testServer().url);
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const connection = await new Promise<string | undefined>((resolve, reject) => {
+        const request = httpRequest(
+          {
+            port,
+            agent,
+            method: 'PUT',
+            path: '/v1/working-memory/whole',
+            headers: { 'content-type': 'application/json' },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.headers.connection));
+          },
+        );
+        request.on('error', reject);
+        request.end('{"messages": [{"role": "robot", "content": "x"}]}');
+      });
+      expect(connection).toBe('keep-alive');
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('a long-term create of more than 1,000 records is 422 before any record is read', async () => {
