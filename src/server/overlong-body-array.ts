@@ -1,3 +1,5 @@
+import * as json from './json-codes.js';
+
 /** The most items (at least 1) each top-level array field of a route's JSON body may hold, by field name. */
 export type BodyArrayLimits = Readonly<Record<string, number>>;
 
@@ -15,15 +17,6 @@ const PROBE_BYTES = 16;
 
 /** Longest key (in bytes, quotes excluded) worth decoding: the limited fields have short names. */
 const MAX_KEY_BYTES = 256;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 
 /** Counts a JSON body's top-level lists as its bytes arrive; see `createBodyArrayCounter`. */
 export interface BodyArrayCounter {
@@ -81,20 +74,20 @@ export function createBodyArrayCounter(limits: BodyArrayLimits): BodyArrayCounte
         const probeEnd = Math.min(chunk.length, index + PROBE_BYTES);
         for (let probe = index; probe < probeEnd; probe++) {
           const byte = chunk[probe];
-          if (byte === QUOTE || byte === BACKSLASH) {
+          if (byte === json.QUOTE || byte === json.BACKSLASH) {
             next = probe;
             break;
           }
         }
         if (next === -1) {
-          if (nextQuote < probeEnd) nextQuote = nextIndex(chunk, QUOTE, probeEnd);
-          if (nextBackslash < probeEnd) nextBackslash = nextIndex(chunk, BACKSLASH, probeEnd);
+          if (nextQuote < probeEnd) nextQuote = nextIndex(chunk, json.QUOTE, probeEnd);
+          if (nextBackslash < probeEnd) nextBackslash = nextIndex(chunk, json.BACKSLASH, probeEnd);
           next = Math.min(nextQuote, nextBackslash);
         }
         keep(chunk, index, Math.min(next + 1, chunk.length));
         if (next >= chunk.length) break;
         index = next;
-        if (chunk[next] === BACKSLASH) escaped = true;
+        if (chunk[next] === json.BACKSLASH) escaped = true;
         else {
           inString = false;
           if (keyBytes !== null) lastKey = decodeKey(keyBytes, limits);
@@ -103,19 +96,19 @@ export function createBodyArrayCounter(limits: BodyArrayLimits): BodyArrayCounte
         continue;
       }
       switch (chunk[index]) {
-        case QUOTE:
+        case json.QUOTE:
           inString = true;
           // The opening quote is kept: the key is decoded as the JSON string it is.
-          keyBytes = depth === 1 && expectKey ? [QUOTE] : null;
+          keyBytes = depth === 1 && expectKey ? [json.QUOTE] : null;
           lastKey = null;
           break;
-        case COLON:
+        case json.COLON:
           if (depth === 1) {
             key = lastKey;
             expectKey = false;
           }
           break;
-        case COMMA:
+        case json.COMMA:
           if (depth === 1) {
             key = null;
             expectKey = true;
@@ -124,17 +117,17 @@ export function createBodyArrayCounter(limits: BodyArrayLimits): BodyArrayCounte
             return found;
           }
           break;
-        case OPEN_ARRAY:
-        case OPEN_OBJECT:
+        case json.OPEN_ARRAY:
+        case json.OPEN_OBJECT:
           depth++;
-          if (depth === 1) expectKey = chunk[index] === OPEN_OBJECT;
-          if (chunk[index] === OPEN_ARRAY && depth === 2 && key !== null) {
+          if (depth === 1) expectKey = chunk[index] === json.OPEN_OBJECT;
+          if (chunk[index] === json.OPEN_ARRAY && depth === 2 && key !== null) {
             counting = { field: key, limit: limits[key] ?? Number.POSITIVE_INFINITY };
             commas = 0;
           }
           break;
-        case CLOSE_ARRAY:
-        case CLOSE_OBJECT:
+        case json.CLOSE_ARRAY:
+        case json.CLOSE_OBJECT:
           if (depth === 2) counting = null;
           depth--;
           break;

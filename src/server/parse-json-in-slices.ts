@@ -1,4 +1,5 @@
 import type { Pause } from '../engine/parse-in-slices.js';
+import * as json from './json-codes.js';
 
 /** Characters scanned between pauses. */
 const SCAN_SLICE_CHARS = 64 * 1024;
@@ -7,14 +8,6 @@ const ITEMS_PER_PAUSE = 256;
 /** Longest key (characters, quotes included) worth decoding while looking for `key`. */
 const MAX_KEY_CHARS = 258;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 /** Where the top-level object's array `key` lies in a JSON text: its brackets and each item's span. */
@@ -42,22 +35,22 @@ async function findArraySpans(text: string, key: string, pause: Pause): Promise<
     if (index % SCAN_SLICE_CHARS === 0 && index > 0) await pause();
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === BACKSLASH) index++;
-      else if (code === QUOTE) {
+      if (code === json.BACKSLASH) index++;
+      else if (code === json.QUOTE) {
         inString = false;
         lastString = stringStart;
         lastStringEnd = index;
       }
       continue;
     }
-    if (current && depth === 2 && itemStart === -1 && !isSpace(code) && code !== CLOSE_ARRAY)
+    if (current && depth === 2 && itemStart === -1 && !isSpace(code) && code !== json.CLOSE_ARRAY)
       itemStart = index;
     switch (code) {
-      case QUOTE:
+      case json.QUOTE:
         inString = true;
         stringStart = index;
         break;
-      case COLON:
+      case json.COLON:
         if (
           depth === 1 &&
           lastStringEnd - lastString + 1 <= MAX_KEY_CHARS &&
@@ -67,7 +60,7 @@ async function findArraySpans(text: string, key: string, pause: Pause): Promise<
           found = { open: -1, close: -1, items: [] };
         }
         break;
-      case COMMA:
+      case json.COMMA:
         if (depth === 1) lastString = -1;
         if (current && depth === 2) {
           if (itemStart === -1) return null;
@@ -75,20 +68,20 @@ async function findArraySpans(text: string, key: string, pause: Pause): Promise<
           itemStart = -1;
         }
         break;
-      case OPEN_ARRAY:
-      case OPEN_OBJECT:
+      case json.OPEN_ARRAY:
+      case json.OPEN_OBJECT:
         depth++;
         if (depth === 2 && found && found.open === -1) {
-          if (code !== OPEN_ARRAY) return null;
+          if (code !== json.OPEN_ARRAY) return null;
           found.open = index;
           current = found;
           itemStart = -1;
         }
         break;
-      case CLOSE_ARRAY:
-      case CLOSE_OBJECT:
+      case json.CLOSE_ARRAY:
+      case json.CLOSE_OBJECT:
         if (current && depth === 2) {
-          if (code !== CLOSE_ARRAY) return null;
+          if (code !== json.CLOSE_ARRAY) return null;
           if (itemStart !== -1) current.items.push([itemStart, index]);
           else if (current.items.length > 0) return null; // a trailing comma
           current.close = index;
