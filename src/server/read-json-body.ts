@@ -83,7 +83,11 @@ function invalidJson(error: unknown, raw: string): never {
  */
 export function readJsonBody(request: FastifyRequest, options: { required: boolean }): unknown {
   const raw = bodyText(request, options);
-  if (raw === undefined) return undefined;
+  return raw === undefined ? undefined : parseWhole(raw);
+}
+
+/** The text parsed in one step, its structure checked. */
+function parseWhole(raw: string): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -111,7 +115,7 @@ export async function readJsonBodyInSlices(
   pause: Pause,
 ): Promise<unknown> {
   const raw = bodyText(request, { required: true }) as string;
-  if (raw.length < SLICED_JSON_CHARS) return readJsonBody(request, { required: true });
+  if (raw.length < SLICED_JSON_CHARS) return parseWhole(raw);
   let parsed: unknown;
   try {
     parsed = await parseJsonInSlices(raw, key, pause);

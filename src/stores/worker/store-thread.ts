@@ -118,8 +118,7 @@ export function createStoreThread(options: StoreThreadOptions = {}): StoreThread
   };
   /** Settles a request; its result's large arrays are decoded in slices first. */
   const settle = async (reply: ReplyMessage): Promise<void> => {
-    const request = pending.get(reply.id);
-    if (request === undefined) return;
+    if (!pending.has(reply.id)) return;
     if (reply.type === 'error') return finish(reply.id)?.reject(reviveError(reply.error));
     const value = holdsChunkedArray(reply.value)
       ? await decodeLargeArrays(reply.value, SLICE_MS)
