@@ -2,16 +2,13 @@ import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-record.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
-import type { MemoryRecordStore } from '../stores/memory-record-store.js';
-import { addNeighborContext, asksQuestion, contextSources } from './add-neighbor-context.js';
-import { asksWhen, statesWhen } from './asks-when.js';
-import { type DateSpan, extractQueryDates } from './extract-query-dates.js';
-import { type FusedHit, fuseRankings } from './fuse-rankings.js';
+import type { HitTraits, MemoryRecordStore, TextHit, VectorHit } from '../stores/memory-record-store.js';
+import { extractQueryDates } from './extract-query-dates.js';
+import { fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
 import { listFiltered } from './list-filtered.js';
-import { mentionsEntity } from './mentions-entity.js';
+import { rankPool } from './rank-pool.js';
 import { blendedScore, recencyBlendSchema } from './recency-blend.js';
-import { resolveRelativeDates } from './resolve-relative-dates.js';
 
 /** Largest candidate pool per ranking; also the cap on `total` for text or thresholded searches. */
 export const MAX_SEARCH_POOL = 10_000;
@@ -146,7 +143,13 @@ export interface SearchResult {
 
 export type ParsedSearch = z.output<typeof searchRequestSchema>;
 
-const DAY_MS = 86_400_000;
+export interface HybridSearchOptions {
+  /**
+   * Read every candidate's record, even where the store's hit traits let search read only those
+   * that can reach the page (`rank-pool.ts`): the same results, for tests and benchmarks.
+   */
+  readWholePool?: boolean;
+}
 
 /**
  * Hybrid search: BM25 and vector KNN over the same filtered records, fused (normalized scores or
@@ -160,6 +163,7 @@ export async function hybridSearch(
   tenantId: string,
   input: SearchRequest,
   now: Date,
+  options: HybridSearchOptions = {},
 ): Promise<SearchResult> {
   const parsed = searchRequestSchema.safeParse(input);
   if (!parsed.success) throw new ValidationError(`Invalid search: ${parsed.error.issues[0]?.message}`);
@@ -236,86 +240,26 @@ export async function hybridSearch(
     request.entityBoost > 0 ||
     request.recencyBlend !== undefined ||
     request.order !== 'relevance';
-  const ranked = reorders ? fused : fused.slice(request.offset, request.offset + request.limit);
-  const records = new Map<string, MemoryRecord>();
-  for (const memory of await store.getMemories(
+  // A recency blend or a date order ranks the whole pool by what only its records tell.
+  const wholePool =
+    request.recencyBlend !== undefined || request.order !== 'relevance' || options.readWholePool;
+  const { scored, added } = await rankPool({
+    store,
     tenantId,
-    ranked.map((hit) => hit.id),
-  ))
-    records.set(memory.id, memory);
-
-  const namesEntity = mentionsEntity(query);
-  const toCandidate = (hit: FusedHit) => {
-    const memory = records.get(hit.id);
-    if (!memory) return [];
-    const dateScore = matchesDates(memory, dates.spans) ? request.dateBoost : 0;
-    const named = namesEntity(memory.entities);
-    const entityScore = request.entityBoost > 0 && named ? request.entityBoost : 0;
-    return [{ hit, memory, named, dateScore, entityScore, own: hit.score + dateScore + entityScore }];
-  };
-  const candidates = ranked.flatMap(toCandidate);
-  const sources = neighbors
-    ? contextSources(
-        candidates.map(({ memory, own }) => ({
-          id: memory.id,
-          score: own,
-          sessionId: memory.sessionId,
-          asks: asksQuestion(memory.text),
-        })),
-        request.neighbors,
-      )
-    : [];
-  let context = new Map<string, number>();
-  let added = 0;
-  if (sources.length > 0) {
-    const adjacent = await store.sessionNeighbors(
-      tenantId,
-      sources.map((source) => source.id),
-      request.filter,
-      request.neighbors.window,
-    );
-    context = addNeighborContext(sources, adjacent, request.neighbors);
-    // Neighbours that neither ranking found join the candidates with a fused score of 0.
-    const missing = [...context.keys()].filter((id) => !records.has(id));
-    for (const memory of await store.getMemories(tenantId, missing)) records.set(memory.id, memory);
-    const joined = missing.flatMap((id) => toCandidate({ id, score: 0, ranks: [] }));
-    candidates.push(...joined);
-    added = joined.length;
-  }
+    request,
+    query,
+    spans: dates.spans,
+    ranked: reorders ? fused : fused.slice(request.offset, request.offset + request.limit),
+    textScores,
+    distances,
+    maxScore,
+    now,
+    traits: reorders && !wholePool ? poolTraits(textHits, vectorMatches) : null,
+    need: request.offset + request.limit,
+  });
   // A total that counts the matched set grows by the neighbours that joined it; a filtered count
   // (every filtered record matches) already holds them.
   const reported = total === fused.length ? total + added : total;
-  // The query names an entity of some candidate: those that carry entities but not it weigh less.
-  const namesCandidate = request.entityWeight !== 1 && candidates.some((candidate) => candidate.named);
-  const whenQuery = request.whenWeight !== 1 && asksWhen(query);
-  const scored = candidates.map(({ hit, memory, named, dateScore, entityScore, own }): SearchHit => {
-    const factor = recency.weight > 0 ? recencyFactor(memory, recency, now) : 1;
-    const contextScore = context.get(memory.id) ?? 0;
-    const questionFactor =
-      request.questionWeight !== 1 && memory.sessionId !== null && asksQuestion(memory.text)
-        ? request.questionWeight
-        : 1;
-    const entityFactor = namesCandidate && !named && memory.entities.length > 0 ? request.entityWeight : 1;
-    const whenFactor = whenQuery && statesWhen(memory.text) ? request.whenWeight : 1;
-    const score = (own * questionFactor + contextScore) * entityFactor * whenFactor * factor;
-    return {
-      memory,
-      score,
-      relevance: Math.min(1, ((own * questionFactor + contextScore) * entityFactor * whenFactor) / maxScore),
-      textRank: hit.ranks[0] ?? null,
-      textScore: textScores.get(hit.id) ?? null,
-      vectorRank: hit.ranks[1] ?? null,
-      distance: distances.get(hit.id) ?? null,
-      dateScore,
-      entityScore,
-      contextScore,
-      questionFactor,
-      entityFactor,
-      whenFactor,
-      recencyFactor: factor,
-      similarity: null,
-    };
-  });
   // Unless reordered, `fused` is sorted and `scored` is its page, so the pool's best is fused[0].
   const best = reorders ? Math.max(0, ...scored.map((hit) => hit.score)) : (fused[0]?.score ?? 0);
   for (const hit of scored) hit.similarity = best > 0 ? hit.score / best : 0;
@@ -339,18 +283,6 @@ export async function hybridSearch(
 }
 
 /**
- * Whether the memory's date (its event date, else its creation) lies in one of the spans, or a
- * relative date its text names ("yesterday", "last week"), read from that date, overlaps one.
- */
-function matchesDates(memory: MemoryRecord, spans: readonly DateSpan[]): boolean {
-  if (spans.length === 0) return false;
-  const time = Date.parse(memory.eventDate ?? memory.createdAt);
-  if (spans.some((span) => time >= span.start && time < span.end)) return true;
-  const mentioned = resolveRelativeDates(memory.text, time);
-  return mentioned.some((named) => spans.some((span) => named.start < span.end && named.end > span.start));
-}
-
-/**
  * Without a threshold every filtered record with an embedding is a vector match, so the total is
  * the filtered count; otherwise it is the size of the matched union (exact below MAX_SEARCH_POOL).
  */
@@ -370,12 +302,15 @@ async function countMatches(
   return fusedCount;
 }
 
-function recencyFactor(
-  memory: MemoryRecord,
-  recency: { weight: number; halfLifeDays: number; field: 'createdAt' | 'lastAccessed' | 'eventDate' },
-  now: Date,
-): number {
-  const stamp = memory[recency.field] ?? memory.createdAt;
-  const ageDays = Math.max(0, (now.getTime() - Date.parse(stamp)) / DAY_MS);
-  return 1 + recency.weight * 0.5 ** (ageDays / recency.halfLifeDays);
+/** Every hit's traits by id, or null when a hit came without them (the store does not give them). */
+function poolTraits(
+  textHits: readonly TextHit[],
+  vectorHits: readonly VectorHit[],
+): Map<string, HitTraits> | null {
+  const traits = new Map<string, HitTraits>();
+  for (const hit of [...textHits, ...vectorHits]) {
+    if (hit.traits === undefined) return null;
+    traits.set(hit.id, hit.traits);
+  }
+  return traits;
 }

@@ -1,6 +1,37 @@
 import type { MemoryFilter, MemoryRecord, MemoryVersion } from '../core/schemas/memory-record.js';
 
 /**
+ * What hybrid search needs to know of a hit before it reads the record: whether it belongs to a
+ * conversation (it may lend context to its neighbours) and which entities it names. With both
+ * known for every hit, search reads only the records that can still reach the page instead of the
+ * whole candidate pool (`hybrid-search.ts`). A driver that holds these fields at hand returns them;
+ * one that would need another read leaves them out (search then reads the whole pool).
+ */
+export interface HitTraits {
+  sessionId: string | null;
+  entities: readonly string[];
+}
+
+/** A text search hit: BM25 score, higher is better. */
+export interface TextHit {
+  id: string;
+  score: number;
+  traits?: HitTraits;
+}
+
+/** A vector search hit: cosine distance, lower is better. */
+export interface VectorHit {
+  id: string;
+  distance: number;
+  traits?: HitTraits;
+}
+
+/** A hit's traits, copied out of a record or row (the copy keeps results independent of the store). */
+export function hitTraits(row: { sessionId: string | null; entities: readonly string[] }): HitTraits {
+  return { sessionId: row.sessionId, entities: [...row.entities] };
+}
+
+/**
  * The long-term memory part of the store contract. Drivers store records, their embeddings and a
  * text index; ranking, fusion and embedding happen above them (src/retrieval). Every call is
  * scoped to one tenant: an id from another tenant behaves as absent.
@@ -83,13 +114,15 @@ export interface MemoryRecordStore {
   /**
    * BM25 over record text, best first; scores are higher-is-better. The query is analyzed into
    * words (stopwords dropped) and never interpreted as query syntax; no words or no match gives [].
+   * Hits may carry their `traits` (the record's session and entities); a driver returns them for
+   * every hit of a call or for none.
    */
-  searchText(tenantId: string, query: string, filter: MemoryFilter, limit: number): Promise<ScoredId[]>;
+  searchText(tenantId: string, query: string, filter: MemoryFilter, limit: number): Promise<TextHit[]>;
   /**
    * Nearest neighbours by cosine distance (0 = same direction, 2 = opposite) among records whose
    * embedding was made by `model`. Nearest first, ties by id. [] when the tenant has no vector of
    * `model`; a vector whose length is not the model's dimensions is a ValidationError. A zero vector
-   * is at distance 1 from anything.
+   * is at distance 1 from anything. Hits may carry their `traits`, as `searchText`'s do.
    *
    * Exact or approximate, by one rule in every driver (`vector-collection.ts`):
    * - Exact when at most 5,000 records of the model pass the filter (a small tenant, or a narrow
@@ -108,7 +141,7 @@ export interface MemoryRecordStore {
     model: string,
     filter: MemoryFilter,
     limit: number,
-  ): Promise<{ id: string; distance: number }[]>;
+  ): Promise<VectorHit[]>;
   /**
    * Conversational adjacency. For each of `ids` that names a record of the tenant with a
    * `sessionId`, the records next to it in that session among those `filter` accepts: up to `window`
@@ -180,11 +213,6 @@ export interface InsertResult {
   inserted: MemoryRecord[];
   /** Inputs not inserted because an identical current record exists: that record. */
   duplicates: { requestedId: string; existing: MemoryRecord }[];
-}
-
-export interface ScoredId {
-  id: string;
-  score: number;
 }
 
 /** A record's neighbours in its session (see `sessionNeighbors`). */

@@ -101,6 +101,19 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     accept: (row: Row) => boolean,
     filter?: MemoryFilter,
   ): { id: string; distance: number }[] {
+    return this.nearestRows(query, limit, accept, filter).map(({ row, distance }) => ({
+      id: row.id,
+      distance,
+    }));
+  }
+
+  /** `nearest`, with each hit's row (what the driver stored with the vector). */
+  nearestRows(
+    query: Float32Array,
+    limit: number,
+    accept: (row: Row) => boolean,
+    filter?: MemoryFilter,
+  ): { row: Row; distance: number }[] {
     if (limit <= 0) return [];
     const { rows, index } = this;
     const rowAt = (slot: number) => rows[slot] as Row;
@@ -121,7 +134,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     }
     if (count <= EXACT_SEARCH_THRESHOLD) {
       const exact = index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak);
-      return exact.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
+      return exact.map(({ key, distance }) => ({ row: rowAt(key), distance }));
     }
     const minScanned = Math.ceil(Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / this.acceptedShare(accept));
     // A selective filter would have the index scan about `minScanned` vectors to find enough
@@ -130,7 +143,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
       narrowed && narrowed.size <= minScanned
         ? index.searchKeys(query, limit, this.acceptedIn(narrowed.keys(), accept), tieBreak)
         : this.searchIndex(query, limit, { accept: (slot) => accept(rowAt(slot)), tieBreak, minScanned });
-    return neighbours.map(({ key, distance }) => ({ id: rowAt(key).id, distance }));
+    return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
   }
 
   /** The slots among `slots` whose rows `accept` lets through. */

@@ -124,7 +124,12 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
     expect(await memories.searchText(TENANT, 'tea', EVERYTHING, 10)).toEqual([]);
     expect(idsOf(await memories.searchText(TENANT, 'coffee', CURRENT, 10))).toEqual(['m']);
     const nearest = await memories.searchVector(TENANT, unit(0, 0, 1, 0), MODEL, CURRENT, 1);
-    expect(nearest).toEqual([{ id: 'm', distance: 0 }]);
+    expect(nearest.map(({ id, distance }) => ({ id, distance }))).toEqual([{ id: 'm', distance: 0 }]);
+    // Traits, where a driver gives them, are the current version's.
+    const [byText] = await memories.searchText(TENANT, 'coffee', CURRENT, 10);
+    for (const traits of [nearest[0]?.traits, byText?.traits].filter((value) => value !== undefined)) {
+      expect(traits).toEqual({ sessionId: 's2', entities: [] });
+    }
     expect((await memories.searchVector(TENANT, unit(1, 1, 0, 0), MODEL, CURRENT, 1))[0]?.id).toBe('n');
     expect((await memories.listMemories(TENANT, EVERYTHING, { limit: 10, offset: 0 })).total).toBe(2);
     expect(await memories.countMemories(TENANT, { ...CURRENT, sessionId: { eq: 's1' } })).toBe(0);

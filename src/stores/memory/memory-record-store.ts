@@ -1,7 +1,7 @@
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import { compileMemoryFilter } from '../memory-filter.js';
-import type { MemoryRecordStore } from '../memory-record-store.js';
+import { hitTraits, type MemoryRecordStore } from '../memory-record-store.js';
 import {
   alreadySupersededError,
   assertDimensions,
@@ -234,12 +234,16 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const accept = compileMemoryFilter(filter);
       // The filter runs inside the index's scoring loop, before the limit: never a truncated list.
       const narrowed = tenant.partitions.narrowest(filter);
-      return tenant.text.search(
+      const hits = tenant.text.search(
         query,
         limit,
         (_id, record) => accept(record),
         narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
       );
+      return hits.flatMap(({ id, score }) => {
+        const record = tenant.entries.get(id)?.record;
+        return record ? [{ id, score, traits: hitTraits(record) }] : [];
+      });
     },
 
     async searchVector(tenantId, vector, model, filter, limit) {
@@ -248,7 +252,11 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const collection = tenants.get(tenantId)?.spaces.get(model);
       if (!collection) return [];
       assertDimensions(model, collection.dimensions, vector, ['vector']);
-      return collection.nearest(vector, limit, compileMemoryFilter(filter), filter);
+      const entries = tenants.get(tenantId)?.entries;
+      return collection.nearest(vector, limit, compileMemoryFilter(filter), filter).flatMap((hit) => {
+        const record = entries?.get(hit.id)?.record;
+        return record ? [{ ...hit, traits: hitTraits(record) }] : [];
+      });
     },
 
     async sessionNeighbors(tenantId, ids, filter, window) {

@@ -69,13 +69,13 @@ const SCORE = `(
  */
 export function bm25Sql(where: string, p: Bm25Placeholders): string {
   const current = `c.tenant_id = ${p.tenant} AND c.valid_to IS NULL`;
-  const full = `SELECT m.id, ${SCORE} AS score
+  const full = `SELECT m.id, m.session_id, m.entities, ${SCORE} AS score
     FROM memories m CROSS JOIN corpus CROSS JOIN to_tsquery('english', ${p.query}) AS q(query)
     WHERE m.text_search @@ q.query AND ${where}
     ORDER BY score DESC, m.id LIMIT ${p.limit}`;
   const hits = p.pruning
     ? `essential AS MATERIALIZED (
-    SELECT m.id, ${SCORE} AS score
+    SELECT m.id, m.session_id, m.entities, ${SCORE} AS score
     FROM memories m CROSS JOIN corpus
     -- Planned from statistics of another revision: not even tried (the first search after a
     -- write then costs what it did before pruning existed).
@@ -92,11 +92,11 @@ export function bm25Sql(where: string, p: Bm25Placeholders): string {
           ON assumed.lexeme = w.lexeme) AS pruned
   ),
   hits AS (
-    SELECT e.id, e.score, true AS pruned FROM essential e WHERE (SELECT pruned FROM pruning)
+    SELECT e.id, e.score, e.session_id, e.entities, true AS pruned FROM essential e WHERE (SELECT pruned FROM pruning)
     UNION ALL
-    SELECT f.id, f.score, false FROM (${full}) AS f WHERE NOT (SELECT pruned FROM pruning)
+    SELECT f.id, f.score, f.session_id, f.entities, false FROM (${full}) AS f WHERE NOT (SELECT pruned FROM pruning)
   )`
-    : `hits AS (SELECT f.id, f.score, false AS pruned FROM (${full}) AS f)`;
+    : `hits AS (SELECT f.id, f.score, f.session_id, f.entities, false AS pruned FROM (${full}) AS f)`;
   return `WITH state AS MATERIALIZED (
     SELECT coalesce((SELECT r.revision FROM memory_revisions r WHERE r.tenant_id = ${p.tenant}), 0) AS revision
   ),
@@ -130,10 +130,10 @@ export function bm25Sql(where: string, p: Bm25Placeholders): string {
   SELECT corpus.revision, corpus.n, corpus.avgdl, learned.lexemes, learned.dfs, learned.impacts,
     (SELECT json_object_agg(w.word, tsvector_to_array(to_tsvector('english', w.word)))
       FROM unnest(${p.unstemmed}) AS w(word)) AS stems,
-    found.id, found.score, found.pruned
+    found.id, found.score, found.session_id, found.entities, found.pruned
   FROM corpus
   CROSS JOIN (SELECT coalesce(array_agg(w.lexeme), '{}') AS lexemes, coalesce(array_agg(w.df), '{}') AS dfs,
     coalesce(array_agg(w.impact), '{}') AS impacts FROM weights w) AS learned
-  LEFT JOIN LATERAL (SELECT hits.id, hits.score, hits.pruned FROM hits) AS found ON true
+  LEFT JOIN LATERAL (SELECT hits.id, hits.score, hits.session_id, hits.entities, hits.pruned FROM hits) AS found ON true
   ORDER BY found.score DESC, found.id`;
 }

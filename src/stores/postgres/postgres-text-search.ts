@@ -1,4 +1,5 @@
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
+import type { TextHit } from '../memory-record-store.js';
 import { bm25PruningPlan } from './bm25-pruning-plan.js';
 import { bm25Sql } from './bm25-sql.js';
 import { memoryFilterSql, queryWords, SqlParameters, tsqueryText } from './memory-filter-sql.js';
@@ -19,7 +20,7 @@ export function createPostgresTextSearch(database: Queryable) {
     query: string,
     filter: MemoryFilter,
     limit: number,
-  ): Promise<{ id: string; score: number }[]> => {
+  ): Promise<TextHit[]> => {
     const terms = queryWords(query);
     const text = tsqueryText(terms);
     if (limit <= 0 || text === null) return [];
@@ -49,11 +50,27 @@ export function createPostgresTextSearch(database: Queryable) {
     };
     const where = memoryFilterSql(tenantId, filter, parameters);
     const rows = await database.query<
-      LearnedStatistics & { id: string | null; score: number; pruned: boolean }
+      LearnedStatistics & {
+        id: string | null;
+        score: number;
+        session_id: string | null;
+        entities: string[] | null;
+        pruned: boolean;
+      }
     >(bm25Sql(where, placeholders), parameters.values);
     if (rows[0]) textStatistics.learn(tenantId, rows[0]);
     if (rows[0]?.pruned) prunedSearches += 1;
-    return rows.flatMap((row) => (row.id === null ? [] : [{ id: row.id, score: row.score }]));
+    return rows.flatMap((row) =>
+      row.id === null
+        ? []
+        : [
+            {
+              id: row.id,
+              score: row.score,
+              traits: { sessionId: row.session_id, entities: row.entities ?? [] },
+            },
+          ],
+    );
   };
 
   return { searchText, prunedTextSearches: () => prunedSearches };

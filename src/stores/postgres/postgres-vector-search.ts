@@ -32,6 +32,14 @@ export const TAIL_LIMIT = 10_000;
  */
 export const DEFAULT_EF_CONSTRUCTION = 200;
 
+/** A vector search row: the hit, its distance and its traits (see `HitTraits`). */
+interface VectorRow {
+  id: string;
+  distance: number;
+  session_id: string | null;
+  entities: string[];
+}
+
 /** Vectors moved into a graph per transaction, and connections moving them at once. */
 const INDEX_CHUNK = 100;
 const INDEX_WORKERS = 2;
@@ -295,8 +303,8 @@ export async function createPostgresVectorSearch(
       ? `(e.vector::vector) <=> (${query}::vector)`
       : `1 - (SELECT sum(a::float8 * b::float8) FROM unnest(e.vector, ${query}) AS p(a, b)) / (e.norm * ${queryNorm})`;
     const where = memoryFilterSql(tenantId, filter, parameters);
-    return database.query<{ id: string; distance: number }>(
-      `SELECT m.id, CASE WHEN e.norm = 0 OR ${queryNorm} = 0 THEN 1 ELSE ${distance} END AS distance
+    return database.query<VectorRow>(
+      `SELECT m.id, m.session_id, m.entities, CASE WHEN e.norm = 0 OR ${queryNorm} = 0 THEN 1 ELSE ${distance} END AS distance
       FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk
       WHERE e.model = ${parameters.add(model)} AND ${where}
       ORDER BY distance, m.id LIMIT ${parameters.add(limit)}`,
@@ -321,16 +329,13 @@ export async function createPostgresVectorSearch(
     const distance = `(e.vector::vector(${dimensions})) <=> (${parameters.add(arrayText(vector))}::real[]::vector(${dimensions}))`;
     const modelParameter = parameters.add(model);
     const limitParameter = parameters.add(limit);
-    const branch = (graph: boolean) => `(SELECT m.id, ${distance} AS distance
+    const branch = (graph: boolean) => `(SELECT m.id, m.session_id, m.entities, ${distance} AS distance
       FROM memory_embeddings e JOIN memories m ON m.pk = e.memory_pk
       WHERE ${graph ? 'e.indexed' : `NOT e.indexed AND e.tenant_id = ${parameters.add(tenantId)}`}
         AND e.dimensions = ${dimensions} AND e.model = ${modelParameter} AND e.norm > 0
         AND ${memoryFilterSql(tenantId, filter, parameters)}
       ORDER BY ${distance} LIMIT ${limitParameter})`;
-    return database.query<{ id: string; distance: number }>(
-      `${branch(true)} UNION ALL ${branch(false)}`,
-      parameters.values,
-    );
+    return database.query<VectorRow>(`${branch(true)} UNION ALL ${branch(false)}`, parameters.values);
   };
 
   /**
@@ -356,7 +361,7 @@ export async function createPostgresVectorSearch(
     filter: MemoryFilter,
     limit: number,
   ) => {
-    let hits: { id: string; distance: number }[] | undefined;
+    let hits: VectorRow[] | undefined;
     const indexable = indexed && dimensions <= HNSW_MAX_DIMENSIONS && vectorNorm(vector) > 0;
     if (
       indexable &&
@@ -369,7 +374,11 @@ export async function createPostgresVectorSearch(
     }
     hits ??= await exact(tenantId, vector, model, filter, limit);
     return hits
-      .map((hit) => ({ id: hit.id, distance: Math.min(2, Math.max(0, Number(hit.distance))) }))
+      .map((hit) => ({
+        id: hit.id,
+        distance: Math.min(2, Math.max(0, Number(hit.distance))),
+        traits: { sessionId: hit.session_id, entities: hit.entities },
+      }))
       .sort(
         (left, right) =>
           left.distance - right.distance || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0),

@@ -113,7 +113,8 @@ export function memoryParameters(record: MemoryRecord): MemoryParameters {
 }
 
 /** Most records have no topics or entities: skip the parser for an empty list. */
-const parseList = (json: string): string[] => (json === '[]' ? [] : (JSON.parse(json) as string[]));
+/** A JSON list column (`topics`, `entities`) as an array. */
+export const parseList = (json: string): string[] => (json === '[]' ? [] : (JSON.parse(json) as string[]));
 
 export function rowToMemory(row: MemoryRow): MemoryRecord {
   return {

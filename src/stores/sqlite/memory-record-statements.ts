@@ -148,7 +148,7 @@ export const countSql = (filter: FilterSql): string =>
  * is negated; the filter joins before ORDER BY and LIMIT, so it never shrinks a truncated list.
  */
 export const searchTextSql = (filter: FilterSql): string =>
-  `SELECT m.id AS id, -bm25(memories_fts) AS score
+  `SELECT m.id AS id, -bm25(memories_fts) AS score, m.session_id AS session_id, m.entities AS entities
   FROM memories_fts JOIN memories m ON m.pk = memories_fts.rowid
   WHERE memories_fts MATCH @fts_query AND ${filter.where}
   ORDER BY score DESC, m.id LIMIT @limit`;
@@ -158,13 +158,17 @@ export const searchTextSql = (filter: FilterSql): string =>
  * float32 BLOB, `@limit`). `distanceFunction` is sqlite-vec's `vec_distance_cosine` or the
  * JavaScript fallback; both yield NULL for a zero vector, which counts as distance 1. SQLite keeps
  * only the best `limit` rows while sorting, so nothing per row reaches JavaScript; the caller clamps
- * the returned distances to [0, 2] (float rounding), which cannot change their order.
+ * the returned distances to [0, 2] (float rounding), which cannot change their order. The hits'
+ * traits (session, entities) are read for those rows only, so the scan keeps its covering index.
  */
 export const searchVectorSql = (filter: FilterSql, distanceFunction: string): string =>
-  `SELECT m.id AS id, coalesce(${distanceFunction}(e.vector, @query), 1.0) AS distance
-  FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk
-  WHERE e.model = @model AND ${filter.where}
-  ORDER BY distance, m.id LIMIT @limit`;
+  `SELECT h.id AS id, h.distance AS distance, m.session_id AS session_id, m.entities AS entities
+  FROM (SELECT m.pk AS pk, m.id AS id, coalesce(${distanceFunction}(e.vector, @query), 1.0) AS distance
+    FROM memories m JOIN memory_embeddings e ON e.memory_pk = m.pk
+    WHERE e.model = @model AND ${filter.where}
+    ORDER BY distance, m.id LIMIT @limit) AS h
+  JOIN memories m ON m.pk = h.pk
+  ORDER BY h.distance, h.id`;
 
 /**
  * The ids of up to `@window` filtered records before (`side` = 'before', nearest first) or after a

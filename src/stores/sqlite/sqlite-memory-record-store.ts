@@ -2,14 +2,16 @@ import type { Database } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
 import { compileStableMemoryFilter } from '../memory-filter.js';
-import type {
-  InsertOptions,
-  InsertResult,
-  MemoryPage,
-  MemoryRecordStore,
-  MemoryUpdate,
-  NewMemoryRecord,
-  UpdateOptions,
+import {
+  type HitTraits,
+  hitTraits,
+  type InsertOptions,
+  type InsertResult,
+  type MemoryPage,
+  type MemoryRecordStore,
+  type MemoryUpdate,
+  type NewMemoryRecord,
+  type UpdateOptions,
 } from '../memory-record-store.js';
 import {
   alreadySupersededError,
@@ -29,6 +31,7 @@ import { ftsMatchExpression, memoryFilterSql } from './memory-filter-sql.js';
 import {
   type MemoryRow,
   memoryParameters,
+  parseList,
   rawRowReader,
   rowToMemory,
   rowToMemoryVersion,
@@ -49,6 +52,17 @@ import { createSessionNeighbors } from './sqlite-session-neighbors.js';
 import { SqliteTextCache } from './sqlite-text-cache.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
 import { installVectorDistance } from './vector-distance.js';
+
+/** The columns of a search statement that give a hit's traits. */
+interface TraitColumns {
+  session_id: string | null;
+  entities: string;
+}
+
+const traitsOf = (row: TraitColumns): HitTraits => ({
+  sessionId: row.session_id,
+  entities: parseList(row.entities),
+});
 
 /** The contract, plus what benchmarks and tests use to wait for background index builds. */
 export type SqliteMemoryRecordStore = MemoryRecordStore & {
@@ -346,19 +360,24 @@ export async function createSqliteMemoryRecordStore(
         if (mirror) {
           const accept = compileStableMemoryFilter(filter);
           const narrowed = mirror.partitions.narrowest(filter);
-          return mirror.index.search(
+          const hits = mirror.index.search(
             query,
             limit,
             (_id, fields) => accept(fields),
             narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
           );
+          return hits.flatMap(({ id, score }) => {
+            const fields = mirror.index.item(id);
+            return fields ? [{ id, score, traits: hitTraits(fields) }] : [];
+          });
         }
         const match = ftsMatchExpression(query);
         if (match === null) return [];
         const where = memoryFilterSql(tenantId, filter);
         return cache
-          .get<{ id: string; score: number }>(searchTextSql(where))
-          .all({ ...where.parameters, fts_query: match, limit });
+          .get<{ id: string; score: number } & TraitColumns>(searchTextSql(where))
+          .all({ ...where.parameters, fts_query: match, limit })
+          .map((hit) => ({ id: hit.id, score: hit.score, traits: traitsOf(hit) }));
       }),
 
     searchVector: (tenantId, vector, model, filter, limit) =>
@@ -372,12 +391,20 @@ export async function createSqliteMemoryRecordStore(
         // as a small one), unless the filter reads access times.
         const collection =
           filter.lastAccessed === undefined ? vectors.collection(tenantId, model, dimensions) : undefined;
-        if (collection) return collection.nearest(vector, limit, compileStableMemoryFilter(filter), filter);
+        if (collection) {
+          return collection
+            .nearestRows(vector, limit, compileStableMemoryFilter(filter), filter)
+            .map(({ row, distance }) => ({ id: row.id, distance, traits: hitTraits(row) }));
+        }
         const where = memoryFilterSql(tenantId, filter);
         return cache
-          .get<{ id: string; distance: number }>(searchVectorSql(where, distance.sqlFunction))
+          .get<{ id: string; distance: number } & TraitColumns>(searchVectorSql(where, distance.sqlFunction))
           .all({ ...where.parameters, query: vectorBlob(vector), model, limit })
-          .map((hit) => ({ id: hit.id, distance: Math.min(2, Math.max(0, hit.distance)) }));
+          .map((hit) => ({
+            id: hit.id,
+            distance: Math.min(2, Math.max(0, hit.distance)),
+            traits: traitsOf(hit),
+          }));
       }),
 
     sessionNeighbors: (tenantId, ids, filter, window) =>

@@ -137,7 +137,7 @@ describe('migration 12: stable memory ids', () => {
       expect(await memories.searchText('t', 'Porto', CURRENT, 10)).toEqual([]);
       expect((await memories.searchText('t', 'Faro', CURRENT, 10)).map((hit) => hit.id)).toEqual(['m3']);
       const near = await memories.searchVector('t', Float32Array.from([0, 0, 1, 0]), MODEL, CURRENT, 1);
-      expect(near).toEqual([{ id: 'm3', distance: 0 }]);
+      expect(near).toMatchObject([{ id: 'm3', distance: 0 }]);
       const chess = await memories.searchVector('t', Float32Array.from([0, 0, 0, 1]), MODEL, CURRENT, 1);
       expect(chess[0]?.id).toBe('solo');
       expect((await memories.findUnembedded('t', MODEL, 10)).map((row) => row.id)).toEqual(['x3']);
