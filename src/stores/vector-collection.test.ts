@@ -177,4 +177,49 @@ describe('vector collection', () => {
     expect(found.map((hit) => hit.id)).toEqual(exact(live, query, 20).map((hit) => hit.id));
     expect(collection.scannedByLastSearch).toBe(5_173);
   });
+
+  it('remembers a filter that matches many rows, until a row changes', () => {
+    const random = seededRandom(3);
+    const collection = new VectorCollection<Row>(4);
+    const rows: Row[] = [];
+    for (let key = 0; key < 5_010; key += 1) {
+      const row: Row = { id: `r${String(key).padStart(5, '0')}`, keep: true, ...fields };
+      rows.push(row);
+      collection.set(
+        key,
+        row,
+        Float32Array.from({ length: 4 }, () => random() - 0.5),
+      );
+    }
+    const filter: MemoryFilter = { includeSuperseded: false, memoryType: { eq: 'semantic' } };
+    let asked = 0;
+    const accept = (row: Row) => {
+      asked += 1;
+      return row.keep;
+    };
+    const search = () => {
+      asked = 0;
+      return collection.nearest(Float32Array.from([0.1, 0.2, -0.3, 0.4]), 5, accept, filter);
+    };
+    search();
+    // Counting past the exact threshold and sampling the accepted share: more than 5,000 questions.
+    expect(asked).toBeGreaterThan(5_000);
+    search();
+    expect(asked).toBeLessThan(5_000);
+    // Rows changed in place (ten no longer accepted): counted again, and now scanned exactly.
+    for (const row of rows.slice(0, 10)) row.keep = false;
+    collection.rowsChanged();
+    search();
+    expect(asked).toBeGreaterThan(5_000);
+    expect(collection.scannedByLastSearch).toBe(5_000);
+    // A delete (or a set) also makes it count again.
+    for (const row of rows.slice(0, 10)) row.keep = true;
+    collection.rowsChanged();
+    search();
+    search();
+    expect(asked).toBeLessThan(5_000);
+    collection.delete(5_009);
+    search();
+    expect(asked).toBeGreaterThan(5_000);
+  });
 });

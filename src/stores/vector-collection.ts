@@ -9,6 +9,8 @@ const OVERSAMPLING = 8;
 const MIN_CANDIDATES = 200;
 /** Rows sampled (evenly over the slots) to estimate the share of them a filter accepts. */
 const RATE_SAMPLE = 512;
+/** Filters remembered as matching more rows than an exact scan takes (with their accepted share). */
+const REMEMBERED_FILTERS = 64;
 /** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
 const TRAINING_SLICE_MS = 4;
 
@@ -47,6 +49,13 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   private training: Promise<void> | null = null;
   /** A background training threw: searches then train in place, where the error reaches a caller. */
   private trainingFailed = false;
+  /** Bumped by every change of the rows (`set`, `delete`, `rowsChanged`). */
+  private version = 0;
+  /**
+   * Filters (by their JSON) found to accept more than `EXACT_SEARCH_THRESHOLD` rows, with the share
+   * they accept, at `version`: a search with one of them again skips counting and sampling.
+   */
+  private readonly largeFilters = new Map<string, { version: number; share: number }>();
 
   constructor(readonly dimensions: number) {
     this.index = new IvfIndex(dimensions);
@@ -72,6 +81,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
       slot = this.freeSlots.pop() ?? this.rows.length;
       this.slotOf.set(key, slot);
     }
+    this.version += 1;
     const previous = this.rows[slot];
     if (previous !== undefined) this.partitions.remove(slot, previous);
     this.partitions.add(slot, row);
@@ -82,6 +92,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   delete(key: number): boolean {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
+    this.version += 1;
     this.slotOf.delete(key);
     const row = this.rows[slot];
     if (row !== undefined) this.partitions.remove(slot, row);
@@ -89,6 +100,11 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     this.freeSlots.push(slot);
     this.index.remove(slot);
     return true;
+  }
+
+  /** Tells the collection that rows it holds were changed in place (their fields, not their vectors). */
+  rowsChanged(): void {
+    this.version += 1;
   }
 
   /**
@@ -120,7 +136,12 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     const tieBreak = (left: number, right: number) => compareCodePoints(rowAt(left).id, rowAt(right).id);
     let count = 0;
     const narrowed = filter ? this.partitions.narrowest(filter) : null;
-    if (narrowed) {
+    // Access times change without the collection seeing it: such filters are never remembered.
+    const key = filter && filter.lastAccessed === undefined ? JSON.stringify(filter) : null;
+    const large = key === null ? undefined : this.largeFilters.get(key);
+    if (large?.version === this.version) {
+      count = EXACT_SEARCH_THRESHOLD + 1;
+    } else if (narrowed) {
       for (const slot of narrowed.keys()) {
         if (count > EXACT_SEARCH_THRESHOLD) break;
         const row = rows[slot];
@@ -136,7 +157,12 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
       const exact = index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak);
       return exact.map(({ key, distance }) => ({ row: rowAt(key), distance }));
     }
-    const minScanned = Math.ceil(Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / this.acceptedShare(accept));
+    let share = large?.version === this.version ? large.share : undefined;
+    if (share === undefined) {
+      share = this.acceptedShare(accept);
+      if (key !== null) this.rememberLarge(key, share);
+    }
+    const minScanned = Math.ceil(Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / share);
     // A selective filter would have the index scan about `minScanned` vectors to find enough
     // accepted ones; when its partition is smaller, scanning that partition is cheaper and exact.
     const neighbours: Neighbour[] =
@@ -144,6 +170,14 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
         ? index.searchKeys(query, limit, this.acceptedIn(narrowed.keys(), accept), tieBreak)
         : this.searchIndex(query, limit, { accept: (slot) => accept(rowAt(slot)), tieBreak, minScanned });
     return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
+  }
+
+  private rememberLarge(key: string, share: number): void {
+    this.largeFilters.delete(key);
+    this.largeFilters.set(key, { version: this.version, share });
+    if (this.largeFilters.size > REMEMBERED_FILTERS) {
+      this.largeFilters.delete(this.largeFilters.keys().next().value as string);
+    }
   }
 
   /** The slots among `slots` whose rows `accept` lets through. */

@@ -183,6 +183,7 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       forgetCurrentHash(tenant, old.record);
       old.record.supersededBy = next.entry.id;
       old.record.validTo = next.entry.record.validFrom;
+      old.vector?.collection.rowsChanged();
       store(tenant, next);
       return copyRecord(next.entry.record);
     },
