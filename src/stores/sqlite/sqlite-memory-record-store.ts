@@ -1,17 +1,14 @@
 import type { Database } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
-import { compileStableMemoryFilter } from '../memory-filter.js';
-import {
-  type HitTraits,
-  hitTraits,
-  type InsertOptions,
-  type InsertResult,
-  type MemoryPage,
-  type MemoryRecordStore,
-  type MemoryUpdate,
-  type NewMemoryRecord,
-  type UpdateOptions,
+import type {
+  InsertOptions,
+  InsertResult,
+  MemoryPage,
+  MemoryRecordStore,
+  MemoryUpdate,
+  NewMemoryRecord,
+  UpdateOptions,
 } from '../memory-record-store.js';
 import {
   alreadySupersededError,
@@ -27,42 +24,24 @@ import {
   toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
-import { ftsMatchExpression, memoryFilterSql } from './memory-filter-sql.js';
+import { memoryFilterSql } from './memory-filter-sql.js';
 import {
   type MemoryRow,
   memoryParameters,
-  parseList,
   rawRowReader,
   rowToMemory,
   rowToMemoryVersion,
   vectorBlob,
 } from './memory-record-rows.js';
-import {
-  countSql,
-  listSql,
-  prepareMemoryStatements,
-  StatementCache,
-  searchTextSql,
-  searchVectorSql,
-} from './memory-record-statements.js';
+import { countSql, listSql, prepareMemoryStatements, StatementCache } from './memory-record-statements.js';
 import { isSqliteError, toStoreFailure } from './open-database.js';
 import { createBatchWriter } from './sqlite-batch-writer.js';
 import { createSqliteMemoryCounts } from './sqlite-memory-counts.js';
+import { createSqliteMemorySearch } from './sqlite-memory-search.js';
 import { createSessionNeighbors } from './sqlite-session-neighbors.js';
 import { SqliteTextCache } from './sqlite-text-cache.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
 import { installVectorDistance } from './vector-distance.js';
-
-/** The columns of a search statement that give a hit's traits. */
-interface TraitColumns {
-  session_id: string | null;
-  entities: string;
-}
-
-const traitsOf = (row: TraitColumns): HitTraits => ({
-  sessionId: row.session_id,
-  entities: parseList(row.entities),
-});
 
 /** The contract, plus what benchmarks and tests use to wait for background index builds. */
 export type SqliteMemoryRecordStore = MemoryRecordStore & {
@@ -106,6 +85,7 @@ export async function createSqliteMemoryRecordStore(
 
   const dimensionsOf = (tenantId: string, model: string): number | undefined =>
     statements.selectDimensions.get(tenantId, model)?.dimensions;
+  const search = createSqliteMemorySearch({ cache, distance, vectors, texts, dimensionsOf });
 
   /**
    * Stores `vector` as the record's embedding, checking and recording the model's dimensions. A
@@ -353,59 +333,9 @@ export async function createSqliteMemoryRecordStore(
     listMemories: (tenantId, filter, page) => guarded(() => list(tenantId, filter, page)),
 
     searchText: (tenantId, query, filter, limit) =>
-      guarded(() => {
-        if (limit <= 0) return [];
-        // A large tenant is searched in its in-process index once built, unless the filter reads access times.
-        const mirror = filter.lastAccessed === undefined ? texts.index(tenantId) : undefined;
-        if (mirror) {
-          const accept = compileStableMemoryFilter(filter);
-          const narrowed = mirror.partitions.narrowest(filter);
-          const hits = mirror.index.search(
-            query,
-            limit,
-            (_id, fields) => accept(fields),
-            narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
-          );
-          return hits.flatMap(({ id, score }) => {
-            const fields = mirror.index.item(id);
-            return fields ? [{ id, score, traits: hitTraits(fields) }] : [];
-          });
-        }
-        const match = ftsMatchExpression(query);
-        if (match === null) return [];
-        const where = memoryFilterSql(tenantId, filter);
-        return cache
-          .get<{ id: string; score: number } & TraitColumns>(searchTextSql(where))
-          .all({ ...where.parameters, fts_query: match, limit })
-          .map((hit) => ({ id: hit.id, score: hit.score, traits: traitsOf(hit) }));
-      }),
-
+      guarded(() => search.text(tenantId, query, filter, limit)),
     searchVector: (tenantId, vector, model, filter, limit) =>
-      guarded(() => {
-        assertUsableVector(vector, ['vector']);
-        const dimensions = dimensionsOf(tenantId, model);
-        if (dimensions === undefined) return [];
-        assertDimensions(model, dimensions, vector, ['vector']);
-        if (limit <= 0) return [];
-        // A large tenant is searched in its in-process index once loaded (exactly in SQL until then,
-        // as a small one), unless the filter reads access times.
-        const collection =
-          filter.lastAccessed === undefined ? vectors.collection(tenantId, model, dimensions) : undefined;
-        if (collection) {
-          return collection
-            .nearestRows(vector, limit, compileStableMemoryFilter(filter), filter)
-            .map(({ row, distance }) => ({ id: row.id, distance, traits: hitTraits(row) }));
-        }
-        const where = memoryFilterSql(tenantId, filter);
-        return cache
-          .get<{ id: string; distance: number } & TraitColumns>(searchVectorSql(where, distance.sqlFunction))
-          .all({ ...where.parameters, query: vectorBlob(vector), model, limit })
-          .map((hit) => ({
-            id: hit.id,
-            distance: Math.min(2, Math.max(0, hit.distance)),
-            traits: traitsOf(hit),
-          }));
-      }),
+      guarded(() => search.vector(tenantId, vector, model, filter, limit)),
 
     sessionNeighbors: (tenantId, ids, filter, window) =>
       guarded(() => neighbors(tenantId, ids, filter, window)),
