@@ -103,6 +103,8 @@ const cases: [MemoryFilterInput, string[]][] = [
   [{ createdAt: { gte: '2026-01-03T01:00:00.000+01:00' } }, ['r2', 'r3', 'r4', 'r6']],
   [{ eventDate: { gte: day(6) } }, ['r3', 'r4']],
   [{ eventDate: { lte: day(100) } }, ['r1', 'r3', 'r4']],
+  // A range with no bound still asks for a date: a record without one fails it.
+  [{ eventDate: {} }, ['r1', 'r3', 'r4']],
   [{ lastAccessed: { gt: day(5) } }, ['r1', 'r3']],
   [{ namespace: { startswith: 'ap' } }, ['r1', 'r2', 'r6']],
   [{ namespace: { startswith: 'AP' } }, []],

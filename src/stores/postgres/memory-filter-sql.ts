@@ -102,7 +102,9 @@ export function memoryFilterSql(
     if (!range) continue;
     const column = DATE_COLUMNS[field];
     const at = (iso: string) => bind.add(timestampMs(iso), '::bigint');
-    // NULL (a missing eventDate) compares as unknown, so it fails every range as the contract says.
+    // NULL (a missing eventDate) compares as unknown, so it fails every range as the contract says;
+    // a range with no bound at all still asks for a date.
+    const before = conditions.length;
     if (range.gt !== undefined) conditions.push(`${column} > ${at(range.gt)}`);
     if (range.gte !== undefined) conditions.push(`${column} >= ${at(range.gte)}`);
     if (range.lt !== undefined) conditions.push(`${column} < ${at(range.lt)}`);
@@ -112,6 +114,7 @@ export function memoryFilterSql(
       const to = at(range.except.lt);
       conditions.push(`(${column} < ${from} OR ${column} >= ${to})`);
     }
+    if (conditions.length === before) conditions.push(`${column} IS NOT NULL`);
   }
   if (filter.pinned !== undefined) conditions.push(`m.pinned = ${bind.add(filter.pinned)}`);
   return conditions.join('\n    AND ');

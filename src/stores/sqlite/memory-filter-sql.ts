@@ -113,7 +113,9 @@ export function memoryFilterSql(tenantId: string, filter: Partial<MemoryFilter>)
     const range = filter[field];
     if (!range) continue;
     const column = DATE_COLUMNS[field];
-    // NULL (a missing eventDate) compares as unknown, so it fails every range as the contract says.
+    // NULL (a missing eventDate) compares as unknown, so it fails every range as the contract says;
+    // a range with no bound at all still asks for a date.
+    const before = conditions.length;
     if (range.gt !== undefined) conditions.push(`${column} > ${bind(timestampMs(range.gt))}`);
     if (range.gte !== undefined) conditions.push(`${column} >= ${bind(timestampMs(range.gte))}`);
     if (range.lt !== undefined) conditions.push(`${column} < ${bind(timestampMs(range.lt))}`);
@@ -123,6 +125,7 @@ export function memoryFilterSql(tenantId: string, filter: Partial<MemoryFilter>)
       const to = bind(timestampMs(range.except.lt));
       conditions.push(`(${column} < ${from} OR ${column} >= ${to})`);
     }
+    if (conditions.length === before) conditions.push(`${column} IS NOT NULL`);
   }
   if (filter.pinned !== undefined) conditions.push(`m.pinned = ${bind(filter.pinned ? 1 : 0)}`);
   return { where: conditions.join('\n    AND '), parameters };
