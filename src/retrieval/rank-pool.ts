@@ -36,7 +36,7 @@ export interface PoolRankingInput {
    * best `need` are then read. Null reads the whole pool.
    */
   traits: ReadonlyMap<string, HitTraits> | null;
-  /** How many of the best hits must be exact (offset + limit); Infinity for every one. */
+  /** How many of the best hits must be exact: offset + limit. */
   need: number;
 }
 
@@ -135,7 +135,7 @@ export async function rankPool(input: PoolRankingInput): Promise<PoolRanking> {
     };
   };
 
-  if (traits === null || input.need === Number.POSITIVE_INFINITY) await readHits(input.ranked);
+  if (traits === null) await readHits(input.ranked);
 
   // The context sources: the best few by own score among members of a conversation.
   const options = request.neighbors;

@@ -17,6 +17,7 @@ import {
   toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
+import { searchTextIndex } from '../search-text-index.js';
 import type { StoreOptions } from '../session-store.js';
 import {
   attachVector,
@@ -232,19 +233,15 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       ensureOpen();
       const tenant = tenants.get(tenantId);
       if (!tenant || limit <= 0) return [];
-      const accept = compileMemoryFilter(filter);
-      // The filter runs inside the index's scoring loop, before the limit: never a truncated list.
-      const narrowed = tenant.partitions.narrowest(filter);
-      const hits = tenant.text.search(
+      // The index's items are the live records, so hits' traits are the current version's.
+      return searchTextIndex(
+        tenant.text,
+        tenant.partitions,
+        compileMemoryFilter(filter),
         query,
+        filter,
         limit,
-        (_id, record) => accept(record),
-        narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
       );
-      return hits.flatMap(({ id, score }) => {
-        const record = tenant.entries.get(id)?.record;
-        return record ? [{ id, score, traits: hitTraits(record) }] : [];
-      });
     },
 
     async searchVector(tenantId, vector, model, filter, limit) {
@@ -253,11 +250,10 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       const collection = tenants.get(tenantId)?.spaces.get(model);
       if (!collection) return [];
       assertDimensions(model, collection.dimensions, vector, ['vector']);
-      const entries = tenants.get(tenantId)?.entries;
-      return collection.nearest(vector, limit, compileMemoryFilter(filter), filter).flatMap((hit) => {
-        const record = entries?.get(hit.id)?.record;
-        return record ? [{ ...hit, traits: hitTraits(record) }] : [];
-      });
+      // Rows are the live records (`attachVector`).
+      return collection
+        .nearestRows(vector, limit, compileMemoryFilter(filter), filter)
+        .map(({ row, distance }) => ({ id: row.id, distance, traits: hitTraits(row) }));
     },
 
     async sessionNeighbors(tenantId, ids, filter, window) {

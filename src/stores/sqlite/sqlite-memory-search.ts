@@ -2,6 +2,7 @@ import type { MemoryFilter } from '../../core/schemas/memory-record.js';
 import { compileStableMemoryFilter } from '../memory-filter.js';
 import { type HitTraits, hitTraits, type TextHit, type VectorHit } from '../memory-record-store.js';
 import { assertDimensions, assertUsableVector } from '../memory-rules.js';
+import { searchTextIndex } from '../search-text-index.js';
 import { ftsMatchExpression, memoryFilterSql } from './memory-filter-sql.js';
 import { parseList, vectorBlob } from './memory-record-rows.js';
 import { type StatementCache, searchTextSql, searchVectorSql } from './memory-record-statements.js';
@@ -44,17 +45,7 @@ export function createSqliteMemorySearch(options: SqliteMemorySearchOptions) {
     const mirror = filter.lastAccessed === undefined ? texts.index(tenantId) : undefined;
     if (mirror) {
       const accept = compileStableMemoryFilter(filter);
-      const narrowed = mirror.partitions.narrowest(filter);
-      const hits = mirror.index.search(
-        query,
-        limit,
-        (_id, fields) => accept(fields),
-        narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
-      );
-      return hits.flatMap(({ id, score }) => {
-        const fields = mirror.index.item(id);
-        return fields ? [{ id, score, traits: hitTraits(fields) }] : [];
-      });
+      return searchTextIndex(mirror.index, mirror.partitions, accept, query, filter, limit);
     }
     const match = ftsMatchExpression(query);
     if (match === null) return [];

@@ -1,0 +1,32 @@
+import type { MemoryFilter } from '../core/schemas/memory-record.js';
+import type { Bm25Index } from '../core/text/bm25-index.js';
+import type { FilterPartitions } from './filter-partitions.js';
+import { type HitTraits, hitTraits, type TextHit } from './memory-record-store.js';
+
+/**
+ * `searchText` over an in-process BM25 index whose items are the records (or their filter fields),
+ * as the memory driver and SQLite's text mirror hold them: the filter runs inside the index's
+ * scoring loop, before the limit (never a truncated list), only the smallest partition the filter
+ * names is scored when it holds fewer ids than the query terms' postings, and each hit carries its
+ * traits from its item.
+ */
+export function searchTextIndex<Item extends HitTraits>(
+  index: Bm25Index<Item>,
+  partitions: FilterPartitions<string>,
+  accept: (item: Item) => boolean,
+  query: string,
+  filter: MemoryFilter,
+  limit: number,
+): TextHit[] {
+  const narrowed = partitions.narrowest(filter);
+  const hits = index.search(
+    query,
+    limit,
+    (_id, item) => accept(item),
+    narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
+  );
+  return hits.flatMap(({ id, score }) => {
+    const item = index.item(id);
+    return item ? [{ id, score, traits: hitTraits(item) }] : [];
+  });
+}
