@@ -2,7 +2,15 @@
  * `bench/assembly.ts --modes sources`: assemble() with the built-in sources over the realistic
  * workload, against the physical floor measured in the same run (see bench/assembly.ts).
  */
+import type { MemorySource } from '../src/core/assembly/memory-source.js';
+import { memoryConfigSchema } from '../src/core/schemas/agent.js';
 import type { SessionKey } from '../src/core/schemas/session.js';
+import {
+  createEpisodicSource,
+  createKnowledgeSource,
+  createProceduralSource,
+  createSemanticSource,
+} from '../src/engine/context/memory-sources.js';
 import { createEngram, type Engram } from '../src/engram.js';
 import type { EngramStore } from '../src/stores/engram-store.js';
 import { AGENT, createTextSampler, openWorkload, SESSION, TENANT, USER } from './assembly-workload.js';
@@ -17,6 +25,8 @@ interface SourcesBenchOptions {
   messages: number;
   iterations: number;
   budget: number;
+  /** Also time each built-in source alone after every turn. */
+  splitSources: boolean;
 }
 
 /** The floor: the newest 300 messages read, and an exact top-10 over `count` unit vectors. */
@@ -63,9 +73,55 @@ interface Subject {
   floors: number[];
   kept: number;
   items: number;
+  /** Per built-in source, its time when it runs alone (as it would with nothing beside it). */
+  sources: Map<string, number[]>;
 }
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The engine's four built-in sources, to be timed one at a time. */
+function builtInSources(engram: Engram): MemorySource[] {
+  return [
+    createProceduralSource(engram.procedures),
+    createSemanticSource(engram.memories),
+    createKnowledgeSource(engram.memories),
+    createEpisodicSource(engram.episodes),
+  ];
+}
+
+/**
+ * Runs each source alone on `message` with the limits a turn gives it (the agent's defaults) and
+ * records its time: a turn runs them side by side, so there only their sum of work shows.
+ */
+async function timeSourcesAlone(subject: Subject, message: string): Promise<void> {
+  const memory = memoryConfigSchema.parse({});
+  for (const source of builtInSources(subject.engram)) {
+    const limit =
+      source.section === 'knowledge'
+        ? memory.semanticTopK
+        : source.section === 'episodes'
+          ? memory.episodicTopK
+          : 1;
+    await nextTurn();
+    const started = performance.now();
+    await source.retrieve(
+      {
+        tenantId: TENANT,
+        namespace: null,
+        userId: USER,
+        sessionId: SESSION,
+        agentId: AGENT,
+        query: message,
+        limit,
+        readOnly: true,
+      },
+      new AbortController().signal,
+    );
+    const times = subject.sources.get(source.name) ?? [];
+    times.push(performance.now() - started);
+    subject.sources.set(source.name, times);
+  }
+}
 
 /**
  * Per store, every size is opened at once and the turns interleave across sizes (size A's turn,
@@ -74,6 +130,7 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
  */
 export async function benchSources(options: SourcesBenchOptions): Promise<void> {
   const rows: (string | number)[][] = [];
+  const sourceRows: (string | number)[][] = [];
   const texts = await createTextSampler(99);
   for (const driver of options.stores) {
     const subjects: Subject[] = [];
@@ -90,6 +147,7 @@ export async function benchSources(options: SourcesBenchOptions): Promise<void> 
         floors: [],
         kept: 0,
         items: 0,
+        sources: new Map(),
       });
     }
     const turn = (subject: Subject, message: string) =>
@@ -122,6 +180,7 @@ export async function benchSources(options: SourcesBenchOptions): Promise<void> 
         started = performance.now();
         await subject.floor(query);
         subject.floors.push(performance.now() - started);
+        if (options.splitSources) await timeSourcesAlone(subject, message);
       }
     }
     const first = subjects[0];
@@ -145,6 +204,9 @@ export async function benchSources(options: SourcesBenchOptions): Promise<void> 
         p50 / percentile(first?.turns ?? [], 50),
         p99 / percentile(first?.turns ?? [], 99),
       ]);
+      for (const [name, times] of subject.sources) {
+        sourceRows.push([driver, subject.memories, name, percentile(times, 50), percentile(times, 99)]);
+      }
       await subject.engram.close();
     }
   }
@@ -169,4 +231,8 @@ export async function benchSources(options: SourcesBenchOptions): Promise<void> 
     ],
     rows,
   );
+  if (sourceRows.length > 0) {
+    console.log('\nEach built-in source alone, on the same messages (a turn runs them side by side):\n');
+    printTable(['store', 'memories', 'source', 'p50 ms', 'p99 ms'], sourceRows);
+  }
 }

@@ -8,7 +8,8 @@
  *   workloads are built once into bench/.cache/ (gitignored) and reused.
  * Usage: npx tsx bench/assembly.ts [--modes engine,sources] [--sizes 10,1000,100000]
  *        [--memories 1000,10000,100000] [--messages 2000] [--stores memory,sqlite,postgres]
- *        [--iterations 300] [--budget 8000]
+ *        [--iterations 300] [--budget 8000] [--split-sources]
+ * `--split-sources` also times each built-in source alone after every turn (a second table).
  */
 import { parseArgs } from 'node:util';
 import type { MemorySource } from '../src/core/assembly/memory-source.js';
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     memories: { type: 'string', default: '1000,10000,100000' },
     messages: { type: 'string', default: '2000' },
     budget: { type: 'string', default: '8000' },
+    'split-sources': { type: 'boolean', default: false },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -86,5 +88,6 @@ if (modes.includes('sources')) {
     messages: Number(values.messages),
     iterations,
     budget,
+    splitSources: values['split-sources'],
   });
 }

@@ -110,6 +110,28 @@ describe('Bm25Index pruning', () => {
     );
   });
 
+  it('walks the postings when scoring the candidates would cost more (nearly every document)', () => {
+    const index = new Bm25Index();
+    for (let key = 0; key < 2_000; key++)
+      index.add(`d${key}`, `user mentioned ${key % 50 === 0 ? 'kayak' : 'lake'}`);
+    const asked = { many: 0, few: 0 };
+    const all = Array.from({ length: 1_990 }, (_, key) => `d${key}`);
+    const few = all.filter((id) => Number(id.slice(1)) % 100 === 0);
+    const many = { size: all.length, ids: () => (asked.many++, all) };
+    const some = { size: few.length, ids: () => (asked.few++, few) };
+    // 2,000 postings of "user" + 40 of "kayak": scoring 1,990 candidates × (2 terms + 1) costs more.
+    const accept = (id: string) => Number(id.slice(1)) < 1_990;
+    expect(index.search('user kayak', 10, accept, many)).toEqual(
+      index.searchExhaustive('user kayak', 10, accept),
+    );
+    expect(asked.many).toBe(0);
+    const acceptFew = (id: string) => Number(id.slice(1)) % 100 === 0;
+    expect(index.search('user kayak', 10, acceptFew, some)).toEqual(
+      index.searchExhaustive('user kayak', 10, acceptFew),
+    );
+    expect(asked.few).toBe(1);
+  });
+
   it('agrees with a plain BM25 written out in full', () => {
     const index = new Bm25Index();
     const texts = ['kayak lake', 'kayak kayak trip', 'lake sun paint art', 'dog'];

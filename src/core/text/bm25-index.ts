@@ -11,13 +11,24 @@ export interface Bm25Options {
 export type Bm25Hit = ScoredId;
 
 /**
- * Ids known to include every document a search's filter accepts (and maybe others): when they are
- * fewer than the query terms' postings, only they are scored.
+ * Ids known to include every document a search's filter accepts (and maybe others): when scoring
+ * them costs less than walking the query terms' postings (`WALK_COST`), only they are scored.
  */
 export interface Candidates {
   size: number;
   ids: () => Iterable<string>;
 }
+
+/**
+ * Scoring a candidate costs a lookup and a forward search of each query term's list: `terms + 1`
+ * units (about 100 ns each here). Walking costs per posting about `WALK_COST` units when the filter
+ * rejects most documents (each is asked of the filter and none raises the bar) and next to nothing
+ * when it accepts most (MaxScore then skips the common terms' postings), so the walk is weighed by
+ * the share of documents the candidates leave out. Measured at 1M documents: a user's 10,000
+ * episodes 5 ms scored against 11 ms walked; a user's 990,000 facts for a query with a word of
+ * every memory ("user") 0.2–0.4 s scored against 5 ms walked.
+ */
+const WALK_COST = 4;
 
 /** Relative slack on score bounds, far above the rounding of a sum of a few positive terms. */
 const BOUND_SLACK = 1 + 1e-9;
@@ -131,8 +142,11 @@ export class Bm25Index<Item = undefined> {
   ): Bm25Hit[] {
     const terms = this.queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
-    if (candidates && candidates.size <= this.postingCount(terms)) {
-      return this.scoreCandidates(terms, limit, accept, candidates.ids());
+    if (candidates) {
+      const left = 1 - Math.min(1, candidates.size / this.liveCount);
+      if (candidates.size * (terms.length + 1) <= this.postingCount(terms) * WALK_COST * left) {
+        return this.scoreCandidates(terms, limit, accept, candidates.ids());
+      }
     }
     const averageLength = this.averageLength();
     const cursors: Cursor[] = [];
@@ -242,7 +256,9 @@ export class Bm25Index<Item = undefined> {
 
   /**
    * Scores only `ids` (each looked up in the query terms' postings), summing in query-term order as
-   * `search` does: the same hits, at a cost that follows the candidates, not the postings.
+   * `search` does: the same hits, at a cost that follows the candidates, not the postings. The
+   * candidates are taken in slot order, so each term's list is searched forward from where the
+   * previous candidate left it (a gallop over the gap, not a binary search of the whole list).
    */
   private scoreCandidates(
     terms: readonly string[],
@@ -251,24 +267,31 @@ export class Bm25Index<Item = undefined> {
     ids: Iterable<string>,
   ): Bm25Hit[] {
     const averageLength = this.averageLength();
-    const lists = terms.map((term) => {
+    const lists: { list: PostingList; idf: number; position: number }[] = [];
+    for (const term of terms) {
       const list = this.postings.get(term);
-      return list ? { list, idf: this.idf(list) } : null;
-    });
-    const best = new TopHits(limit);
-    const seen = new Set<number>();
+      // Absent terms add nothing, so skipping them keeps the query-term order of the sum.
+      if (list) lists.push({ list, idf: this.idf(list), position: 0 });
+    }
+    const slots: number[] = [];
     for (const id of ids) {
-      const document = this.slotById.get(id);
-      if (document === undefined || seen.has(document)) continue;
-      seen.add(document);
+      const slot = this.slotById.get(id);
+      if (slot !== undefined) slots.push(slot);
+    }
+    const sorted = Int32Array.from(slots).sort();
+    const best = new TopHits(limit);
+    for (let at = 0; at < sorted.length; at++) {
+      const document = sorted[at] as number;
+      if (at > 0 && sorted[at - 1] === document) continue;
       let score = 0;
       let matched = false;
       for (const entry of lists) {
-        if (entry === null) continue;
-        const position = entry.list.seek(0, document);
-        if (position < entry.list.size && entry.list.documents[position] === document) {
+        const { list } = entry;
+        const position = list.seek(entry.position, document);
+        entry.position = position;
+        if (position < list.size && list.documents[position] === document) {
           matched = true;
-          const frequency = entry.list.frequencies[position] ?? 0;
+          const frequency = list.frequencies[position] ?? 0;
           score += this.contribution(entry.idf, frequency, this.lengths[document] ?? 0, averageLength);
         }
       }
