@@ -166,16 +166,31 @@ describe('vector collection', () => {
     }
     const filter: MemoryFilter = { includeSuperseded: false, memoryType: { eq: 'episodic' } };
     const query = [0.3, -0.2, 0.1, 0.4];
-    const found = collection.nearest(
-      Float32Array.from(query),
-      20,
-      (row) => row.memoryType === 'episodic',
-      filter,
-    );
+    let asked = 0;
+    const accept = (row: Row) => {
+      asked += 1;
+      return row.memoryType === 'episodic';
+    };
+    const search = () => {
+      asked = 0;
+      return collection.nearest(Float32Array.from(query), 20, accept, filter);
+    };
+    const found = search();
     // 5,173 episodes: past the exact threshold, yet the index would scan about 200 / 3.4 % of it.
     expect(live.size).toBe(5_173);
     expect(found.map((hit) => hit.id)).toEqual(exact(live, query, 20).map((hit) => hit.id));
     expect(collection.scannedByLastSearch).toBe(5_173);
+    expect(asked).toBeGreaterThan(5_173);
+    // The partition's accepted rows are remembered: the same search asks the filter nothing.
+    expect(search()).toEqual(found);
+    expect(asked).toBe(0);
+    expect(collection.scannedByLastSearch).toBe(5_173);
+    // Until a row changes: a new episode nearer than any is found, after asking again.
+    const row: Row = { ...fields, id: 'r999999', keep: true, userId: 'user-1', memoryType: 'episodic' };
+    collection.set(999_999, row, Float32Array.from(query));
+    const again = search();
+    expect(asked).toBeGreaterThan(5_173);
+    expect(again[0]?.id).toBe('r999999');
   });
 
   it('remembers a filter that matches many rows, until a row changes', () => {

@@ -11,6 +11,8 @@ const MIN_CANDIDATES = 200;
 const RATE_SAMPLE = 512;
 /** Filters remembered as matching more rows than an exact scan takes (with their accepted share). */
 const REMEMBERED_FILTERS = 64;
+/** The most slots remembered for one filter whose partition is scanned whole (its accepted rows). */
+const REMEMBERED_SLOTS = 50_000;
 /** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
 const TRAINING_SLICE_MS = 4;
 
@@ -53,9 +55,11 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   private version = 0;
   /**
    * Filters (by their JSON) found to accept more than `EXACT_SEARCH_THRESHOLD` rows, with the share
-   * they accept, at `version`: a search with one of them again skips counting and sampling.
+   * they accept, at `version`: a search with one of them again skips counting and sampling. When
+   * the filter's partition is scanned whole, the slots it accepted there are kept too (up to
+   * `REMEMBERED_SLOTS`), so the next search computes distances without asking the filter again.
    */
-  private readonly largeFilters = new Map<string, { version: number; share: number }>();
+  private readonly largeFilters = new Map<string, { version: number; share: number; slots?: Int32Array }>();
 
   constructor(readonly dimensions: number) {
     this.index = new IvfIndex(dimensions);
@@ -165,16 +169,26 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     const minScanned = Math.ceil(Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / share);
     // A selective filter would have the index scan about `minScanned` vectors to find enough
     // accepted ones; when its partition is smaller, scanning that partition is cheaper and exact.
-    const neighbours: Neighbour[] =
-      narrowed && narrowed.size <= minScanned
-        ? index.searchKeys(query, limit, this.acceptedIn(narrowed.keys(), accept), tieBreak)
-        : this.searchIndex(query, limit, { accept: (slot) => accept(rowAt(slot)), tieBreak, minScanned });
+    if (narrowed && narrowed.size <= minScanned) {
+      let slots = large?.version === this.version ? large.slots : undefined;
+      if (slots === undefined) {
+        slots = Int32Array.from(this.acceptedIn(narrowed.keys(), accept));
+        if (key !== null && slots.length <= REMEMBERED_SLOTS) this.rememberLarge(key, share, slots);
+      }
+      const neighbours = index.searchKeys(query, limit, slots, tieBreak);
+      return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
+    }
+    const neighbours = this.searchIndex(query, limit, {
+      accept: (slot) => accept(rowAt(slot)),
+      tieBreak,
+      minScanned,
+    });
     return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
   }
 
-  private rememberLarge(key: string, share: number): void {
+  private rememberLarge(key: string, share: number, slots?: Int32Array): void {
     this.largeFilters.delete(key);
-    this.largeFilters.set(key, { version: this.version, share });
+    this.largeFilters.set(key, { version: this.version, share, ...(slots ? { slots } : {}) });
     if (this.largeFilters.size > REMEMBERED_FILTERS) {
       this.largeFilters.delete(this.largeFilters.keys().next().value as string);
     }
