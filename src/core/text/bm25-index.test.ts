@@ -117,8 +117,20 @@ describe('Bm25Index pruning', () => {
     const asked = { many: 0, few: 0 };
     const all = Array.from({ length: 1_990 }, (_, key) => `d${key}`);
     const few = all.filter((id) => Number(id.slice(1)) % 100 === 0);
-    const many = { size: all.length, ids: () => (asked.many++, all) };
-    const some = { size: few.length, ids: () => (asked.few++, few) };
+    const many = {
+      size: all.length,
+      ids: () => {
+        asked.many++;
+        return all;
+      },
+    };
+    const some = {
+      size: few.length,
+      ids: () => {
+        asked.few++;
+        return few;
+      },
+    };
     // 2,000 postings of "user" + 40 of "kayak": scoring 1,990 candidates × (2 terms + 1) costs more.
     const accept = (id: string) => Number(id.slice(1)) < 1_990;
     expect(index.search('user kayak', 10, accept, many)).toEqual(

@@ -204,7 +204,8 @@ export class Bm25Index<Item = undefined> {
         // Summed in query-term order, exactly as exhaustive scoring sums it.
         let score = 0;
         for (let order = 0; order < parts.length; order++) score += parts[order] ?? 0;
-        const entry = this.documents[document];
+        // Below the bar, the document's entry (a read from far in memory) is never needed.
+        const entry = score < threshold ? undefined : this.documents[document];
         if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
           best.add({ id: entry.id, score });
           threshold = best.worstScore;
@@ -280,6 +281,7 @@ export class Bm25Index<Item = undefined> {
     }
     const sorted = Int32Array.from(slots).sort();
     const best = new TopHits(limit);
+    let threshold = Number.NEGATIVE_INFINITY;
     for (let at = 0; at < sorted.length; at++) {
       const document = sorted[at] as number;
       if (at > 0 && sorted[at - 1] === document) continue;
@@ -295,9 +297,10 @@ export class Bm25Index<Item = undefined> {
           score += this.contribution(entry.idf, frequency, this.lengths[document] ?? 0, averageLength);
         }
       }
-      const held = this.documents[document];
-      if (matched && held !== undefined && best.admits(score, held.id) && accept(held.id, held.item)) {
+      const held = !matched || score < threshold ? undefined : this.documents[document];
+      if (held !== undefined && best.admits(score, held.id) && accept(held.id, held.item)) {
         best.add({ id: held.id, score });
+        threshold = best.worstScore;
       }
     }
     return best.sorted();
