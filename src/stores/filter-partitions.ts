@@ -84,11 +84,15 @@ export class FilterPartitions<Key> {
     }
     if (best === null) return null;
     const chosen = best;
+    // One partition (the usual case) is iterated as the set itself: a generator costs more per key.
+    const only = chosen.length === 1 ? chosen[0] : undefined;
     return {
       size: bestSize,
-      *keys() {
-        for (const set of chosen) yield* set;
-      },
+      keys: only
+        ? () => only.values()
+        : function* keys() {
+            for (const set of chosen) yield* set;
+          },
     };
   }
 }
