@@ -67,6 +67,55 @@ describe('vector collection', () => {
     );
   });
 
+  it('stays exact while it remembers what a filter accepted, through sets, deletes and changed rows', () => {
+    const vector = fc.array(fc.integer({ min: -4, max: 4 }), { minLength: 3, maxLength: 3 });
+    const operation = fc.oneof(
+      fc.record({ set: fc.nat({ max: 40 }), vector, keep: fc.boolean() }),
+      fc.record({ remove: fc.nat({ max: 40 }) }),
+      fc.record({ flip: fc.nat({ max: 40 }) }),
+      fc.record({ search: vector, limit: fc.integer({ min: 1, max: 6 }) }),
+    );
+    const filter: MemoryFilter = { includeSuperseded: false, memoryType: { eq: 'semantic' } };
+    fc.assert(
+      fc.property(fc.array(operation, { minLength: 30, maxLength: 120 }), (operations) => {
+        const collection = new VectorCollection<Row>(3);
+        const live = new Map<number, { row: Row; vector: number[] }>();
+        for (const step of operations) {
+          if ('set' in step) {
+            const row = { ...fields, id: `v${String(step.set).padStart(3, '0')}`, keep: step.keep };
+            collection.set(step.set, row, Float32Array.from(step.vector));
+            live.set(step.set, { row, vector: step.vector });
+          } else if ('remove' in step) {
+            collection.delete(step.remove);
+            live.delete(step.remove);
+          } else if ('flip' in step) {
+            const entry = live.get(step.flip);
+            if (!entry) continue;
+            // Rows are the driver's objects: changed in place, then announced.
+            entry.row.keep = !entry.row.keep;
+            collection.rowsChanged();
+          } else {
+            const found = collection.nearest(
+              Float32Array.from(step.search),
+              step.limit,
+              (row) => row.keep,
+              filter,
+            );
+            const expected = exact(live, step.search, step.limit);
+            expect(found.map((hit) => hit.distance)).toEqual(
+              expected.map((hit) => expect.closeTo(hit.distance, 6)),
+            );
+            const accepted = new Set(
+              [...live.values()].filter(({ row }) => row.keep).map(({ row }) => row.id),
+            );
+            for (const hit of found) expect(accepted.has(hit.id)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('is exact for a narrow filter over a large collection, and filters on the index path', () => {
     const random = seededRandom(3);
     const collection = new VectorCollection<Row>(8);
@@ -191,6 +240,33 @@ describe('vector collection', () => {
     const again = search();
     expect(asked).toBeGreaterThan(5_173);
     expect(again[0]?.id).toBe('r999999');
+  });
+
+  it('remembers the rows a small filter accepts: the same search asks it nothing', () => {
+    const collection = new VectorCollection<Row>(3);
+    for (let key = 0; key < 300; key += 1) {
+      const row: Row = { ...fields, id: `r${String(key).padStart(3, '0')}`, keep: key % 3 === 0 };
+      collection.set(key, row, Float32Array.from([Math.sin(key), Math.cos(key), key / 300]));
+    }
+    const filter: MemoryFilter = { includeSuperseded: false, memoryType: { eq: 'semantic' } };
+    let asked = 0;
+    const accept = (row: Row) => {
+      asked += 1;
+      return row.keep;
+    };
+    const query = Float32Array.from([0.2, 0.9, 0.1]);
+    const first = collection.nearest(query, 5, accept, filter);
+    expect(asked).toBe(300);
+    asked = 0;
+    expect(collection.nearest(query, 5, accept, filter)).toEqual(first);
+    expect(asked).toBe(0);
+    // Another filter is asked; so is this one once a row is set.
+    collection.nearest(query, 5, accept, { ...filter, memoryType: { any: ['semantic', 'episodic'] } });
+    expect(asked).toBe(300);
+    collection.set(300, { ...fields, id: 'r300', keep: true }, query);
+    asked = 0;
+    expect(collection.nearest(query, 5, accept, filter)[0]?.id).toBe('r300');
+    expect(asked).toBe(301);
   });
 
   it('remembers a filter that matches many rows, until a row changes', () => {

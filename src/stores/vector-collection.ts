@@ -9,10 +9,10 @@ const OVERSAMPLING = 8;
 const MIN_CANDIDATES = 200;
 /** Rows sampled (evenly over the slots) to estimate the share of them a filter accepts. */
 const RATE_SAMPLE = 512;
-/** Filters remembered as matching more rows than an exact scan takes (with their accepted share). */
+/** Filters remembered per collection, with what a search learned about them (`rememberedFilters`). */
 const REMEMBERED_FILTERS = 64;
 /** The most slots remembered for one filter whose partition is scanned whole (its accepted rows). */
-const REMEMBERED_SLOTS = 50_000;
+const REMEMBERED_SLOTS = 20_000;
 /** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
 const TRAINING_SLICE_MS = 4;
 
@@ -33,6 +33,8 @@ const TRAINING_SLICE_MS = 4;
  * narrow filter costs what it matches, not the collection's size; the results are the same. Past
  * the exact threshold, a partition smaller than what the index would scan for the filter is
  * scanned whole instead: exact, and cheaper (an agent's or a user's episodes in a large tenant).
+ * What a search learns about a filter (its accepted rows, or its share) is kept until a row
+ * changes, so a turn's repeated filters are not asked of every row again.
  *
  * Keys are the driver's row keys (any integers; the index gets dense slots for them); ties at equal
  * distance go by row id, by code point.
@@ -54,12 +56,17 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   /** Bumped by every change of the rows (`set`, `delete`, `rowsChanged`). */
   private version = 0;
   /**
-   * Filters (by their JSON) found to accept more than `EXACT_SEARCH_THRESHOLD` rows, with the share
-   * they accept, at `version`: a search with one of them again skips counting and sampling. When
-   * the filter's partition is scanned whole, the slots it accepted there are kept too (up to
-   * `REMEMBERED_SLOTS`), so the next search computes distances without asking the filter again.
+   * What a search learned about a filter (by its JSON) at `version`: the share of rows it accepts
+   * when they are more than `EXACT_SEARCH_THRESHOLD` (null when fewer), and the slots it accepted
+   * when they were found by asking it of every row scanned (a small filter's rows, or the partition
+   * scanned whole; up to `REMEMBERED_SLOTS`). The same search again skips counting and sampling,
+   * and with slots computes distances without asking the filter. The filter must depend only on
+   * the rows' fields (the drivers' compiled filters do); any change of a row bumps `version`.
    */
-  private readonly largeFilters = new Map<string, { version: number; share: number; slots?: Int32Array }>();
+  private readonly rememberedFilters = new Map<
+    string,
+    { version: number; share: number | null; slots?: Int32Array }
+  >();
 
   constructor(readonly dimensions: number) {
     this.index = new IvfIndex(dimensions);
@@ -135,15 +142,19 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     filter?: MemoryFilter,
   ): { row: Row; distance: number }[] {
     if (limit <= 0) return [];
-    const { rows, index } = this;
+    const { rows } = this;
     const rowAt = (slot: number) => rows[slot] as Row;
     const tieBreak = (left: number, right: number) => compareCodePoints(rowAt(left).id, rowAt(right).id);
-    let count = 0;
     const narrowed = filter ? this.partitions.narrowest(filter) : null;
     // Access times change without the collection seeing it: such filters are never remembered.
     const key = filter && filter.lastAccessed === undefined ? JSON.stringify(filter) : null;
-    const large = key === null ? undefined : this.largeFilters.get(key);
-    if (large?.version === this.version) {
+    const stored = key === null ? undefined : this.rememberedFilters.get(key);
+    const known = stored?.version === this.version ? stored : undefined;
+    if (known?.share === null && known.slots) {
+      return this.scanSlots(query, limit, known.slots);
+    }
+    let count = 0;
+    if (known) {
       count = EXACT_SEARCH_THRESHOLD + 1;
     } else if (narrowed) {
       for (const slot of narrowed.keys()) {
@@ -158,25 +169,25 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
       }
     }
     if (count <= EXACT_SEARCH_THRESHOLD) {
-      const exact = index.searchKeys(query, limit, this.accepted.subarray(0, count), tieBreak);
-      return exact.map(({ key, distance }) => ({ row: rowAt(key), distance }));
+      const slots = this.accepted.slice(0, count);
+      if (key !== null) this.remember(key, null, slots);
+      return this.scanSlots(query, limit, slots);
     }
-    let share = large?.version === this.version ? large.share : undefined;
+    let share = known?.share ?? undefined;
     if (share === undefined) {
       share = this.acceptedShare(accept);
-      if (key !== null) this.rememberLarge(key, share);
+      if (key !== null) this.remember(key, share);
     }
     const minScanned = Math.ceil(Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / share);
     // A selective filter would have the index scan about `minScanned` vectors to find enough
     // accepted ones; when its partition is smaller, scanning that partition is cheaper and exact.
     if (narrowed && narrowed.size <= minScanned) {
-      let slots = large?.version === this.version ? large.slots : undefined;
+      let slots = known?.slots;
       if (slots === undefined) {
         slots = Int32Array.from(this.acceptedIn(narrowed.keys(), accept));
-        if (key !== null && slots.length <= REMEMBERED_SLOTS) this.rememberLarge(key, share, slots);
+        if (key !== null && slots.length <= REMEMBERED_SLOTS) this.remember(key, share, slots);
       }
-      const neighbours = index.searchKeys(query, limit, slots, tieBreak);
-      return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
+      return this.scanSlots(query, limit, slots);
     }
     const neighbours = this.searchIndex(query, limit, {
       accept: (slot) => accept(rowAt(slot)),
@@ -186,11 +197,20 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
   }
 
-  private rememberLarge(key: string, share: number, slots?: Int32Array): void {
-    this.largeFilters.delete(key);
-    this.largeFilters.set(key, { version: this.version, share, ...(slots ? { slots } : {}) });
-    if (this.largeFilters.size > REMEMBERED_FILTERS) {
-      this.largeFilters.delete(this.largeFilters.keys().next().value as string);
+  /** The `limit` nearest among `slots` (all accepted), exactly. */
+  private scanSlots(query: Float32Array, limit: number, slots: Int32Array): { row: Row; distance: number }[] {
+    const { rows } = this;
+    const rowAt = (slot: number) => rows[slot] as Row;
+    const tieBreak = (left: number, right: number) => compareCodePoints(rowAt(left).id, rowAt(right).id);
+    const neighbours = this.index.searchKeys(query, limit, slots, tieBreak);
+    return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
+  }
+
+  private remember(key: string, share: number | null, slots?: Int32Array): void {
+    this.rememberedFilters.delete(key);
+    this.rememberedFilters.set(key, { version: this.version, share, ...(slots ? { slots } : {}) });
+    if (this.rememberedFilters.size > REMEMBERED_FILTERS) {
+      this.rememberedFilters.delete(this.rememberedFilters.keys().next().value as string);
     }
   }
 
