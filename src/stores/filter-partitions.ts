@@ -69,9 +69,10 @@ export class FilterPartitions<Key> {
   /**
    * The members of the smallest union of partitions the filter confines its matches to (a superset
    * of its matches, possibly with repeats when a union names a partition twice), or null when the
-   * filter names none.
+   * filter names none. `source` is the partition's set when it is one (it changes in place as
+   * members come and go), for callers that cache what they derive from it.
    */
-  narrowest(filter: PartitionFilter): { size: number; keys: () => Iterable<Key> } | null {
+  narrowest(filter: PartitionFilter): { size: number; keys: () => Iterable<Key>; source?: Set<Key> } | null {
     let best: Set<Key>[] | null = null;
     let bestSize = Number.POSITIVE_INFINITY;
     for (const union of filterPartitions(filter)) {
@@ -88,6 +89,7 @@ export class FilterPartitions<Key> {
     const only = chosen.length === 1 ? chosen[0] : undefined;
     return {
       size: bestSize,
+      ...(only ? { source: only } : {}),
       keys: only
         ? () => only.values()
         : function* keys() {

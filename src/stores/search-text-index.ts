@@ -23,7 +23,9 @@ export function searchTextIndex<Item extends HitTraits>(
     query,
     limit,
     (_id, item) => accept(item),
-    narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined,
+    narrowed
+      ? { size: narrowed.size, ids: narrowed.keys, ...(narrowed.source ? { source: narrowed.source } : {}) }
+      : undefined,
   );
   return hits.flatMap(({ id, score }) => {
     const item = index.item(id);

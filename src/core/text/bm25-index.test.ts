@@ -144,6 +144,37 @@ describe('Bm25Index pruning', () => {
     expect(asked.few).toBe(1);
   });
 
+  it('keeps the slots of a candidate source until the index changes', () => {
+    const index = new Bm25Index();
+    for (let key = 0; key < 1_000; key++)
+      index.add(`d${key}`, `user mentioned ${key % 7 === 0 ? 'kayak' : 'lake'}`);
+    const source = new Set(Array.from({ length: 20 }, (_, key) => `d${key * 50}`));
+    let listed = 0;
+    const candidates = () => ({
+      size: source.size,
+      source,
+      ids: () => {
+        listed++;
+        return source;
+      },
+    });
+    const accept = (id: string) => source.has(id);
+    const search = () => index.search('kayak', 5, accept, candidates());
+    const first = search();
+    expect(first).toEqual(index.searchExhaustive('kayak', 5, accept));
+    expect(search()).toEqual(first);
+    expect(listed).toBe(1);
+    // A new member (added to the index and the source together) is found: the slots are redone.
+    index.add('new', 'kayak kayak');
+    source.add('new');
+    expect(search()[0]?.id).toBe('new');
+    expect(listed).toBe(2);
+    index.remove('new');
+    source.delete('new');
+    expect(search()).toEqual(first);
+    expect(listed).toBe(3);
+  });
+
   it('agrees with a plain BM25 written out in full', () => {
     const index = new Bm25Index();
     const texts = ['kayak lake', 'kayak kayak trip', 'lake sun paint art', 'dog'];

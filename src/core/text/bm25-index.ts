@@ -17,6 +17,11 @@ export type Bm25Hit = ScoredId;
 export interface Candidates {
   size: number;
   ids: () => Iterable<string>;
+  /**
+   * The collection the ids come from, when it is one object that changes only as the index does
+   * (a partition's set): its ids' slots, sorted, are then kept until the index or its size changes.
+   */
+  source?: object;
 }
 
 /**
@@ -60,6 +65,10 @@ export class Bm25Index<Item = undefined> {
   private readonly slotById = new Map<string, number>();
   private totalLength = 0;
   private liveCount = 0;
+  /** Bumped by every add and remove: what cached candidate slots are checked against. */
+  private version = 0;
+  /** Sorted slots of a candidate source's ids, at `version` and the source's `size`. */
+  private readonly sourceSlots = new WeakMap<object, { version: number; size: number; slots: Int32Array }>();
 
   constructor(options: Bm25Options = {}) {
     this.k1 = options.k1 ?? 1.2;
@@ -90,6 +99,7 @@ export class Bm25Index<Item = undefined> {
     this.slotById.set(id, slot);
     this.totalLength += terms.length;
     this.liveCount++;
+    this.version++;
     for (const [term, frequency] of counts) {
       let list = this.postings.get(term);
       if (!list) {
@@ -123,6 +133,7 @@ export class Bm25Index<Item = undefined> {
     this.documents[slot] = undefined;
     this.slotById.delete(id);
     this.liveCount--;
+    this.version++;
   }
 
   /**
@@ -145,7 +156,7 @@ export class Bm25Index<Item = undefined> {
     if (candidates) {
       const left = 1 - Math.min(1, candidates.size / this.liveCount);
       if (candidates.size * (terms.length + 1) <= this.postingCount(terms) * WALK_COST * left) {
-        return this.scoreCandidates(terms, limit, accept, candidates.ids());
+        return this.scoreCandidates(terms, limit, accept, this.candidateSlots(candidates));
       }
     }
     const averageLength = this.averageLength();
@@ -265,7 +276,7 @@ export class Bm25Index<Item = undefined> {
     terms: readonly string[],
     limit: number,
     accept: (id: string, item: Item) => boolean,
-    ids: Iterable<string>,
+    sorted: Int32Array,
   ): Bm25Hit[] {
     const averageLength = this.averageLength();
     const lists: { list: PostingList; idf: number; position: number }[] = [];
@@ -274,12 +285,6 @@ export class Bm25Index<Item = undefined> {
       // Absent terms add nothing, so skipping them keeps the query-term order of the sum.
       if (list) lists.push({ list, idf: this.idf(list), position: 0 });
     }
-    const slots: number[] = [];
-    for (const id of ids) {
-      const slot = this.slotById.get(id);
-      if (slot !== undefined) slots.push(slot);
-    }
-    const sorted = Int32Array.from(slots).sort();
     const best = new TopHits(limit);
     let threshold = Number.NEGATIVE_INFINITY;
     for (let at = 0; at < sorted.length; at++) {
@@ -304,6 +309,27 @@ export class Bm25Index<Item = undefined> {
       }
     }
     return best.sorted();
+  }
+
+  /**
+   * The candidates' slots in ascending order (repeats kept: scoring skips them), from the cache
+   * when their source is unchanged since they were found (a user's 10,000 episodes are looked up
+   * by id and sorted once, not on every turn).
+   */
+  private candidateSlots(candidates: Candidates): Int32Array {
+    const { source } = candidates;
+    const cached = source === undefined ? undefined : this.sourceSlots.get(source);
+    if (cached && cached.version === this.version && cached.size === candidates.size) return cached.slots;
+    const slots: number[] = [];
+    for (const id of candidates.ids()) {
+      const slot = this.slotById.get(id);
+      if (slot !== undefined) slots.push(slot);
+    }
+    const sorted = Int32Array.from(slots).sort();
+    if (source !== undefined) {
+      this.sourceSlots.set(source, { version: this.version, size: candidates.size, slots: sorted });
+    }
+    return sorted;
   }
 
   private queryTerms(query: string): string[] {
