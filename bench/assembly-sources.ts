@@ -2,7 +2,7 @@
  * `bench/assembly.ts --modes sources`: assemble() with the built-in sources over the realistic
  * workload, against the physical floor measured in the same run (see bench/assembly.ts).
  */
-import type { MemorySource } from '../src/core/assembly/memory-source.js';
+import { type MemorySource, retrievalLimit } from '../src/core/assembly/memory-source.js';
 import { memoryConfigSchema } from '../src/core/schemas/agent.js';
 import type { SessionKey } from '../src/core/schemas/session.js';
 import {
@@ -96,12 +96,7 @@ function builtInSources(engram: Engram): MemorySource[] {
 async function timeSourcesAlone(subject: Subject, message: string): Promise<void> {
   const memory = memoryConfigSchema.parse({});
   for (const source of builtInSources(subject.engram)) {
-    const limit =
-      source.section === 'knowledge'
-        ? memory.semanticTopK
-        : source.section === 'episodes'
-          ? memory.episodicTopK
-          : 1;
+    const limit = retrievalLimit(source.section, memory);
     await nextTurn();
     const started = performance.now();
     await source.retrieve(

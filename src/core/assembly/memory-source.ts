@@ -1,8 +1,22 @@
+import type { MemoryConfig } from '../schemas/agent.js';
 import type { TraceScoreComponents } from './context-trace.js';
 
 /** The context sections that retrieved memories fill, in their fixed order. */
 export type RetrievalSection = 'procedure' | 'knowledge' | 'episodes';
 export const RETRIEVAL_SECTIONS: readonly RetrievalSection[] = ['procedure', 'knowledge', 'episodes'];
+
+/**
+ * How many items a source of `section` is asked for on a turn: the agent's `semanticTopK` for
+ * knowledge, `episodicTopK` for episodes, and the one procedure a turn can use.
+ */
+export function retrievalLimit(
+  section: RetrievalSection,
+  memory: Pick<MemoryConfig, 'semanticTopK' | 'episodicTopK'>,
+): number {
+  if (section === 'knowledge') return memory.semanticTopK;
+  if (section === 'episodes') return memory.episodicTopK;
+  return 1;
+}
 
 /** One retrieved candidate for a context section. */
 export interface MemoryItem {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type AssembledContext, assembleContext } from '../../core/assembly/assemble-context.js';
 import type { ContextMessage } from '../../core/assembly/context-message.js';
 import type { ContextTrace } from '../../core/assembly/context-trace.js';
-import type { MemorySource } from '../../core/assembly/memory-source.js';
+import { type MemorySource, retrievalLimit } from '../../core/assembly/memory-source.js';
 import { runSources } from '../../core/assembly/run-sources.js';
 import { type AnthropicContext, toAnthropicMessages } from '../../core/assembly/to-anthropic-messages.js';
 import { type OpenAIMessage, toOpenAIMessages } from '../../core/assembly/to-openai-messages.js';
@@ -126,12 +126,7 @@ export function createTurnAssembler(
         pinnedIds: pinned,
         removedIds: removed,
         readOnly: request.preview === true,
-        limit:
-          source.section === 'knowledge'
-            ? agent.memory.semanticTopK
-            : source.section === 'episodes'
-              ? agent.memory.episodicTopK
-              : 1,
+        limit: retrievalLimit(source.section, agent.memory),
       }),
       agent.memory.sourceTimeoutMs,
     );
