@@ -72,7 +72,9 @@ export class FilterPartitions<Key> {
    * filter names none. `source` is the partition's set when it is one (it changes in place as
    * members come and go), for callers that cache what they derive from it.
    */
-  narrowest(filter: PartitionFilter): { size: number; keys: () => Iterable<Key>; source?: Set<Key> } | null {
+  narrowest(
+    filter: PartitionFilter,
+  ): { size: number; keys: () => Iterable<Key>; source: Set<Key> | undefined } | null {
     let best: Set<Key>[] | null = null;
     let bestSize = Number.POSITIVE_INFINITY;
     for (const union of filterPartitions(filter)) {
@@ -89,7 +91,7 @@ export class FilterPartitions<Key> {
     const only = chosen.length === 1 ? chosen[0] : undefined;
     return {
       size: bestSize,
-      ...(only ? { source: only } : {}),
+      source: only,
       keys: only
         ? () => only.values()
         : function* keys() {

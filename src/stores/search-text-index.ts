@@ -23,9 +23,7 @@ export function searchTextIndex<Item extends HitTraits>(
     query,
     limit,
     (_id, item) => accept(item),
-    narrowed
-      ? { size: narrowed.size, ids: narrowed.keys, ...(narrowed.source ? { source: narrowed.source } : {}) }
-      : undefined,
+    narrowed ? { size: narrowed.size, ids: narrowed.keys, source: narrowed.source } : undefined,
   );
   return hits.flatMap(({ id, score }) => {
     const item = index.item(id);

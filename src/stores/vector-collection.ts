@@ -142,9 +142,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     filter?: MemoryFilter,
   ): { row: Row; distance: number }[] {
     if (limit <= 0) return [];
-    const { rows } = this;
-    const rowAt = (slot: number) => rows[slot] as Row;
-    const tieBreak = (left: number, right: number) => compareCodePoints(rowAt(left).id, rowAt(right).id);
+    const { rows, rowAt } = this;
     const narrowed = filter ? this.partitions.narrowest(filter) : null;
     // Access times change without the collection seeing it: such filters are never remembered.
     const key = filter && filter.lastAccessed === undefined ? JSON.stringify(filter) : null;
@@ -169,7 +167,8 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
       }
     }
     if (count <= EXACT_SEARCH_THRESHOLD) {
-      const slots = this.accepted.slice(0, count);
+      // A copy only when it is kept: otherwise the reused buffer serves (no garbage per search).
+      const slots = key === null ? this.accepted.subarray(0, count) : this.accepted.slice(0, count);
       if (key !== null) this.remember(key, null, slots);
       return this.scanSlots(query, limit, slots);
     }
@@ -191,7 +190,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     }
     const neighbours = this.searchIndex(query, limit, {
       accept: (slot) => accept(rowAt(slot)),
-      tieBreak,
+      tieBreak: this.tieBreak,
       minScanned,
     });
     return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
@@ -199,12 +198,16 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
 
   /** The `limit` nearest among `slots` (all accepted), exactly. */
   private scanSlots(query: Float32Array, limit: number, slots: Int32Array): { row: Row; distance: number }[] {
-    const { rows } = this;
-    const rowAt = (slot: number) => rows[slot] as Row;
-    const tieBreak = (left: number, right: number) => compareCodePoints(rowAt(left).id, rowAt(right).id);
-    const neighbours = this.index.searchKeys(query, limit, slots, tieBreak);
-    return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
+    const neighbours = this.index.searchKeys(query, limit, slots, this.tieBreak);
+    return neighbours.map(({ key, distance }) => ({ row: this.rowAt(key), distance }));
   }
+
+  /** The row held in `slot` (callers pass live slots only). */
+  private readonly rowAt = (slot: number): Row => this.rows[slot] as Row;
+
+  /** Equal distances go by row id, by code point. */
+  private readonly tieBreak = (left: number, right: number): number =>
+    compareCodePoints(this.rowAt(left).id, this.rowAt(right).id);
 
   private remember(key: string, share: number | null, slots?: Int32Array): void {
     this.rememberedFilters.delete(key);

@@ -21,7 +21,7 @@ export interface Candidates {
    * The collection the ids come from, when it is one object that changes only as the index does
    * (a partition's set): its ids' slots, sorted, are then kept until the index or its size changes.
    */
-  source?: object;
+  source?: object | undefined;
 }
 
 /**
