@@ -29,9 +29,9 @@ export interface Candidates {
  * units (about 100 ns each here). Walking costs per posting about `WALK_COST` units when the filter
  * rejects most documents (each is asked of the filter and none raises the bar) and next to nothing
  * when it accepts most (MaxScore then skips the common terms' postings), so the walk is weighed by
- * the share of documents the candidates leave out. Measured at 1M documents: a user's 10,000
- * episodes 5 ms scored against 11 ms walked; a user's 990,000 facts for a query with a word of
- * every memory ("user") 0.2–0.4 s scored against 5 ms walked.
+ * the share of documents the candidates leave out. `npm run bench:bm25-candidates` measures both
+ * and the choice (BENCHMARKS.md): at 1M documents a user's 10,000 episodes cost 5 ms scored against
+ * 12–87 ms walked, a user's 990,000 facts 340–370 ms scored against 2–4 ms walked.
  */
 const WALK_COST = 4;
 
