@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MemoryFilter } from '../core/schemas/memory-record.js';
+import { IvfIndex } from '../core/vectors/ivf-index.js';
 import { seededRandom } from '../core/vectors/seeded-random.js';
 import { cosineDistance, vectorNorm } from './memory-rules.js';
 import { VectorCollection } from './vector-collection.js';
@@ -312,5 +313,51 @@ describe('vector collection', () => {
     collection.delete(5_009);
     search();
     expect(asked).toBeGreaterThan(5_000);
+  });
+
+  it('packs the vectors of slots it scans again, and stays exact as vectors change', () => {
+    const random = seededRandom(9);
+    const collection = new VectorCollection<Row>(4);
+    const live = new Map<number, { row: Row; vector: number[] }>();
+    const put = (key: number) => {
+      const row: Row = {
+        id: `r${String(key).padStart(5, '0')}`,
+        keep: true,
+        ...fields,
+        agentId: key % 20 === 0 ? 'a' : 'b',
+      };
+      const vector = Array.from({ length: 4 }, () => Math.round((random() - 0.5) * 16));
+      collection.set(key, row, Float32Array.from(vector));
+      live.set(key, { row, vector });
+    };
+    for (let key = 0; key < 6_000; key += 1) put(key);
+    const filter: MemoryFilter = { includeSuperseded: false, agentId: { eq: 'a' } };
+    const accept = (row: Row) => row.agentId === 'a';
+    const packs = vi.spyOn(IvfIndex.prototype, 'pack');
+    const check = () => {
+      const query = Array.from({ length: 4 }, () => random() - 0.5);
+      const found = collection.nearest(Float32Array.from(query), 7, accept, filter);
+      const agents = new Map([...live].filter(([, { row }]) => row.agentId === 'a'));
+      const expected = exact(agents, query, 7);
+      expect(found.map((hit) => hit.distance)).toEqual(
+        expected.map((hit) => expect.closeTo(hit.distance, 6)),
+      );
+    };
+    check();
+    expect(packs).not.toHaveBeenCalled();
+    check();
+    check();
+    expect(packs).toHaveBeenCalledTimes(1);
+    for (let step = 0; step < 40; step += 1) {
+      // A changed vector, a removed row and a new row of the agent: none may be answered from old copies.
+      const key = 20 * Math.floor(random() * 300);
+      if (step % 3 === 0) put(key);
+      else if (step % 3 === 1 && live.delete(key)) collection.delete(key);
+      else put(6_000 + 20 * step);
+      check();
+      check();
+    }
+    expect(packs.mock.calls.length).toBeGreaterThan(20);
+    packs.mockRestore();
   });
 });

@@ -1,6 +1,7 @@
 import type { MemoryFilter } from '../core/schemas/memory-record.js';
 import { EXACT_SEARCH_THRESHOLD, IvfIndex, type IvfSearchOptions } from '../core/vectors/ivf-index.js';
 import type { Neighbour } from '../core/vectors/nearest-heap.js';
+import type { PackedVectors } from '../core/vectors/packed-vectors.js';
 import { FilterPartitions, type PartitionFields } from './filter-partitions.js';
 import { compareCodePoints } from './memory/list-order.js';
 
@@ -13,8 +14,23 @@ const RATE_SAMPLE = 512;
 const REMEMBERED_FILTERS = 64;
 /** The most slots remembered for one filter whose partition is scanned whole (its accepted rows). */
 const REMEMBERED_SLOTS = 20_000;
+/**
+ * Vector floats kept packed for remembered slots (`PackedVectors`), per collection, at most; and
+ * never more than half the floats the collection itself holds.
+ */
+const PACKED_FLOATS = 4_000_000;
 /** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
 const TRAINING_SLICE_MS = 4;
+
+/** What a search learned about one filter (see `rememberedFilters`). */
+interface RememberedFilter {
+  version: number;
+  share: number | null;
+  slots?: Int32Array;
+  /** Searches that scanned `slots` (their vectors are packed from the second on). */
+  scans: number;
+  packed?: PackedVectors | undefined;
+}
 
 /**
  * The vectors of one embedding model in one tenant, each with the row it belongs to (what a filter
@@ -63,10 +79,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
    * and with slots computes distances without asking the filter. The filter must depend only on
    * the rows' fields (the drivers' compiled filters do); any change of a row bumps `version`.
    */
-  private readonly rememberedFilters = new Map<
-    string,
-    { version: number; share: number | null; slots?: Int32Array }
-  >();
+  private readonly rememberedFilters = new Map<string, RememberedFilter>();
 
   constructor(readonly dimensions: number) {
     this.index = new IvfIndex(dimensions);
@@ -149,7 +162,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     const stored = key === null ? undefined : this.rememberedFilters.get(key);
     const known = stored?.version === this.version ? stored : undefined;
     if (known?.share === null && known.slots) {
-      return this.scanSlots(query, limit, known.slots);
+      return this.scanSlots(query, limit, known.slots, known);
     }
     let count = 0;
     if (known) {
@@ -169,8 +182,8 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     if (count <= EXACT_SEARCH_THRESHOLD) {
       // A copy only when it is kept: otherwise the reused buffer serves (no garbage per search).
       const slots = key === null ? this.accepted.subarray(0, count) : this.accepted.slice(0, count);
-      if (key !== null) this.remember(key, null, slots);
-      return this.scanSlots(query, limit, slots);
+      const remembered = key === null ? undefined : this.remember(key, null, slots);
+      return this.scanSlots(query, limit, slots, remembered);
     }
     let share = known?.share ?? undefined;
     if (share === undefined) {
@@ -181,12 +194,11 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     // A selective filter would have the index scan about `minScanned` vectors to find enough
     // accepted ones; when its partition is smaller, scanning that partition is cheaper and exact.
     if (narrowed && narrowed.size <= minScanned) {
-      let slots = known?.slots;
-      if (slots === undefined) {
-        slots = Int32Array.from(this.acceptedIn(narrowed.keys(), accept));
-        if (key !== null && slots.length <= REMEMBERED_SLOTS) this.remember(key, share, slots);
-      }
-      return this.scanSlots(query, limit, slots);
+      if (known?.slots) return this.scanSlots(query, limit, known.slots, known);
+      const slots = Int32Array.from(this.acceptedIn(narrowed.keys(), accept));
+      const remembered =
+        key !== null && slots.length <= REMEMBERED_SLOTS ? this.remember(key, share, slots) : undefined;
+      return this.scanSlots(query, limit, slots, remembered);
     }
     const neighbours = this.searchIndex(query, limit, {
       accept: (slot) => accept(rowAt(slot)),
@@ -196,10 +208,37 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     return neighbours.map(({ key, distance }) => ({ row: rowAt(key), distance }));
   }
 
-  /** The `limit` nearest among `slots` (all accepted), exactly. */
-  private scanSlots(query: Float32Array, limit: number, slots: Int32Array): { row: Row; distance: number }[] {
-    const neighbours = this.index.searchKeys(query, limit, slots, this.tieBreak);
+  /**
+   * The `limit` nearest among `slots` (all accepted), exactly. Slots a filter keeps being asked
+   * for (`remembered`) get their vectors packed on their second scan, within `PACKED_FLOATS`.
+   */
+  private scanSlots(
+    query: Float32Array,
+    limit: number,
+    slots: Int32Array,
+    remembered?: RememberedFilter,
+  ): { row: Row; distance: number }[] {
+    if (remembered && !remembered.packed && remembered.scans++ > 0) remembered.packed = this.pack(slots);
+    const neighbours = remembered?.packed
+      ? this.index.searchPacked(query, limit, remembered.packed, this.tieBreak)
+      : this.index.searchKeys(query, limit, slots, this.tieBreak);
     return neighbours.map(({ key, distance }) => ({ row: this.rowAt(key), distance }));
+  }
+
+  /**
+   * `slots`' vectors packed (`IvfIndex.pack`), when the index is large enough for its cells to be
+   * scattered in memory and the budget allows; stale remembered filters give up theirs first.
+   */
+  private pack(slots: Int32Array): PackedVectors | undefined {
+    const floats = slots.length * this.dimensions;
+    if (this.size <= EXACT_SEARCH_THRESHOLD) return undefined;
+    const budget = Math.min(PACKED_FLOATS, (this.size * this.dimensions) / 2);
+    let used = 0;
+    for (const entry of this.rememberedFilters.values()) {
+      if (entry.packed && entry.version !== this.version) entry.packed = undefined;
+      used += entry.packed?.vectors.length ?? 0;
+    }
+    return used + floats <= budget ? this.index.pack(slots) : undefined;
   }
 
   /** The row held in `slot` (callers pass live slots only). */
@@ -209,12 +248,14 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   private readonly tieBreak = (left: number, right: number): number =>
     compareCodePoints(this.rowAt(left).id, this.rowAt(right).id);
 
-  private remember(key: string, share: number | null, slots?: Int32Array): void {
+  private remember(key: string, share: number | null, slots?: Int32Array): RememberedFilter {
+    const entry: RememberedFilter = { version: this.version, share, scans: 0, ...(slots ? { slots } : {}) };
     this.rememberedFilters.delete(key);
-    this.rememberedFilters.set(key, { version: this.version, share, ...(slots ? { slots } : {}) });
+    this.rememberedFilters.set(key, entry);
     if (this.rememberedFilters.size > REMEMBERED_FILTERS) {
       this.rememberedFilters.delete(this.rememberedFilters.keys().next().value as string);
     }
+    return entry;
   }
 
   /** The slots among `slots` whose rows `accept` lets through. */

@@ -2,6 +2,7 @@ import { CentroidTree } from './centroid-tree.js';
 import { dotProduct, dotProductPair, unitDistance, unitVector } from './dot-product.js';
 import { IvfCell } from './ivf-cell.js';
 import { NearestHeap, type Neighbour, type TieBreak } from './nearest-heap.js';
+import { nearestPacked, type PackedVectors } from './packed-vectors.js';
 import { seededRandom } from './seeded-random.js';
 
 /** Below this many vectors a search scans them all: exact, and nearly as fast as probing cells. */
@@ -178,6 +179,28 @@ export class IvfIndex {
       this.scannedByLastSearch += 1;
     }
     return heap.sorted();
+  }
+
+  /** The unit vectors of `keys` (all stored), packed side by side for `searchPacked`. */
+  pack(keys: Int32Array): PackedVectors {
+    const { dimensions } = this;
+    const vectors = new Float32Array(keys.length * dimensions);
+    keys.forEach((key, index) => {
+      const cell = this.cells[this.cellOf[key] ?? -1];
+      if (!cell) throw new RangeError(`No vector is stored under slot ${key}`);
+      const from = (this.positionOf[key] as number) * dimensions;
+      vectors.set(cell.vectors.subarray(from, from + dimensions), index * dimensions);
+    });
+    return { keys, vectors, dimensions };
+  }
+
+  /**
+   * `searchKeys` over vectors packed by `pack` (which the caller keeps only while those keys'
+   * vectors are unchanged): the same result, reading memory in order.
+   */
+  searchPacked(query: Float32Array, limit: number, packed: PackedVectors, tieBreak?: TieBreak): Neighbour[] {
+    this.scannedByLastSearch = packed.keys.length;
+    return nearestPacked(packed, unitVector(query), limit, tieBreak);
   }
 
   /** Offers the accepted vectors of `cell` to `heap`; returns how many vectors it holds. */
