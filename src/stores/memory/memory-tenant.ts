@@ -10,6 +10,7 @@ import {
   copyMetadata,
   toMemoryRecord,
 } from '../memory-rules.js';
+import { sharedString } from '../shared-string.js';
 import { VectorCollection } from '../vector-collection.js';
 
 /*
@@ -123,6 +124,10 @@ export function plan(
   path: (string | number)[],
 ): Planned {
   const record = toMemoryRecord(tenantId, input);
+  record.namespace = sharedString(record.namespace);
+  record.userId = sharedString(record.userId);
+  record.agentId = sharedString(record.agentId);
+  record.memoryType = sharedString(record.memoryType);
   if (input.embedding)
     checkVector(tenant, batch, input.embedding.model, input.embedding.vector, [
       ...path,

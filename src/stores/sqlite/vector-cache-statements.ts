@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { MemoryType } from '../../core/schemas/memory-record.js';
 import type { StableMemoryFields } from '../memory-filter.js';
+import { sharedString } from '../shared-string.js';
 
 /** The columns a filter reads (but `last_accessed`), as the in-process caches load them. */
 export interface FilterRow {
@@ -91,35 +92,17 @@ const NONE: string[] = [];
 const list = (json: string): string[] => (json === '[]' ? NONE : (JSON.parse(json) as string[]));
 const iso = (epoch: number): string => new Date(epoch).toISOString();
 
-/** Distinct values `shared` hands out, at most (past it, values are kept as read). */
-const SHARED_VALUES = 100_000;
-const sharedValues = new Map<string, string>();
-
-/**
- * One string per distinct value of a field that repeats across rows (namespace, user, agent, memory
- * type). Filters test these fields on rows scattered over the heap: with every row's copy of
- * "semantic" its own string, each test read one more cold cache line (at a million rows, about
- * half of a vector search's filter time); a shared one stays in cache.
- */
-function shared<Value extends string | null>(value: Value): Value {
-  if (value === null) return value;
-  const known = sharedValues.get(value);
-  if (known !== undefined) return known as Value;
-  if (sharedValues.size < SHARED_VALUES) sharedValues.set(value, value);
-  return value;
-}
-
 /** The fields of a row a filter reads, in the record form the reference predicate takes. */
 export function toStableFields(row: FilterRow): StableMemoryFields {
   return {
     id: row.id,
     validTo: row.valid_to === null ? null : iso(row.valid_to),
-    namespace: shared(row.namespace),
-    userId: shared(row.user_id),
+    namespace: sharedString(row.namespace),
+    userId: sharedString(row.user_id),
     sessionId: row.session_id,
-    agentId: shared(row.agent_id),
+    agentId: sharedString(row.agent_id),
     documentId: row.document_id,
-    memoryType: shared(row.memory_type) as MemoryType,
+    memoryType: sharedString(row.memory_type) as MemoryType,
     topics: list(row.topics),
     entities: list(row.entities),
     eventDate: row.event_date === null ? null : iso(row.event_date),
