@@ -1,5 +1,6 @@
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
 import { assertDimensions, assertUsableVector, vectorNorm } from '../memory-rules.js';
+import { createExactScanCache } from './exact-scan-cache.js';
 import { installPgvector } from './install-pgvector.js';
 import { memoryFilterSql, SqlParameters } from './memory-filter-sql.js';
 import type { PostgresDatabase, Queryable } from './postgres-database.js';
@@ -75,6 +76,8 @@ export async function createPostgresVectorSearch(
   let tailWritten = false;
   /** How many filtered candidates there are, counting no further than past the exact-search limit. */
   const candidates = createVectorCandidateCounts(database, EXACT_SEARCH_LIMIT + 1);
+  /** Exact searches answered from the candidates kept in process at the current revision. */
+  const scans = createExactScanCache(database);
 
   const dimensionsOf = async (client: Queryable, tenantId: string, model: string) => {
     const [row] = await client.query<{ dimensions: number }>(
@@ -361,16 +364,16 @@ export async function createPostgresVectorSearch(
     filter: MemoryFilter,
     limit: number,
   ) => {
-    let hits: VectorRow[] | undefined;
-    const indexable = indexed && dimensions <= HNSW_MAX_DIMENSIONS && vectorNorm(vector) > 0;
-    if (
-      indexable &&
-      (await candidates(tenantId, model, filter)) > EXACT_SEARCH_LIMIT &&
-      (await graphExists(dimensions))
-    ) {
+    let hits: VectorRow[] | null | undefined;
+    const nonZero = vectorNorm(vector) > 0;
+    const indexable = indexed && dimensions <= HNSW_MAX_DIMENSIONS && nonZero;
+    const { total, revision } = await candidates(tenantId, model, filter);
+    if (indexable && total > EXACT_SEARCH_LIMIT && (await graphExists(dimensions))) {
       hits = await approximate(tenantId, vector, model, dimensions, filter, limit);
       // The index ran out of candidates before the limit (rare with iterative scans): answer exactly.
       if (hits.length < limit) hits = undefined;
+    } else if (nonZero && total <= EXACT_SEARCH_LIMIT) {
+      hits = await scans(tenantId, model, filter, revision, vector, limit);
     }
     hits ??= await exact(tenantId, vector, model, filter, limit);
     return hits
