@@ -5,8 +5,37 @@
  */
 export const DEFAULT_SLICE_MS = 4;
 
-/** Resolves on the next turn of the event loop, after pending I/O callbacks (a `/v1/health` request). */
-export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Work waiting to go on, first come first served: one resumes per turn of the event loop. */
+const waiting: (() => void)[] = [];
+let scheduled = false;
+
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(resumeNext);
+}
+
+/**
+ * Resumes the longest-waiting work; whatever still waits goes on in a later turn (an immediate
+ * queued from inside one runs in the next turn of the loop, after its I/O). With one immediate per
+ * waiter, every waiter resumed in the same check phase, back to back: two requests slicing at
+ * once held the loop for two slices (a 900 KB message's token count beside its summary job's).
+ */
+function resumeNext(): void {
+  scheduled = false;
+  waiting.shift()?.();
+  if (waiting.length > 0) schedule();
+}
+
+/**
+ * Resolves on a later turn of the event loop, after pending I/O callbacks (a `/v1/health`
+ * request), and after every caller that was already waiting has had its own turn.
+ */
+export const nextTurn = () =>
+  new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    schedule();
+  });
 
 /**
  * Cuts long synchronous work into slices: call `pause()` between steps; it yields to the event loop
