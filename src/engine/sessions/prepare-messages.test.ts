@@ -19,6 +19,27 @@ describe('prepareMessages', () => {
     expect(reads).toBe(0);
   });
 
+  it('counts a long message from a turn of its own, a short one at once', async () => {
+    const firstCount = async (content: string) => {
+      let turnPassed = false;
+      setImmediate(() => {
+        turnPassed = true;
+      });
+      let counted: boolean | undefined;
+      const recording: TokenCounter = {
+        encoding: 'o200k_base',
+        count: (text) => {
+          counted ??= turnPassed;
+          return text.length;
+        },
+      };
+      await prepareMessages([{ role: 'user', content }], recording, new Date());
+      return counted;
+    };
+    expect(await firstCount('x'.repeat(70_000))).toBe(true);
+    expect(await firstCount('hello')).toBe(false);
+  });
+
   it('prepares a batch within the limit', async () => {
     const [message] = await prepareMessages([{ role: 'user', content: 'hello' }], counter, new Date());
     expect(message).toMatchObject({ role: 'user', content: 'hello', tokenCount: 5 });

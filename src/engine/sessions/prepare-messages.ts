@@ -2,8 +2,16 @@ import { parseWith, ValidationError } from '../../core/errors.js';
 import { type MessageInput, messageInputSchema, type NewMessage } from '../../core/schemas/message.js';
 import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { countContentTokensInSlices, type TokenCounter } from '../../core/tokens/token-counter.js';
-import { createEventLoopSlicer } from '../event-loop-slicer.js';
+import { createEventLoopSlicer, nextTurn } from '../event-loop-slicer.js';
 import { newId } from '../new-id.js';
+
+/** Content at least this long is counted from a turn of its own (about one slice of counting). */
+const LONG_CONTENT_CHARS = 65_536;
+
+const isLong = (input: unknown): boolean => {
+  const content = (input as { content?: unknown } | null)?.content;
+  return typeof content === 'string' && content.length >= LONG_CONTENT_CHARS;
+};
 
 /** Messages dated further in the future than this are rejected (clock skew tolerance, as in AMS). */
 export const FUTURE_TOLERANCE_MS = 300_000;
@@ -28,6 +36,9 @@ export async function prepareMessages(
     );
   }
   const seen = new Set<string>();
+  // The request that brought a long text already spent its turn reading, parsing and validating
+  // it: counting starts on a turn of its own, or its first slice would add to that.
+  if (inputs.some(isLong)) await nextTurn();
   const slicer = createEventLoopSlicer();
   const prepared: NewMessage[] = [];
   for (const [index, input] of inputs.entries()) {
