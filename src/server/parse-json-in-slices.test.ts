@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseJsonInSlices } from './parse-json-in-slices.js';
 
 const pause = () => Promise.resolve();
@@ -40,6 +40,23 @@ describe('parseJsonInSlices', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('finds the items across strings with escapes, quotes and long runs, without parsing the text whole', async () => {
+    const messages = [
+      { role: 'user', content: 'say "hi" \\ and \\"more\\" ]}' },
+      { role: 'user', content: `${'x'.repeat(100_000)}"` },
+      { role: 'user', content: '\\\\' },
+    ];
+    const text = JSON.stringify({ data: { note: '"}], "messages": [' }, messages });
+    const expected = JSON.parse(text);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(await parseJsonInSlices(text, 'messages', pause)).toEqual(expected);
+      expect(parse.mock.calls.some(([argument]) => argument === text)).toBe(false);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('throws what JSON.parse throws for malformed text, and never accepts what it refuses', async () => {
