@@ -1,8 +1,8 @@
 import { CentroidTree } from './centroid-tree.js';
-import { dotProduct, dotProductPair, unitDistance, unitVector } from './dot-product.js';
+import { dotProduct, unitDistance, unitVector } from './dot-product.js';
 import { IvfCell } from './ivf-cell.js';
 import { NearestHeap, type Neighbour, type TieBreak } from './nearest-heap.js';
-import { nearestPacked, type PackedVectors } from './packed-vectors.js';
+import { nearestPacked, type PackedVectors, scanVectors } from './packed-vectors.js';
 import { seededRandom } from './seeded-random.js';
 
 /** Below this many vectors a search scans them all: exact, and nearly as fast as probing cells. */
@@ -78,8 +78,6 @@ export class IvfIndex {
   private trainings = 0;
   private unbalanced = false;
   private scannedByLastSearch = 0;
-  /** Scratch for `dotProductPair` (one per index: no allocation per scan). */
-  private readonly pair = new Float64Array(2);
   /** While `trainInSteps` runs: keys added, replaced or removed since its snapshot. */
   private changedDuringTraining: Set<number> | null = null;
 
@@ -211,42 +209,8 @@ export class IvfIndex {
     accept?: (key: number) => boolean,
   ): number {
     const { vectors, keys, count, dimensions } = cell;
-    const pair = this.pair;
-    let bound = heap.bound;
-    let position = 0;
-    // Two vectors per pass (the query read once for both), then the last one when count is odd.
-    for (; position + 1 < count; position += 2) {
-      dotProductPair(vectors, position * dimensions, unit, dimensions, pair);
-      bound = this.consider(heap, bound, keys[position] as number, unitDistance(pair[0] as number), accept);
-      bound = this.consider(
-        heap,
-        bound,
-        keys[position + 1] as number,
-        unitDistance(pair[1] as number),
-        accept,
-      );
-    }
-    if (position < count) {
-      const distance = unitDistance(dotProduct(vectors, position * dimensions, unit, 0, dimensions));
-      this.consider(heap, bound, keys[position] as number, distance, accept);
-    }
+    scanVectors(vectors, keys, count, dimensions, unit, heap, accept);
     return count;
-  }
-
-  /**
-   * Offers `key` at `distance` when it is within `bound` and accepted; returns the heap's bound
-   * after. The bound is checked first: most vectors are too far, and their row is never looked at.
-   */
-  private consider(
-    heap: NearestHeap,
-    bound: number,
-    key: number,
-    distance: number,
-    accept: ((key: number) => boolean) | undefined,
-  ): number {
-    if (distance > bound || (accept !== undefined && !accept(key))) return bound;
-    heap.offer(key, distance);
-    return heap.bound;
   }
 
   private place(key: number, data: Float32Array, offset: number, cellIndex: number): void {

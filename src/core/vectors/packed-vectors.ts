@@ -14,6 +14,42 @@ export interface PackedVectors {
 }
 
 /**
+ * Offers `count` packed unit vectors (from `vectors`, with their `keys`) to `heap` by cosine
+ * distance to the unit vector `unit`, two per pass (`dotProductPair`: the query read once for
+ * both). Each distance is checked against the heap's bound before `accept` is asked: most vectors
+ * are too far, and their row is never looked at. The scan of an IVF cell and of packed vectors.
+ */
+export function scanVectors(
+  vectors: Float32Array,
+  keys: Int32Array,
+  count: number,
+  dimensions: number,
+  unit: Float32Array,
+  heap: NearestHeap,
+  accept?: (key: number) => boolean,
+): void {
+  const pair = new Float64Array(2);
+  let bound = heap.bound;
+  const consider = (key: number, distance: number): void => {
+    if (distance > bound || (accept !== undefined && !accept(key))) return;
+    heap.offer(key, distance);
+    bound = heap.bound;
+  };
+  let position = 0;
+  for (; position + 1 < count; position += 2) {
+    dotProductPair(vectors, position * dimensions, unit, dimensions, pair);
+    consider(keys[position] as number, unitDistance(pair[0] as number));
+    consider(keys[position + 1] as number, unitDistance(pair[1] as number));
+  }
+  if (position < count) {
+    consider(
+      keys[position] as number,
+      unitDistance(dotProduct(vectors, position * dimensions, unit, 0, dimensions)),
+    );
+  }
+}
+
+/**
  * The `limit` nearest to the unit vector `unit` among `packed`, by exact cosine distance: the same
  * distances, and so the same result, as scanning those keys in the index.
  */
@@ -23,27 +59,8 @@ export function nearestPacked(
   limit: number,
   tieBreak?: TieBreak,
 ): Neighbour[] {
-  const { keys, vectors, dimensions } = packed;
-  const heap = new NearestHeap(limit, tieBreak);
   if (limit <= 0) return [];
-  const pair = new Float64Array(2);
-  let bound = heap.bound;
-  const consider = (key: number, distance: number): void => {
-    if (distance > bound) return;
-    heap.offer(key, distance);
-    bound = heap.bound;
-  };
-  let position = 0;
-  for (; position + 1 < keys.length; position += 2) {
-    dotProductPair(vectors, position * dimensions, unit, dimensions, pair);
-    consider(keys[position] as number, unitDistance(pair[0] as number));
-    consider(keys[position + 1] as number, unitDistance(pair[1] as number));
-  }
-  if (position < keys.length) {
-    consider(
-      keys[position] as number,
-      unitDistance(dotProduct(vectors, position * dimensions, unit, 0, dimensions)),
-    );
-  }
+  const heap = new NearestHeap(limit, tieBreak);
+  scanVectors(packed.vectors, packed.keys, packed.keys.length, packed.dimensions, unit, heap);
   return heap.sorted();
 }
