@@ -1,6 +1,8 @@
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MemoryFilter } from '../../src/core/schemas/memory-record.js';
 import { seededRandom } from '../../src/core/vectors/seeded-random.js';
+import { createExactScanCache } from '../../src/stores/postgres/exact-scan-cache.js';
 import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { CURRENT, insertAll, MODEL, newMemory, TENANT } from '../conformance/memory-record-fixtures.js';
 import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
@@ -119,5 +121,43 @@ describe.skipIf(database === null)('PostgreSQL exact vector scans kept in proces
     live.delete(old as string);
     live.set('replaced', { vector: replacement, userId: 'user-1' });
     for (let round = 0; round < 3; round += 1) await search(b);
+  });
+
+  it('leaves candidates of more floats than it may load to the SQL scan', async () => {
+    await truncate();
+    live.clear();
+    const store = await server();
+    await write(store, 30, 'c');
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema},public` });
+    await client.connect();
+    try {
+      const database = {
+        query: async (sql: string, values?: unknown[]) => (await client.query(sql, values)).rows,
+      };
+      const [{ revision } = { revision: 0 }] = await database.query(
+        'SELECT revision FROM memory_revisions WHERE tenant_id = $1',
+        [TENANT],
+      );
+      const filter = filterOf('user-1');
+      const candidates = [...live.values()].filter((record) => record.userId === 'user-1').length;
+      const query = Float32Array.from(randomVector());
+      const scan = async (loadedFloats: number) => {
+        const scans = createExactScanCache(database, loadedFloats);
+        const searches = [];
+        for (let round = 0; round < 3; round += 1) {
+          searches.push(await scans(TENANT, MODEL, filter, Number(revision), candidates, query, 5));
+        }
+        return searches;
+      };
+      // Within the limit: the first sighting scans in SQL (null), the next ones answer in process.
+      const [first, second, third] = await scan(candidates * DIMENSIONS);
+      expect(first).toBeNull();
+      expect(second?.map((hit) => hit.id)).toEqual(expected([...query], 'user-1', 5).map((hit) => hit.id));
+      expect(third).toEqual(second);
+      // One float over it: never loaded.
+      expect(await scan(candidates * DIMENSIONS - 1)).toEqual([null, null, null]);
+    } finally {
+      await client.end();
+    }
   });
 });

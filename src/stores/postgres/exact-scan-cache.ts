@@ -7,6 +7,12 @@ import { canonicalJson } from './postgres-memory-counts.js';
 
 /** Vector floats kept for exact scans in one process, at most (the least recently used go first). */
 const CACHED_FLOATS = 8_000_000;
+/**
+ * Candidates of more floats than this (5,000 vectors of 100 dimensions; 325 of 1,536) are scanned in
+ * SQL: their vectors arrive as text, and parsing millions of floats would hold the request longer
+ * than the scan it saves.
+ */
+export const LOADED_FLOATS = 500_000;
 /** Filters whose sightings are remembered, for the second-sighting rule. */
 const SIGHTINGS = 1_024;
 
@@ -41,7 +47,7 @@ interface LoadedRow extends ScanRow {
  * computed in JavaScript, in double precision over the float4 values pgvector holds; filters on
  * `lastAccessed` are never kept (access times move without the revision).
  */
-export function createExactScanCache(database: Queryable) {
+export function createExactScanCache(database: Queryable, loadedFloats = LOADED_FLOATS) {
   const entries = new Map<string, Entry>();
   const sightings = new Map<string, number>();
   let floats = 0;
@@ -91,19 +97,21 @@ export function createExactScanCache(database: Queryable) {
   };
 
   /**
-   * The `limit` nearest candidates of `filter` to `vector` (non-zero, of `dimensions`) with their
-   * cosine distances, when the tenant is at `revision` and the filter was searched before at it;
-   * otherwise null, and the caller scans in SQL.
+   * The `limit` nearest of the filter's `candidates` (their count) to `vector` (non-zero) with
+   * their cosine distances, when the tenant is at `revision` and the filter was searched before
+   * at it; otherwise null, and the caller scans in SQL.
    */
   return async (
     tenantId: string,
     model: string,
     filter: MemoryFilter,
     revision: number,
+    candidates: number,
     vector: Float32Array,
     limit: number,
   ): Promise<(ScanRow & { distance: number })[] | null> => {
     if (filter.lastAccessed !== undefined || vector.length === 0) return null;
+    if (candidates * vector.length > loadedFloats) return null;
     const key = canonicalJson([tenantId, model, filter]);
     let entry = entries.get(key);
     if (entry?.revision !== revision) {

@@ -373,7 +373,7 @@ export async function createPostgresVectorSearch(
       // The index ran out of candidates before the limit (rare with iterative scans): answer exactly.
       if (hits.length < limit) hits = undefined;
     } else if (nonZero && total <= EXACT_SEARCH_LIMIT) {
-      hits = await scans(tenantId, model, filter, revision, vector, limit);
+      hits = await scans(tenantId, model, filter, revision, total, vector, limit);
     }
     hits ??= await exact(tenantId, vector, model, filter, limit);
     return hits
