@@ -149,6 +149,12 @@ export interface HybridSearchOptions {
    * that can reach the page (`rank-pool.ts`): the same results, for tests and benchmarks.
    */
   readWholePool?: boolean;
+  /**
+   * Count every match for `total` (default true). Callers that use only the hits (context
+   * sources, the working set) pass false: a store count is then not made, and `total` is only the
+   * number of candidates ranked (a lower bound).
+   */
+  countTotal?: boolean;
 }
 
 /**
@@ -212,15 +218,18 @@ export async function hybridSearch(
     request.fusion === 'rrf'
       ? fuseRankings(rankings, [weights.text, weights.vector])
       : fuseScores(rankings, [weights.text, weights.vector], ['max', 'range']);
-  const total = await countMatches(
-    store,
-    tenantId,
-    request,
-    fused.length,
-    textHits.length,
-    vectorMatches.length,
-    pool,
-  );
+  const total =
+    options.countTotal === false
+      ? fused.length
+      : await countMatches(
+          store,
+          tenantId,
+          request,
+          fused.length,
+          textHits.length,
+          vectorMatches.length,
+          pool,
+        );
 
   const textScores = new Map(textHits.map((hit) => [hit.id, hit.score]));
   const distances = new Map(vectorMatches.map((hit) => [hit.id, hit.distance]));

@@ -73,11 +73,15 @@ export function createKnowledgeSource(memories: LongTermMemory): MemorySource {
     section: 'knowledge',
     async retrieve(request) {
       if (request.limit === 0) return [];
-      const { hits } = await memories.search(request.tenantId, {
-        text: request.query,
-        limit: request.limit,
-        filter: { agentId: { eq: request.agentId }, documentId: { exists: true } },
-      });
+      const { hits } = await memories.search(
+        request.tenantId,
+        {
+          text: request.query,
+          limit: request.limit,
+          filter: { agentId: { eq: request.agentId }, documentId: { exists: true } },
+        },
+        { countTotal: false },
+      );
       return hits.map((hit) => ({
         id: hit.memory.id,
         text: hit.memory.text,

@@ -89,15 +89,19 @@ export function createEpisodeLog(memories: LongTermMemory, clock: () => Date): E
     },
 
     async search(tenantId, request) {
-      const { hits } = await memories.search(tenantId, {
-        text: request.query,
-        limit: request.limit ?? 3,
-        filter: {
-          userId: { eq: request.userId },
-          memoryType: { eq: 'episodic' },
-          ...(request.agentId ? { agentId: { eq: request.agentId } } : {}),
+      const { hits } = await memories.search(
+        tenantId,
+        {
+          text: request.query,
+          limit: request.limit ?? 3,
+          filter: {
+            userId: { eq: request.userId },
+            memoryType: { eq: 'episodic' },
+            ...(request.agentId ? { agentId: { eq: request.agentId } } : {}),
+          },
         },
-      });
+        { countTotal: false },
+      );
       return hits.map((hit) => ({
         episode: toEpisode(hit.memory),
         score: hit.relevance,

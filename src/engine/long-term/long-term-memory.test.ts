@@ -32,6 +32,32 @@ describe('long-term memory', () => {
     ).toHaveLength(1);
   });
 
+  it('counts every match for a search total, and not for the working set or countTotal: false', async () => {
+    const store = createMemoryRecordStore();
+    let counts = 0;
+    const countMemories = store.countMemories.bind(store);
+    store.countMemories = async (...args) => {
+      counts += 1;
+      return countMemories(...args);
+    };
+    const memories = createLongTermMemory(store, embedder);
+    await memories.create(
+      tenant,
+      Array.from({ length: 260 }, (_, index) => ({
+        text: `Ada visited museum number ${index}.`,
+        userId: 'ada',
+      })),
+    );
+    const request = { text: 'museum', limit: 5, filter: { userId: { eq: 'ada' } } };
+    const counted = await memories.search(tenant, request);
+    expect(counts).toBe(1);
+    expect(counted.total).toBe(260);
+    const uncounted = await memories.search(tenant, request, { countTotal: false });
+    expect(uncounted.hits.map((hit) => hit.memory.id)).toEqual(counted.hits.map((hit) => hit.memory.id));
+    await memories.workingSet(tenant, { query: 'museum', userId: 'ada', options: { limit: 5 } });
+    expect(counts).toBe(1);
+  });
+
   it('rejects bad input with typed errors and writes nothing', async () => {
     const memories = setup();
     const attempts: unknown[][] = [

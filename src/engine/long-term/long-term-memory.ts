@@ -20,7 +20,12 @@ import {
 } from '../../core/schemas/memory-record.js';
 import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
 import { l2Normalize } from '../../providers/embeddings/l2-normalize.js';
-import { hybridSearch, type SearchRequest, type SearchResult } from '../../retrieval/hybrid-search.js';
+import {
+  type HybridSearchOptions,
+  hybridSearch,
+  type SearchRequest,
+  type SearchResult,
+} from '../../retrieval/hybrid-search.js';
 import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../../stores/memory-record-store.js';
 import { newId } from '../new-id.js';
 import { WriteBehind } from '../write-behind.js';
@@ -87,7 +92,12 @@ export interface LongTermMemory {
     filter?: MemoryFilterInput,
     page?: z.input<typeof pageSchema>,
   ): Promise<{ memories: MemoryRecord[]; total: number }>;
-  search(tenantId: string, request: SearchRequest): Promise<SearchResult>;
+  /** Hybrid search; `options.countTotal: false` skips counting every match (see HybridSearchOptions). */
+  search(
+    tenantId: string,
+    request: SearchRequest,
+    options?: Pick<HybridSearchOptions, 'countTotal'>,
+  ): Promise<SearchResult>;
   workingSet(
     tenantId: string,
     request: WorkingSetRequest,
@@ -315,10 +325,12 @@ export function createLongTermMemory(
       );
     },
 
-    async search(tenantId, request) {
+    async search(tenantId, request, options = {}) {
       parseWith(tenantSchema, tenantId, 'tenant');
       await ensureEmbedded(tenantId);
-      return hybridSearch(store, embedder, tenantId, request, clock());
+      return hybridSearch(store, embedder, tenantId, request, clock(), {
+        ...(options.countTotal === false ? { countTotal: false } : {}),
+      });
     },
 
     async workingSet(tenantId, request) {
@@ -338,6 +350,7 @@ export function createLongTermMemory(
           },
         },
         now,
+        { countTotal: false },
       );
       // Pins are included even when the query did not find them.
       const found = new Set(hits.map((hit) => hit.memory.id));
