@@ -2,11 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { NotFoundError, parseEdit, parseWith, ValidationError } from '../../core/errors.js';
 import { memoryHash } from '../../core/memory-hash.js';
-import {
-  rankWorkingSet,
-  type WorkingSet,
-  type WorkingSetOptions,
-} from '../../core/ranking/rank-working-set.js';
+import type { WorkingSet } from '../../core/ranking/rank-working-set.js';
 import {
   type MemoryFilterInput,
   type MemoryRecord,
@@ -29,6 +25,9 @@ import {
 import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../../stores/memory-record-store.js';
 import { newId } from '../new-id.js';
 import { WriteBehind } from '../write-behind.js';
+import { searchWorkingSet, type WorkingSetRequest } from './working-set.js';
+
+export type { WorkingSetRequest } from './working-set.js';
 
 /** Most records one create, edit or delete may name. */
 export const MAX_MEMORY_BATCH = 1_000;
@@ -52,22 +51,6 @@ export interface EditOptions {
   writtenBy?: MemoryWriter;
   /** Optimistic concurrency: the version the caller read (VersionConflictError otherwise). */
   expectedVersion?: number;
-}
-
-export interface WorkingSetRequest {
-  query: string;
-  /** The subject: whose memories (user + namespace). */
-  userId: string;
-  namespace?: string | null;
-  /** Further conditions on the candidates (e.g. memory types). */
-  filter?: MemoryFilterInput;
-  /** How many search hits are considered before ranking. */
-  candidates?: number;
-  pins?: ReadonlySet<string>;
-  removals?: ReadonlySet<string>;
-  options?: WorkingSetOptions;
-  /** Count the returned memories as accessed (resets their salience decay). Default true. */
-  recordAccess?: boolean;
 }
 
 /** Long-term memory operations: validated, embedded, versioned, searchable. */
@@ -336,49 +319,11 @@ export function createLongTermMemory(
     async workingSet(tenantId, request) {
       await ensureEmbedded(tenantId);
       const now = clock();
-      const { hits } = await hybridSearch(
-        store,
-        embedder,
-        tenantId,
-        {
-          text: request.query,
-          limit: request.candidates ?? 50,
-          filter: {
-            ...request.filter,
-            userId: { eq: request.userId },
-            ...(request.namespace != null ? { namespace: { eq: request.namespace } } : {}),
-          },
-        },
-        now,
-        { countTotal: false },
-      );
-      // Pins are included even when the query did not find them.
-      const found = new Set(hits.map((hit) => hit.memory.id));
-      const missingPins = [...(request.pins ?? [])].filter((id) => !found.has(id));
-      const pinned = missingPins.length > 0 ? await store.getMemories(tenantId, missingPins) : [];
-      const candidates = [
-        ...hits.map((hit) => ({
-          memory: hit.memory,
-          // Hybrid relevance (BM25 and vectors fused), not the vector distance alone.
-          similarity: hit.relevance,
-        })),
-        ...pinned.map((memory) => ({ memory, similarity: 0 })),
-      ];
-      const set = rankWorkingSet(
-        candidates.map(({ memory, similarity }) => ({ ...memory, similarity })),
-        {
-          ...request.options,
-          now,
-          ...(request.pins ? { pins: request.pins } : {}),
-          ...(request.removals ? { removals: request.removals } : {}),
-        },
-      );
-      const byId = new Map(candidates.map(({ memory }) => [memory.id, memory]));
-      const memories = set.items.flatMap((item) => byId.get(item.id) ?? []);
-      if (memories.length > 0 && request.recordAccess !== false) {
-        access.push({ tenantId, ids: memories.map((memory) => memory.id), at: now.toISOString() });
+      const set = await searchWorkingSet(store, embedder, tenantId, request, now);
+      if (set.memories.length > 0 && request.recordAccess !== false) {
+        access.push({ tenantId, ids: set.memories.map((memory) => memory.id), at: now.toISOString() });
       }
-      return { ...set, memories };
+      return set;
     },
 
     async idle(tenantId) {
