@@ -1,3 +1,4 @@
+import { LruMap } from '../../core/lru-map.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
 import { unitVector } from '../../core/vectors/dot-product.js';
 import { nearestPacked, type PackedVectors } from '../../core/vectors/packed-vectors.js';
@@ -49,7 +50,7 @@ interface LoadedRow extends ScanRow {
  */
 export function createExactScanCache(database: Queryable, loadedFloats = LOADED_FLOATS) {
   const entries = new Map<string, Entry>();
-  const sightings = new Map<string, number>();
+  const sightings = new LruMap<string, number>(SIGHTINGS);
   let floats = 0;
 
   const forget = (key: string): void => {
@@ -116,9 +117,7 @@ export function createExactScanCache(database: Queryable, loadedFloats = LOADED_
     let entry = entries.get(key);
     if (entry?.revision !== revision) {
       if (sightings.get(key) !== revision) {
-        sightings.delete(key);
         sightings.set(key, revision);
-        if (sightings.size > SIGHTINGS) sightings.delete(sightings.keys().next().value as string);
         return null;
       }
       entry = await load(tenantId, model, filter, vector.length);
