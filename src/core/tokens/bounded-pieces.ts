@@ -14,7 +14,7 @@ export const MAX_RUN_CHARS = 256;
 export const TOKENS_PER_CUT = 1;
 
 /** JavaScript's `\s`, which is what the tokenizer's pre-tokenizer splits runs on. */
-function isWhitespace(code: number): boolean {
+export function isWhitespace(code: number): boolean {
   return (
     code === 0x20 ||
     (code >= 0x09 && code <= 0x0d) ||

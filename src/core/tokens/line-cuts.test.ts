@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { lineCuts } from './line-cuts.js';
+
+const options = { disallowedSpecial: new Set<string>() };
+const encoders = {
+  cl100k_base: (text: string) => countCl100k(text, options),
+  o200k_base: (text: string) => countO200k(text, options),
+};
+
+/** The characters around line ends that the pre-tokenizers treat differently. */
+const alphabet = [
+  'a',
+  'B',
+  'é',
+  '中',
+  '😀',
+  '1',
+  '23',
+  ' ',
+  '  ',
+  '\n',
+  '\r',
+  '\t',
+  '/',
+  '.',
+  '-',
+  "'",
+  "'s",
+  ':',
+  '\u00a0',
+  '- item',
+  'The user',
+  'ok.',
+  '\\',
+  '"',
+  '#',
+  '*',
+];
+const texts = fc
+  .array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 120 })
+  .map((pieces) => pieces.join(''));
+
+function parts(text: string): string[] {
+  const found: string[] = [];
+  let start = 0;
+  for (const cut of lineCuts(text)) {
+    found.push(text.slice(start, cut));
+    start = cut;
+  }
+  found.push(text.slice(start));
+  return found;
+}
+
+describe('lineCuts', () => {
+  it('cuts after a newline followed by anything but whitespace and a slash', () => {
+    expect([...lineCuts('a\nb\n c\n/d\n\ne\n')]).toEqual([2, 11]);
+    expect([...lineCuts('no newline')]).toEqual([]);
+  });
+
+  for (const [encoding, count] of Object.entries(encoders)) {
+    it(`gives parts whose ${encoding} counts add up to the whole text's`, () => {
+      fc.assert(
+        fc.property(texts, (text) => {
+          const sum = parts(text).reduce((total, part) => total + count(part), 0);
+          expect(sum).toBe(count(text));
+        }),
+        { numRuns: 3_000 },
+      );
+    });
+  }
+
+  it('would be wrong to cut before a slash or whitespace (why they are excluded)', () => {
+    // A punctuation piece takes the newline and, in o200k_base, a slash after it.
+    const text = 'ok.\n/';
+    const wrong = encoders.o200k_base('ok.\n') + encoders.o200k_base('/');
+    expect(wrong).not.toBe(encoders.o200k_base(text));
+    expect([...lineCuts(text)]).toEqual([]);
+  });
+});
