@@ -2,7 +2,7 @@ import { lineCuts } from './line-cuts.js';
 import type { TokenCounter } from './token-counter.js';
 
 /** Texts longer than this are memoized whole, not line by line (a long message, a document). */
-const MAX_LINE_SPLIT_CHARS = 65_536;
+const LINE_BY_LINE_UP_TO_CHARS = 65_536;
 
 /**
  * Wraps a counter with a bounded memo. A text is counted line by line, at the cuts where the
@@ -31,7 +31,7 @@ export function memoizeCounter(
   return {
     encoding: counter.encoding,
     count(text) {
-      if (text.length > MAX_LINE_SPLIT_CHARS) return countPart(text);
+      if (text.length > LINE_BY_LINE_UP_TO_CHARS) return countPart(text);
       let total = 0;
       let start = 0;
       for (const cut of lineCuts(text)) {
