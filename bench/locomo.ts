@@ -139,6 +139,10 @@ for (const conversation of conversations) {
   // One ingestion per conversation serves every grid point, the REST pass and the context pass.
   const engram = await createEngram({ store: await openStore(values.store), sweepIntervalMs: 0 });
   await ingest(engram, conversation);
+  // A first search starts the SQLite driver's in-process indexes: let them build, as a running
+  // server's would, so that every question is ranked the same way.
+  await engram.memories.search(tenant, { text: 'warm up', filter: { userId: { eq: conversation.id } } });
+  await (engram.store.memories as { settled?: () => Promise<void> }).settled?.();
   const server = createServer({ engram, config: { port: 0, logLevel: 'silent' } });
   const { url } = await server.listen();
   const bm25 = new Bm25Index();

@@ -132,8 +132,8 @@ export interface MemoryRecordStore {
    *   results come back whenever that many records match; a true near neighbour can be missed
    *   (recall@10 ≈ 0.99 on topical embeddings at 100,000 records: see bench/memory-search.ts).
    *   A driver may answer exactly instead where that is cheaper (a filter naming a small partition).
-   * - The SQLite driver also searches exactly, in SQL, tenants of at most 5,000 memories and
-   *   filters on `lastAccessed` (which its in-process index does not follow).
+   * - The SQLite driver also searches exactly, in SQL, filters on `lastAccessed` (which its
+   *   in-process index does not follow) and a tenant whose index is still loading.
    */
   searchVector(
     tenantId: string,

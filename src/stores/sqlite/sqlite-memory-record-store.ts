@@ -62,9 +62,10 @@ export interface SqliteMemoryRecordStoreOptions {
  * connection, so both live in one file). Every write is one `BEGIN IMMEDIATE` transaction, in
  * which the FTS5 index follows the rows by trigger; reads that take two statements share one
  * snapshot. Filters become SQL (see `memory-filter-sql.ts`), and ranking, limits and counts run in
- * SQLite, so search returns only the rows asked for; the exception is vector search in tenants
- * past 5,000 memories, answered by an in-process index that follows every commit
- * (`sqlite-vector-cache.ts`) once loaded in the background.
+ * SQLite, so search returns only the rows asked for; the exception is text and vector search,
+ * answered by per-tenant in-process indexes that follow every commit (`sqlite-text-cache.ts`,
+ * `sqlite-vector-cache.ts`) once loaded in the background (in SQL until then, and for filters on
+ * `lastAccessed`).
  */
 export async function createSqliteMemoryRecordStore(
   database: Database,

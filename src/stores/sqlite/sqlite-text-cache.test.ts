@@ -15,6 +15,36 @@ const WORDS = ['kayak', 'lake', 'trip', 'sun', 'paint', 'group', 'support', 'art
 const QUERIES = ['kayak trip', 'rare dog', 'sun', 'support group art', 'tea lake paint'];
 
 describe('SqliteTextCache', () => {
+  it('indexes a small tenant at its first search, scored by its own statistics, not the whole file', async () => {
+    const path = join(temporaryDirectory(), 'engram.db');
+    const writer = await createSqliteStore({ path });
+    const small = ['tea by the lake', 'a kayak trip', 'rare tea and rare art'].map((text, index) =>
+      newMemory(`s${index}`, { text }),
+    );
+    await writer.memories.insertMemories('small-tenant', small);
+    // Another tenant of the same file uses the query words everywhere (FTS5 would count them).
+    await writer.memories.insertMemories(
+      TENANT,
+      Array.from({ length: 200 }, (_, index) => newMemory(`o${index}`, { text: `tea rare kayak ${index}` })),
+    );
+    const reference = new Bm25Index<{ validTo: string | null }>();
+    for (const record of small) reference.add(record.id, record.text, { validTo: null });
+    const database = await openDatabase(path);
+    try {
+      const cache = new SqliteTextCache(database);
+      // It fits in one chunk of the build, which the first call makes: no search of it goes to FTS5.
+      const mirror = cache.index('small-tenant');
+      expect(mirror?.index.size).toBe(3);
+      expect(mirror?.index.search('rare tea', 10)).toEqual(reference.search('rare tea', 10));
+      // Through the store, from its first search on.
+      const hits = await writer.memories.searchText('small-tenant', 'rare tea', CURRENT, 10);
+      expect(hits.map(({ id, score }) => ({ id, score }))).toEqual(reference.search('rare tea', 10));
+    } finally {
+      database.close();
+      await writer.close();
+    }
+  });
+
   it('builds in the background, then answers as a BM25 index of the rows does, following writes', async () => {
     const path = join(temporaryDirectory(), 'engram.db');
     const writer = await createSqliteStore({ path });
@@ -42,7 +72,7 @@ describe('SqliteTextCache', () => {
     try {
       const cache = new SqliteTextCache(database);
       expect(cache.index(TENANT)).toBeUndefined(); // the build starts; FTS5 answers meanwhile
-      expect(cache.index('small-tenant')).toBeUndefined();
+      expect(cache.index('empty-tenant')?.index.size).toBe(0); // one chunk: indexed at once
       // Writes during the build are picked up from the change log when it ends.
       await write('during', 'user-1');
       await writer.memories.deleteMemories(TENANT, ['m0']);

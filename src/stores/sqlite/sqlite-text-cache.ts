@@ -1,6 +1,5 @@
 import type { Database } from 'better-sqlite3';
 import { Bm25Index } from '../../core/text/bm25-index.js';
-import { EXACT_SEARCH_THRESHOLD } from '../../core/vectors/ivf-index.js';
 import { FilterPartitions } from '../filter-partitions.js';
 import type { StableMemoryFields } from '../memory-filter.js';
 import {
@@ -31,10 +30,10 @@ export interface TextMirror {
 }
 
 /**
- * In-process BM25 indexes over a SQLite file, one per large tenant (more than
- * `EXACT_SEARCH_THRESHOLD` memories), so that text search of a large tenant costs what it costs in
- * the memory driver rather than an FTS5 scan of every row holding a common term. Smaller tenants,
- * and filters on `lastAccessed`, stay with FTS5 (docs/stores/sqlite.md, "Text search").
+ * In-process BM25 indexes over a SQLite file, one per tenant searched, so that text search costs
+ * what it costs in the memory driver rather than an FTS5 scan of every row holding a common term,
+ * and ranks by the tenant's own statistics (FTS5's span every tenant in the file). Filters on
+ * `lastAccessed` stay with FTS5 (docs/stores/sqlite.md, "Text search").
  *
  * A mirror is built in the background, `LOAD_CHUNK` rows per event-loop turn, while FTS5 answers;
  * no search waits for it. It then follows the file through the change log that the vector cache
@@ -57,8 +56,8 @@ export class SqliteTextCache {
   }
 
   /**
-   * The tenant's text index, current with every commit; undefined while it is being built and for
-   * tenants of at most `EXACT_SEARCH_THRESHOLD` memories (FTS5 answers those).
+   * The tenant's text index, current with every commit; undefined while it is being built (FTS5
+   * answers meanwhile).
    */
   index(tenantId: string): TextMirror | undefined {
     const version = this.statements.dataVersion.get() as number;
@@ -72,11 +71,10 @@ export class SqliteTextCache {
       this.mirrors.set(tenantId, held);
       return held;
     }
-    if (!this.loading.has(tenantId)) {
-      const memories = this.statements.countTenant.get(tenantId, EXACT_SEARCH_THRESHOLD + 1) as number;
-      if (memories > EXACT_SEARCH_THRESHOLD) this.startLoad(tenantId);
-    }
-    return undefined;
+    if (this.loading.has(tenantId)) return undefined;
+    this.startLoad(tenantId);
+    // A tenant that fits in the first chunk is indexed by now, so its first search ranks as the rest.
+    return this.mirrors.get(tenantId);
   }
 
   /** Resolves once no load is under way (for tests and benchmarks that want the mirror used). */
@@ -130,7 +128,11 @@ export class SqliteTextCache {
     return true;
   }
 
-  /** Builds the tenant's mirror over event-loop turns, then catches it up and publishes it. */
+  /**
+   * Builds the tenant's mirror, the first chunk at once and the rest over event-loop turns, then
+   * catches it up and publishes it: a tenant of at most `LOAD_CHUNK` rows is published before this
+   * returns (one chunk of work, about what the FTS5 search it replaces costs).
+   */
   private startLoad(tenantId: string): void {
     this.loading.add(tenantId);
     const mirror: TextMirror = {
@@ -173,7 +175,7 @@ export class SqliteTextCache {
         this.loading.delete(tenantId);
       }
     };
-    setImmediate(step);
+    step();
   }
 }
 

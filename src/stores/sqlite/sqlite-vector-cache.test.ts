@@ -19,7 +19,7 @@ import { createSqliteStore } from './sqlite-store.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
 
 const temporaryDirectory = useTemporaryDirectories('engram-sqlite-vector-cache-');
-/** Past the 5,000 memories under which a tenant is always scanned in SQL; 6 load chunks. */
+/** Six load chunks, and more than the 5,000 rows under which a collection scans exactly. */
 const COUNT = 5_200;
 const USER_2: MemoryFilter = { ...CURRENT, userId: { eq: 'user-2' } };
 
@@ -78,6 +78,28 @@ function watchSettled(store: EngramStore): () => boolean {
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SqliteVectorCache', () => {
+  it('loads a small tenant at its first search: every search of it runs in process', async () => {
+    const path = join(temporaryDirectory(), 'engram.db');
+    const writer = await createSqliteStore({ path });
+    const all = vectors(20, 5);
+    await writer.memories.insertMemories(
+      TENANT,
+      all.map((vector, index) => newMemory(`s${index}`, { vector })),
+    );
+    const database = await openDatabase(path);
+    try {
+      const cache = new SqliteVectorCache(database);
+      // It fits in the first chunk of the load, which the first call reads.
+      const collection = cache.collection(TENANT, MODEL, 4);
+      expect(collection?.size).toBe(20);
+      const query = Float32Array.from(all[3] ?? []);
+      expect(collection?.nearest(query, 1, () => true)[0]?.id).toBe('s3');
+    } finally {
+      database.close();
+      await writer.close();
+    }
+  });
+
   for (const vectorExtension of [true, false]) {
     it(`answers the first searches exactly in SQL while the collection loads (vectorExtension ${vectorExtension})`, async () => {
       const { path, vectorsById } = await seeded(vectorExtension);

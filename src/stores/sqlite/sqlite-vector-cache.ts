@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import { EXACT_SEARCH_THRESHOLD } from '../../core/vectors/ivf-index.js';
 import type { StableMemoryFields } from '../memory-filter.js';
 import { VectorCollection } from '../vector-collection.js';
 import { blobVector } from './memory-record-rows.js';
@@ -34,8 +33,9 @@ interface Load {
 
 /**
  * In-process vector indexes over a SQLite file: per tenant and model, a `VectorCollection` of every
- * vector with the row fields filters read (all but `last_accessed`). Only tenants with more than
- * `EXACT_SEARCH_THRESHOLD` memories get one; smaller ones are scanned exactly in SQL.
+ * vector with the row fields filters read (all but `last_accessed`). Every tenant searched gets one,
+ * small ones too: an exact scan of a small tenant's vectors in SQL cost a turn more than all of its
+ * in-process searches together (docs/stores/sqlite.md, "Vector search").
  *
  * A collection is loaded in the background, `LOAD_CHUNK` rows per event-loop turn, which the
  * first search of the tenant and model starts; no search waits for it (1–3 s at 100,000 vectors):
@@ -69,8 +69,7 @@ export class SqliteVectorCache {
 
   /**
    * The tenant's collection for `model`, current with every commit; undefined while it is being
-   * loaded, and when the tenant holds at most `EXACT_SEARCH_THRESHOLD` memories (an exact scan in
-   * SQL answers both).
+   * loaded (an exact scan in SQL answers meanwhile).
    */
   collection(tenantId: string, model: string, dimensions: number): Collection | undefined {
     const version = this.statements.dataVersion.get() as number;
@@ -86,11 +85,10 @@ export class SqliteVectorCache {
       this.collections.set(key, held);
       return held;
     }
-    if (!this.loading.has(key)) {
-      const memories = this.statements.countTenant.get(tenantId, EXACT_SEARCH_THRESHOLD + 1) as number;
-      if (memories > EXACT_SEARCH_THRESHOLD) this.startLoad(key, tenantId, model, dimensions);
-    }
-    return undefined;
+    if (this.loading.has(key)) return undefined;
+    this.startLoad(key, tenantId, model, dimensions);
+    // A tenant that fits in the first chunk is loaded by now, so its first search is answered as the rest.
+    return this.collections.get(key);
   }
 
   /** Resolves once no collection is being loaded and no collection's index trains in the background. */
@@ -149,7 +147,11 @@ export class SqliteVectorCache {
     }
   }
 
-  /** Reads the collection over event-loop turns, then catches it up and publishes it. */
+  /**
+   * Reads the collection, the first chunk at once and the rest over event-loop turns, then catches
+   * it up and publishes it: a tenant of at most `LOAD_CHUNK` vectors is published before this
+   * returns (one chunk of work, about what the SQL scan it replaces costs).
+   */
   private startLoad(key: string, tenantId: string, model: string, dimensions: number): void {
     const load: Load = {
       collection: new VectorCollection(dimensions),
@@ -178,7 +180,7 @@ export class SqliteVectorCache {
         this.loading.delete(key);
       }
     };
-    setImmediate(step);
+    step();
   }
 
   /**

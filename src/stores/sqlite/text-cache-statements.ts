@@ -21,7 +21,6 @@ export interface TextCacheStatements extends ChangeLogStatements {
   /** A tenant's text rows after an id, in id order (its unique index: no sort), up to a count. */
   selectChunk: Statement<[string, string, number], TextRow>;
   /** A tenant's memories (all versions), counted up to a cap. */
-  countTenant: Statement<[string, number], number>;
 }
 
 export function prepareTextCacheStatements(database: Database): TextCacheStatements {
@@ -33,10 +32,5 @@ export function prepareTextCacheStatements(database: Database): TextCacheStateme
     selectChunk: database.prepare(
       `${TEXT_ROW_SELECT} WHERE m.tenant_id = ? AND m.id > ? ORDER BY m.tenant_id, m.id LIMIT ?`,
     ),
-    countTenant: database
-      .prepare<[string, number], number>(
-        'SELECT count(*) FROM (SELECT 1 FROM memories WHERE tenant_id = ? LIMIT ?)',
-      )
-      .pluck(),
   };
 }

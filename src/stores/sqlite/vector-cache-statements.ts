@@ -63,7 +63,6 @@ export interface VectorCacheStatements extends ChangeLogStatements {
    */
   selectChunk: Statement<[string, string, string, number], VectorRow>;
   /** A tenant's memories (all versions), counted up to a cap. */
-  countTenant: Statement<[string, number], number>;
   /** Drops change-log entries older than the newest N. */
   pruneChanges: Statement<[number]>;
 }
@@ -75,12 +74,6 @@ export function prepareVectorCacheStatements(database: Database): VectorCacheSta
     selectChunk: database.prepare(
       `${VECTOR_ROW_SELECT} WHERE m.tenant_id = ? AND e.model = ? AND m.id > ? ORDER BY m.tenant_id, m.id LIMIT ?`,
     ),
-    // Stops at the cap: a cheap "is this tenant small?" on its index.
-    countTenant: database
-      .prepare<[string, number], number>(
-        'SELECT count(*) FROM (SELECT 1 FROM memories WHERE tenant_id = ? LIMIT ?)',
-      )
-      .pluck(),
     pruneChanges: database.prepare(
       'DELETE FROM memory_vector_changes WHERE seq <= (SELECT max(seq) FROM memory_vector_changes) - ?',
     ),
