@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ContextBudgetExceededError } from '../errors.js';
 import { type MemoryConfigInput, memoryConfigSchema } from '../schemas/agent.js';
 import type { StoredMessage } from '../schemas/message.js';
+import { memoizeCounter } from '../tokens/memoize-counter.js';
 import { resolveModel } from '../tokens/model-registry.js';
 import { countContentTokens, loadTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
 import { type AssembleContextInput, assembleContext } from './assemble-context.js';
@@ -241,6 +242,30 @@ describe('assembleContext', () => {
     const { trace } = assembleContext(input({ history }));
     expect(trace.history.recounted).toBeGreaterThan(0);
     expect(trace.history.kept).toBe(1);
+  });
+
+  it('tokenizes each retrieved line once: choosing it and confirming the section share the count', () => {
+    const seen: string[] = [];
+    const recording: TokenCounter = {
+      encoding: counter.encoding,
+      count: (text) => {
+        seen.push(text);
+        return counter.count(text);
+      },
+    };
+    const items = ['a', 'b', 'c'].map((id, index) => knowledge(id, 1 - index / 10));
+    const { trace } = assembleContext(
+      input({
+        counter: memoizeCounter(recording),
+        retrieved: { procedure: [], knowledge: items, episodes: [] },
+      }),
+    );
+    expect(
+      trace.sections.find((section) => section.name === 'knowledge')?.items.map((item) => item.included),
+    ).toEqual([true, true, true]);
+    for (const item of items) {
+      expect(seen.filter((text) => text.includes(item.text))).toHaveLength(item.id === 'c' ? 2 : 1);
+    }
   });
 
   it('marks the context degraded when a source failed', () => {

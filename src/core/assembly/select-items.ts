@@ -57,13 +57,16 @@ export function selectItems(input: SelectItemsInput): SelectedItems {
     seen.add(item.id);
   }
 
+  // A line's marginal cost: its text plus the newline joining it (overhead is in the heading's).
+  // Counted as the section holds it, line then newline, so the section's count finds it memoized.
+  const costOfLine = (item: MemoryItem) =>
+    input.costOfText(`${renderItem(input.section, item)}\n`) - input.costOfText('');
   const lineCost = new Map<MemoryItem, number>();
   const headingCost = input.costOfText(SECTION_HEADINGS[input.section]);
   let included: MemoryItem[] = [];
   let estimate = headingCost;
   for (const item of candidates) {
-    // A line's marginal cost: its text plus the newline joining it (overhead is in the heading's).
-    const cost = input.costOfText(`\n${renderItem(input.section, item)}`) - input.costOfText('');
+    const cost = costOfLine(item);
     lineCost.set(item, cost);
     if (estimate + cost <= allowance) {
       included.push(item);
@@ -91,7 +94,7 @@ export function selectItems(input: SelectItemsInput): SelectedItems {
       kind: 'memory',
       included: isIncluded,
       reason: isIncluded ? 'included' : (decisions.get(item) ?? 'over_budget'),
-      tokens: lineCost.get(item) ?? input.costOfText(renderItem(input.section, item)) - input.costOfText(''),
+      tokens: lineCost.get(item) ?? costOfLine(item),
       score: item.score,
       ...(item.components ? { components: { ...item.components } } : {}),
       ...(item.source ? { source: item.source } : {}),

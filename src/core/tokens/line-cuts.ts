@@ -1,7 +1,7 @@
 import { isWhitespace } from './bounded-pieces.js';
 
 /**
- * Positions where `text` can be cut so that its parts' token counts add up to the whole text's,
+ * The first position at or after `from` (-1: none) where `text` can be cut so that its parts' token counts add up to the whole text's,
  * in every encoding engram counts with (cl100k_base and o200k_base): just after a newline, when
  * the next character is neither whitespace nor `/`.
  *
@@ -13,13 +13,14 @@ import { isWhitespace } from './bounded-pieces.js';
  * would in the part alone; the part before it ends with a whitespace run that ends in a newline,
  * which is one piece either way. A property test checks the sums against whole counts.
  */
-export function* lineCuts(text: string): Generator<number> {
-  let newline = text.indexOf('\n');
+export function nextLineCut(text: string, from = 0): number {
+  let newline = text.indexOf('\n', from);
   while (newline !== -1 && newline < text.length - 1) {
     const next = text.charCodeAt(newline + 1);
-    if (next !== SLASH && !isWhitespace(next)) yield newline + 1;
+    if (next !== SLASH && !isWhitespace(next)) return newline + 1;
     newline = text.indexOf('\n', newline + 1);
   }
+  return -1;
 }
 
 const SLASH = 0x2f;

@@ -1,4 +1,4 @@
-import { lineCuts } from './line-cuts.js';
+import { nextLineCut } from './line-cuts.js';
 import type { TokenCounter } from './token-counter.js';
 
 /** Texts longer than this are memoized whole, not line by line (a long message, a document). */
@@ -6,7 +6,7 @@ const LINE_BY_LINE_UP_TO_CHARS = 65_536;
 
 /**
  * Wraps a counter with a bounded memo. A text is counted line by line, at the cuts where the
- * tokenizer's own pre-tokenizer starts a new piece (`lineCuts`), so the sum is the count of the
+ * tokenizer's own pre-tokenizer starts a new piece (`nextLineCut`), so the sum is the count of the
  * whole; each line is looked up in the memo. Sections are rebuilt every turn from memories that
  * recur across turns (and the same lines are counted alone to choose them): hashing a line is far
  * cheaper than tokenizing it. Lines shorter than `minLength` are counted directly.
@@ -34,7 +34,7 @@ export function memoizeCounter(
       if (text.length > LINE_BY_LINE_UP_TO_CHARS) return countPart(text);
       let total = 0;
       let start = 0;
-      for (const cut of lineCuts(text)) {
+      for (let cut = nextLineCut(text); cut !== -1; cut = nextLineCut(text, cut)) {
         total += countPart(text.slice(start, cut));
         start = cut;
       }
