@@ -15,6 +15,26 @@ const WORDS = ['kayak', 'lake', 'trip', 'sun', 'paint', 'group', 'support', 'art
 const QUERIES = ['kayak trip', 'rare dog', 'sun', 'support group art', 'tea lake paint'];
 
 describe('SqliteTextCache', () => {
+  it('holds at most maxHeld indexes, dropping the least recently searched', async () => {
+    const path = join(temporaryDirectory(), 'engram.db');
+    const writer = await createSqliteStore({ path });
+    for (const tenant of ['t1', 't2', 't3'])
+      await writer.memories.insertMemories(tenant, [newMemory(`${tenant}-m`, { text: `tea ${tenant}` })]);
+    const database = await openDatabase(path);
+    try {
+      const cache = new SqliteTextCache(database, 2);
+      const first = cache.index('t1');
+      const second = cache.index('t2');
+      expect(cache.index('t1')).toBe(first); // held, and now the most recently searched
+      cache.index('t3');
+      expect(cache.index('t1')).toBe(first);
+      expect(cache.index('t2')).not.toBe(second); // dropped for t3, built again
+    } finally {
+      database.close();
+      await writer.close();
+    }
+  });
+
   it('indexes a small tenant at its first search, scored by its own statistics, not the whole file', async () => {
     const path = join(temporaryDirectory(), 'engram.db');
     const writer = await createSqliteStore({ path });

@@ -17,6 +17,8 @@ const LOAD_CHUNK = 2_000;
  * until they are searched, and so built, again).
  */
 const MAX_DOCUMENTS = 500_000;
+/** Indexes held at most, whatever their size (a small tenant's costs little but not nothing). */
+const MAX_HELD = 10_000;
 
 /** One tenant's text, as the in-memory driver holds it: BM25 over every version, with filter fields. */
 export interface TextMirror {
@@ -50,7 +52,14 @@ export class SqliteTextCache {
   private readonly loading = new Set<string>();
   private dataVersion: number;
 
-  constructor(private readonly database: Database) {
+  /**
+   * `maxHeld`: indexes held at most, however small (every tenant searched gets one), least
+   * recently searched dropped first.
+   */
+  constructor(
+    private readonly database: Database,
+    private readonly maxHeld = MAX_HELD,
+  ) {
     this.statements = prepareTextCacheStatements(database);
     this.dataVersion = this.statements.dataVersion.get() as number;
   }
@@ -165,7 +174,7 @@ export class SqliteTextCache {
         let documents = 0;
         for (const held of this.mirrors.values()) documents += held.index.size;
         for (const [key, held] of this.mirrors) {
-          if (documents <= MAX_DOCUMENTS) break;
+          if (documents <= MAX_DOCUMENTS && this.mirrors.size <= this.maxHeld) break;
           if (key === tenantId) continue;
           this.mirrors.delete(key);
           documents -= held.index.size;

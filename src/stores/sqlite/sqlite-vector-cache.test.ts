@@ -78,6 +78,26 @@ function watchSettled(store: EngramStore): () => boolean {
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SqliteVectorCache', () => {
+  it('holds at most maxHeld collections, dropping the least recently searched', async () => {
+    const path = join(temporaryDirectory(), 'engram.db');
+    const writer = await createSqliteStore({ path });
+    for (const tenant of ['t1', 't2', 't3'])
+      await writer.memories.insertMemories(tenant, [newMemory(`${tenant}-m`, { vector: [1, 0, 0, 0] })]);
+    const database = await openDatabase(path);
+    try {
+      const cache = new SqliteVectorCache(database, 2);
+      const first = cache.collection('t1', MODEL, 4);
+      const second = cache.collection('t2', MODEL, 4);
+      expect(cache.collection('t1', MODEL, 4)).toBe(first);
+      cache.collection('t3', MODEL, 4);
+      expect(cache.collection('t1', MODEL, 4)).toBe(first);
+      expect(cache.collection('t2', MODEL, 4)).not.toBe(second);
+    } finally {
+      database.close();
+      await writer.close();
+    }
+  });
+
   it('loads a small tenant at its first search: every search of it runs in process', async () => {
     const path = join(temporaryDirectory(), 'engram.db');
     const writer = await createSqliteStore({ path });

@@ -12,6 +12,8 @@ import {
 export const RETAINED_CHANGES = 50_000;
 /** Vector bytes held across collections before the least recently searched are dropped. */
 const CACHE_BYTES = 512 * 1024 * 1024;
+/** Collections held at most, whatever their size (a small tenant's costs little but not nothing). */
+const MAX_HELD = 10_000;
 /** Changed rows re-read per query while catching up. */
 const RELOAD_CHUNK = 5_000;
 /**
@@ -62,7 +64,14 @@ export class SqliteVectorCache {
   /** Every change-log entry up to this seq is reflected in the collections held. */
   private appliedSeq = 0;
 
-  constructor(private readonly database: Database) {
+  /**
+   * `maxHeld`: collections held at most, however small (every tenant searched gets one), least
+   * recently searched dropped first.
+   */
+  constructor(
+    private readonly database: Database,
+    private readonly maxHeld = MAX_HELD,
+  ) {
     this.statements = prepareVectorCacheStatements(database);
     this.dataVersion = this.statements.dataVersion.get() as number;
   }
@@ -206,7 +215,7 @@ export class SqliteVectorCache {
     let bytes = 0;
     for (const collection of this.collections.values()) bytes += collection.size * collection.dimensions * 4;
     for (const [key, collection] of this.collections) {
-      if (bytes <= CACHE_BYTES) return;
+      if (bytes <= CACHE_BYTES && this.collections.size <= this.maxHeld) return;
       if (key === keep) continue;
       this.collections.delete(key);
       bytes -= collection.size * collection.dimensions * 4;
