@@ -37,8 +37,9 @@ export interface TextMirror {
  * and ranks by the tenant's own statistics (FTS5's span every tenant in the file). Filters on
  * `lastAccessed` stay with FTS5 (docs/stores/sqlite.md, "Text search").
  *
- * A mirror is built in the background, `LOAD_CHUNK` rows per event-loop turn, while FTS5 answers;
- * no search waits for it. It then follows the file through the change log that the vector cache
+ * A mirror is built `LOAD_CHUNK` rows per event-loop turn, the first chunk in the call of the
+ * search that starts it (a small tenant is thus indexed at once), the rest in the background
+ * while FTS5 answers: no search waits for more than a chunk. It then follows the file through the change log that the vector cache
  * reads too (`memory_vector_changes`, which logs every memory insert, delete and update): each
  * search checks `PRAGMA data_version` (another connection committed) and re-reads the rows logged
  * since the mirror's last entry; this connection's writes are applied right after they commit.

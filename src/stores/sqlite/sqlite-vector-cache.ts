@@ -39,9 +39,10 @@ interface Load {
  * small ones too: an exact scan of a small tenant's vectors in SQL cost a turn more than all of its
  * in-process searches together (docs/stores/sqlite.md, "Vector search").
  *
- * A collection is loaded in the background, `LOAD_CHUNK` rows per event-loop turn, which the
- * first search of the tenant and model starts; no search waits for it (1–3 s at 100,000 vectors):
- * until it is published, searches are answered exactly in SQL, as a small tenant's are. The
+ * A collection is loaded `LOAD_CHUNK` rows per event-loop turn, which the first search of the
+ * tenant and model starts: the first chunk in that search's call (a small tenant is thus loaded at
+ * once), the rest in the background (1–3 s at 100,000 vectors), no search waiting for more than a
+ * chunk; until it is published, searches are answered exactly in SQL. The
  * chunks are separate reads, so rows may change between them: when the last chunk is read, the
  * rows that the change log lists since the load started are re-read, in the same read transaction
  * that catches up the collections held, and only then is the collection published. A row is keyed
