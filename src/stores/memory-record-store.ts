@@ -163,8 +163,12 @@ export interface MemoryRecordStore {
    * unchanged, so per-turn readers cache on it. Optional: a driver without it gets no caching.
    */
   memoryRevision?(tenantId: string): Promise<string>;
-  /** Bumps access counts by one and sets `lastAccessed` to `at` (search hits, working-set use); unknown ids are ignored. */
-  recordAccess(tenantId: string, ids: string[], at: string): Promise<void>;
+  /**
+   * Bumps access counts by `times` (a positive integer; default 1) and sets `lastAccessed` to `at`
+   * (search hits, working-set use); unknown ids are ignored and an id listed twice counts once.
+   * `times` lets a batch of uses be written in one call per distinct count, not one per use.
+   */
+  recordAccess(tenantId: string, ids: string[], at: string, times?: number): Promise<void>;
   /** Ids (oldest first) of current records with no embedding from `model`: what to re-embed. */
   findUnembedded(tenantId: string, model: string, limit: number): Promise<{ id: string; text: string }[]>;
   /** Replaces each record's embedding (one per record) with this model's; unknown ids are ignored. */

@@ -136,6 +136,16 @@ export function alreadySupersededError(id: string, supersededBy: string | null):
   );
 }
 
+/** `recordAccess`'s `times`: a positive safe integer (a ValidationError names the parameter). */
+export function accessTimes(times = 1): number {
+  if (!Number.isSafeInteger(times) || times < 1) {
+    throw new ValidationError(
+      `recordAccess times must be a positive integer, got ${String(times).slice(0, 40)}`,
+    );
+  }
+  return times;
+}
+
 /** Ids without repeats, in first-seen order. */
 export function uniqueIds(ids: readonly string[]): string[] {
   return [...new Set(ids)];

@@ -161,6 +161,22 @@ export function describeMemoryVersionConformance(context: MemoryConformanceConte
     expect(b).toMatchObject({ accessCount: 0, lastAccessed: newMemory('b').lastAccessed });
   });
 
+  it('counts accesses by `times` when given, and refuses a count that is not a positive integer', async () => {
+    const { memories } = context;
+    await insertAll(memories, [newMemory('a'), newMemory('b', { text: 'b text' })]);
+    await memories.recordAccess(TENANT, ['a', 'b', 'a'], '2026-03-01T00:00:00.000Z', 3);
+    await memories.recordAccess(TENANT, ['a'], '2026-03-02T00:00:00.000Z');
+    const [a, b] = await memories.getMemories(TENANT, ['a', 'b']);
+    expect(a).toMatchObject({ accessCount: 4, lastAccessed: '2026-03-02T00:00:00.000Z' });
+    expect(b).toMatchObject({ accessCount: 3, lastAccessed: '2026-03-01T00:00:00.000Z' });
+    for (const times of [0, -1, 1.5, Number.NaN]) {
+      await expect(memories.recordAccess(TENANT, ['a'], '2026-03-03T00:00:00.000Z', times)).rejects.toThrow(
+        ValidationError,
+      );
+    }
+    expect((await memories.getMemories(TENANT, ['a']))[0]?.accessCount).toBe(4);
+  });
+
   it('lists what lacks a model’s vector, oldest first, and switches models with setEmbeddings', async () => {
     const { memories } = context;
     await insertAll(memories, [

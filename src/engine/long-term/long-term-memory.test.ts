@@ -177,6 +177,28 @@ describe('long-term memory', () => {
     expect((await memories.get(tenant, sailing?.id ?? '')).accessCount).toBe(1);
   });
 
+  it('writes a batch of working-set uses in one store call per distinct use count', async () => {
+    const store = createMemoryRecordStore();
+    const calls: { ids: string[]; times: number | undefined }[] = [];
+    const recordAccess = store.recordAccess.bind(store);
+    store.recordAccess = async (tenantId, ids, at, times) => {
+      calls.push({ ids: [...ids], times });
+      return recordAccess(tenantId, ids, at, times);
+    };
+    const memories = createLongTermMemory(store, embedder);
+    const { inserted } = await memories.create(tenant, [
+      { text: 'Ada loves sailing on weekends.', userId: 'ada' },
+      { text: 'Ada sails a small dinghy.', userId: 'ada' },
+    ]);
+    // Five turns of an agent loop within one batch: both memories come back every time.
+    for (let turn = 0; turn < 5; turn++) {
+      await memories.workingSet(tenant, { query: 'sailing dinghy', userId: 'ada' });
+    }
+    await memories.flush();
+    expect(calls).toEqual([{ ids: expect.arrayContaining(inserted.map((memory) => memory.id)), times: 5 }]);
+    for (const memory of inserted) expect((await memories.get(tenant, memory.id)).accessCount).toBe(5);
+  });
+
   it('re-embeds memories when the embedding model changes', async () => {
     const store = createMemoryRecordStore();
     await createLongTermMemory(store, embedder).create(tenant, [{ text: 'one' }, { text: 'two' }]);

@@ -175,7 +175,9 @@ export function createLongTermMemory(
 
   /**
    * Writes a batch of working-set uses: per tenant, each memory's count goes up by its uses and
-   * its access time becomes the batch's latest (one store call per distinct use count, usually one).
+   * its access time becomes the batch's latest: one store call per distinct use count (an agent
+   * loop assembling many turns a second for one user used to cost one call, and on SQLite one
+   * commit, per use of its most used memory).
    */
   async function writeAccess(batch: AccessUse[]): Promise<void> {
     const byTenant = new Map<string, { uses: Map<string, number>; at: string }>();
@@ -186,11 +188,13 @@ export function createLongTermMemory(
       byTenant.set(tenantId, entry);
     }
     for (const [tenantId, { uses, at }] of byTenant) {
-      for (let round = 1; ; round++) {
-        const ids = [...uses].filter(([, count]) => count >= round).map(([id]) => id);
-        if (ids.length === 0) break;
-        await store.recordAccess(tenantId, ids, at);
+      const byCount = new Map<number, string[]>();
+      for (const [id, count] of uses) {
+        const group = byCount.get(count);
+        if (group) group.push(id);
+        else byCount.set(count, [id]);
       }
+      for (const [count, ids] of byCount) await store.recordAccess(tenantId, ids, at, count);
     }
   }
   // Access statistics are bookkeeping, not part of the answer: written in batches off the turn.

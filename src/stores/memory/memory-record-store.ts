@@ -3,6 +3,7 @@ import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import { compileMemoryFilter } from '../memory-filter.js';
 import { hitTraits, type MemoryRecordStore } from '../memory-record-store.js';
 import {
+  accessTimes,
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
@@ -293,15 +294,16 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       });
     },
 
-    async recordAccess(tenantId, ids, at) {
+    async recordAccess(tenantId, ids, at, times) {
       ensureOpen();
       const lastAccessed = isoTimestamp(at);
+      const bump = accessTimes(times);
       const tenant = tenants.get(tenantId);
       tenant?.counts.clearAccessDependent();
       for (const id of uniqueIds(ids)) {
         const record = tenant?.entries.get(id)?.record;
         if (!record) continue;
-        record.accessCount += 1;
+        record.accessCount += bump;
         record.lastAccessed = lastAccessed;
       }
     },

@@ -2,6 +2,7 @@ import { NotFoundError } from '../../core/errors.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../memory-record-store.js';
 import {
+  accessTimes,
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
@@ -323,11 +324,11 @@ export async function createPostgresMemoryRecordStore(
     sessionNeighbors: (tenantId, ids, filter, window) =>
       postgresSessionNeighbors(database, tenantId, ids, filter, window),
 
-    async recordAccess(tenantId, ids, at) {
+    async recordAccess(tenantId, ids, at, times) {
       await database.query(
-        `UPDATE memories SET access_count = access_count + 1, last_accessed = $1
+        `UPDATE memories SET access_count = access_count + $4, last_accessed = $1
         WHERE tenant_id = $2 AND id = ANY($3::text[])`,
-        [Date.parse(isoTimestamp(at)), tenantId, uniqueIds(ids)],
+        [Date.parse(isoTimestamp(at)), tenantId, uniqueIds(ids), accessTimes(times)],
       );
     },
 

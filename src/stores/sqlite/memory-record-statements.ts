@@ -35,7 +35,7 @@ export interface MemoryStatements {
   deleteEmbedding: Statement<[number]>;
   selectHistory: Statement<[number, number], MemoryVersionRow>;
   deleteByIds: Statement<[string, string]>;
-  recordAccess: Statement<[number, string, string]>;
+  recordAccess: Statement<[number, number, string, string]>;
   findUnembedded: Statement<[string, string, number], { id: string; text: string }>;
   selectPk: Statement<[string, string], { pk: number }>;
   upsertEmbedding: Statement<[number, string, Buffer]>;
@@ -77,7 +77,7 @@ export function prepareMemoryStatements(database: Database): MemoryStatements {
     // Triggers remove the FTS entries; the foreign key cascades to the embeddings.
     deleteByIds: database.prepare(`DELETE FROM memories WHERE tenant_id = ? AND id IN ${IDS}`),
     recordAccess: database.prepare(
-      `UPDATE memories SET access_count = access_count + 1, last_accessed = ? WHERE tenant_id = ? AND id IN ${IDS}`,
+      `UPDATE memories SET access_count = access_count + ?, last_accessed = ? WHERE tenant_id = ? AND id IN ${IDS}`,
     ),
     // Walks memories_by_created in order: oldest current records first.
     findUnembedded: database.prepare(

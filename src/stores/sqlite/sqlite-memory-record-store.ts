@@ -11,6 +11,7 @@ import type {
   UpdateOptions,
 } from '../memory-record-store.js';
 import {
+  accessTimes,
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
@@ -343,10 +344,16 @@ export async function createSqliteMemoryRecordStore(
 
     memoryRevision: () => guarded(() => String(latestChange.get())),
 
-    recordAccess: (tenantId, ids, at) =>
+    recordAccess: (tenantId, ids, at, times) =>
       guarded(() => {
+        const bump = accessTimes(times);
         counts.clearAccessDependent();
-        statements.recordAccess.run(Date.parse(isoTimestamp(at)), tenantId, JSON.stringify(uniqueIds(ids)));
+        statements.recordAccess.run(
+          bump,
+          Date.parse(isoTimestamp(at)),
+          tenantId,
+          JSON.stringify(uniqueIds(ids)),
+        );
       }),
 
     findUnembedded: (tenantId, model, limit) =>
