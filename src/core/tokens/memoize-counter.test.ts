@@ -66,11 +66,22 @@ describe('memoizeCounter', () => {
     expect(inner.calls.filter((text) => text === line)).toHaveLength(1);
   });
 
-  it('counts a text over 64K characters whole, not line by line', () => {
+  it('keeps lines, not documents: a line over 4,096 characters is counted every time', () => {
     const inner = recordingCounter();
     const counter = memoizeCounter(inner);
-    const text = 'line\n'.repeat(20_000);
-    expect(counter.count(text)).toBe(text.length);
-    expect(inner.calls).toEqual([text]);
+    const long = 'x'.repeat(5_000);
+    counter.count(long);
+    counter.count(long);
+    expect(inner.calls.filter((text) => text === long)).toHaveLength(2);
+  });
+
+  it('holds at most maxChars characters of lines, dropping the oldest', () => {
+    const inner = recordingCounter();
+    const counter = memoizeCounter(inner, { minLength: 10, maxChars: 100 });
+    const lines = ['a', 'b', 'c'].map((letter) => letter.repeat(40));
+    for (const line of lines) counter.count(line);
+    counter.count(lines[2] as string); // still held
+    counter.count(lines[0] as string); // dropped for the third: counted again
+    expect(inner.calls).toEqual([...lines, lines[0]]);
   });
 });

@@ -1,37 +1,45 @@
 import { nextLineCut } from './line-cuts.js';
 import type { TokenCounter } from './token-counter.js';
 
-/** Texts longer than this are memoized whole, not line by line (a long message, a document). */
-const LINE_BY_LINE_UP_TO_CHARS = 65_536;
+/** Lines longer than this are counted, never kept: the memo is for lines that recur, not documents. */
+const LONGEST_KEPT_LINE_CHARS = 4_096;
 
 /**
  * Wraps a counter with a bounded memo. A text is counted line by line, at the cuts where the
  * tokenizer's own pre-tokenizer starts a new piece (`nextLineCut`), so the sum is the count of the
  * whole; each line is looked up in the memo. Sections are rebuilt every turn from memories that
  * recur across turns (and the same lines are counted alone to choose them): hashing a line is far
- * cheaper than tokenizing it. Lines shorter than `minLength` are counted directly.
+ * cheaper than tokenizing it. Lines shorter than `minLength` or longer than 4,096 characters are
+ * counted directly; the memo keeps at most `maxEntries` lines and `maxChars` characters, oldest
+ * out first, so a long message cannot make it hold more.
  */
 export function memoizeCounter(
   counter: TokenCounter,
-  options: { maxEntries?: number; minLength?: number } = {},
+  options: { maxEntries?: number; minLength?: number; maxChars?: number } = {},
 ): TokenCounter {
   const maxEntries = options.maxEntries ?? 4_096;
   const minLength = options.minLength ?? 24;
+  const maxChars = options.maxChars ?? 1_048_576;
   const memo = new Map<string, number>();
+  let chars = 0;
   const countPart = (part: string): number => {
-    if (part.length < minLength) return counter.count(part);
+    if (part.length < minLength || part.length > LONGEST_KEPT_LINE_CHARS) return counter.count(part);
     const known = memo.get(part);
     if (known !== undefined) return known;
     const counted = counter.count(part);
-    // Evict the oldest entry (Map keeps insertion order): a simple, bounded FIFO.
-    if (memo.size >= maxEntries) memo.delete(memo.keys().next().value as string);
+    // Evict the oldest entries (Map keeps insertion order): a simple, bounded FIFO.
+    while (memo.size > 0 && (memo.size >= maxEntries || chars + part.length > maxChars)) {
+      const oldest = memo.keys().next().value as string;
+      memo.delete(oldest);
+      chars -= oldest.length;
+    }
     memo.set(ownCopy(part), counted);
+    chars += part.length;
     return counted;
   };
   return {
     encoding: counter.encoding,
     count(text) {
-      if (text.length > LINE_BY_LINE_UP_TO_CHARS) return countPart(text);
       let total = 0;
       let start = 0;
       for (let cut = nextLineCut(text); cut !== -1; cut = nextLineCut(text, cut)) {
