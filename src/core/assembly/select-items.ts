@@ -59,8 +59,9 @@ export function selectItems(input: SelectItemsInput): SelectedItems {
 
   // A line's marginal cost: its text plus the newline joining it (overhead is in the heading's).
   // Counted as the section holds it, line then newline, so the section's count finds it memoized.
+  const emptyCost = input.costOfText('');
   const costOfLine = (item: MemoryItem) =>
-    input.costOfText(`${renderItem(input.section, item)}\n`) - input.costOfText('');
+    input.costOfText(`${renderItem(input.section, item)}\n`) - emptyCost;
   const lineCost = new Map<MemoryItem, number>();
   const headingCost = input.costOfText(SECTION_HEADINGS[input.section]);
   let included: MemoryItem[] = [];

@@ -1,9 +1,11 @@
 import { isWhitespace } from './bounded-pieces.js';
 
+const SLASH = 0x2f;
+
 /**
- * The first position at or after `from` (-1: none) where `text` can be cut so that its parts' token counts add up to the whole text's,
- * in every encoding engram counts with (cl100k_base and o200k_base): just after a newline, when
- * the next character is neither whitespace nor `/`.
+ * The first position at or after `from` (-1: none) where `text` can be cut so that its parts'
+ * token counts add up to the whole text's, in every encoding engram counts with (cl100k_base and
+ * o200k_base): just after a newline, when the next character is neither whitespace nor `/`.
  *
  * Why: both encodings pre-split text with a regex and merge pairs only within its pieces. No
  * piece can run from a newline into the non-whitespace character after it: letter pieces may
@@ -22,5 +24,3 @@ export function nextLineCut(text: string, from = 0): number {
   }
   return -1;
 }
-
-const SLASH = 0x2f;
