@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CURRENT, EVERYTHING, newMemory, TENANT } from '../../../test/conformance/memory-record-fixtures.js';
+import { withSeededSqliteFile } from '../../../test/support/seeded-sqlite-file.js';
 import { useTemporaryDirectories } from '../../../test/support/temporary-directories.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
 import { Bm25Index } from '../../core/text/bm25-index.js';
 import { seededRandom } from '../../core/vectors/seeded-random.js';
+import type { EngramStore } from '../engram-store.js';
 import { compileStableMemoryFilter } from '../memory-filter.js';
 import { openDatabase } from './open-database.js';
 import { createSqliteStore } from './sqlite-store.js';
@@ -16,12 +18,11 @@ const QUERIES = ['kayak trip', 'rare dog', 'sun', 'support group art', 'tea lake
 
 describe('SqliteTextCache', () => {
   it('holds at most maxHeld indexes, dropping the least recently searched', async () => {
-    const path = join(temporaryDirectory(), 'engram.db');
-    const writer = await createSqliteStore({ path });
-    for (const tenant of ['t1', 't2', 't3'])
-      await writer.memories.insertMemories(tenant, [newMemory(`${tenant}-m`, { text: `tea ${tenant}` })]);
-    const database = await openDatabase(path);
-    try {
+    const seed = async (writer: EngramStore) => {
+      for (const tenant of ['t1', 't2', 't3'])
+        await writer.memories.insertMemories(tenant, [newMemory(`${tenant}-m`, { text: `tea ${tenant}` })]);
+    };
+    await withSeededSqliteFile(temporaryDirectory(), seed, (database) => {
       const cache = new SqliteTextCache(database, 2);
       const first = cache.index('t1');
       const second = cache.index('t2');
@@ -29,28 +30,26 @@ describe('SqliteTextCache', () => {
       cache.index('t3');
       expect(cache.index('t1')).toBe(first);
       expect(cache.index('t2')).not.toBe(second); // dropped for t3, built again
-    } finally {
-      database.close();
-      await writer.close();
-    }
+    });
   });
 
   it('indexes a small tenant at its first search, scored by its own statistics, not the whole file', async () => {
-    const path = join(temporaryDirectory(), 'engram.db');
-    const writer = await createSqliteStore({ path });
     const small = ['tea by the lake', 'a kayak trip', 'rare tea and rare art'].map((text, index) =>
       newMemory(`s${index}`, { text }),
     );
-    await writer.memories.insertMemories('small-tenant', small);
-    // Another tenant of the same file uses the query words everywhere (FTS5 would count them).
-    await writer.memories.insertMemories(
-      TENANT,
-      Array.from({ length: 200 }, (_, index) => newMemory(`o${index}`, { text: `tea rare kayak ${index}` })),
-    );
+    const seed = async (writer: EngramStore) => {
+      await writer.memories.insertMemories('small-tenant', small);
+      // Another tenant of the same file uses the query words everywhere (FTS5 would count them).
+      await writer.memories.insertMemories(
+        TENANT,
+        Array.from({ length: 200 }, (_, index) =>
+          newMemory(`o${index}`, { text: `tea rare kayak ${index}` }),
+        ),
+      );
+    };
     const reference = new Bm25Index<{ validTo: string | null }>();
     for (const record of small) reference.add(record.id, record.text, { validTo: null });
-    const database = await openDatabase(path);
-    try {
+    await withSeededSqliteFile(temporaryDirectory(), seed, async (database, writer) => {
       const cache = new SqliteTextCache(database);
       // It fits in one chunk of the build, which the first call makes: no search of it goes to FTS5.
       const mirror = cache.index('small-tenant');
@@ -59,10 +58,7 @@ describe('SqliteTextCache', () => {
       // Through the store, from its first search on.
       const hits = await writer.memories.searchText('small-tenant', 'rare tea', CURRENT, 10);
       expect(hits.map(({ id, score }) => ({ id, score }))).toEqual(reference.search('rare tea', 10));
-    } finally {
-      database.close();
-      await writer.close();
-    }
+    });
   });
 
   it('builds in the background, then answers as a BM25 index of the rows does, following writes', async () => {

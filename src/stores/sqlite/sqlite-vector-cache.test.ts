@@ -7,6 +7,7 @@ import {
   newMemory,
   TENANT,
 } from '../../../test/conformance/memory-record-fixtures.js';
+import { withSeededSqliteFile } from '../../../test/support/seeded-sqlite-file.js';
 import { useTemporaryDirectories } from '../../../test/support/temporary-directories.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
 import { seededRandom } from '../../core/vectors/seeded-random.js';
@@ -79,12 +80,11 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SqliteVectorCache', () => {
   it('holds at most maxHeld collections, dropping the least recently searched', async () => {
-    const path = join(temporaryDirectory(), 'engram.db');
-    const writer = await createSqliteStore({ path });
-    for (const tenant of ['t1', 't2', 't3'])
-      await writer.memories.insertMemories(tenant, [newMemory(`${tenant}-m`, { vector: [1, 0, 0, 0] })]);
-    const database = await openDatabase(path);
-    try {
+    const seed = async (writer: EngramStore) => {
+      for (const tenant of ['t1', 't2', 't3'])
+        await writer.memories.insertMemories(tenant, [newMemory(`${tenant}-m`, { vector: [1, 0, 0, 0] })]);
+    };
+    await withSeededSqliteFile(temporaryDirectory(), seed, (database) => {
       const cache = new SqliteVectorCache(database, 2);
       const first = cache.collection('t1', MODEL, 4);
       const second = cache.collection('t2', MODEL, 4);
@@ -92,32 +92,25 @@ describe('SqliteVectorCache', () => {
       cache.collection('t3', MODEL, 4);
       expect(cache.collection('t1', MODEL, 4)).toBe(first);
       expect(cache.collection('t2', MODEL, 4)).not.toBe(second);
-    } finally {
-      database.close();
-      await writer.close();
-    }
+    });
   });
 
   it('loads a small tenant at its first search: every search of it runs in process', async () => {
-    const path = join(temporaryDirectory(), 'engram.db');
-    const writer = await createSqliteStore({ path });
     const all = vectors(20, 5);
-    await writer.memories.insertMemories(
-      TENANT,
-      all.map((vector, index) => newMemory(`s${index}`, { vector })),
-    );
-    const database = await openDatabase(path);
-    try {
+    const seed = async (writer: EngramStore) => {
+      await writer.memories.insertMemories(
+        TENANT,
+        all.map((vector, index) => newMemory(`s${index}`, { vector })),
+      );
+    };
+    await withSeededSqliteFile(temporaryDirectory(), seed, (database) => {
       const cache = new SqliteVectorCache(database);
       // It fits in the first chunk of the load, which the first call reads.
       const collection = cache.collection(TENANT, MODEL, 4);
       expect(collection?.size).toBe(20);
       const query = Float32Array.from(all[3] ?? []);
       expect(collection?.nearest(query, 1, () => true)[0]?.id).toBe('s3');
-    } finally {
-      database.close();
-      await writer.close();
-    }
+    });
   });
 
   for (const vectorExtension of [true, false]) {
