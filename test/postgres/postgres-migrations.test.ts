@@ -16,11 +16,11 @@ describe.skipIf(database === null)('PostgreSQL migrations', () => {
     try {
       const applied = await Promise.all(servers.map((server) => applyMigrations(server)));
       // One server applied every step; the nine others waited on the lock and found nothing to do.
-      expect(applied.filter((versions) => versions.length > 0)).toEqual([[1, 2, 3, 4, 5, 6, 7]]);
+      expect(applied.filter((versions) => versions.length > 0)).toEqual([[1, 2, 3, 4, 5, 6, 7, 8]]);
       const rows = await admin<{ version: number }>(
         `SELECT version FROM "${schema}".engram_migrations ORDER BY version`,
       );
-      expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     } finally {
       await Promise.all(servers.map((server) => server.close()));
     }

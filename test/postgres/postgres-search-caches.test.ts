@@ -61,9 +61,10 @@ const corpus = (prefix: string, count: number) =>
     });
   });
 
-describe.skipIf(database === null)('PostgreSQL search caches across servers', () => {
+describe.skipIf(database === null)('PostgreSQL search caches across servers (BM25 in SQL)', () => {
   const { url, schema, truncate } = database ?? { url: '', schema: '', truncate: async () => {} };
-  const open = () => createPostgresStore({ connectionString: url, schema, poolSize: 2 });
+  const open = () =>
+    createPostgresStore({ connectionString: url, schema, poolSize: 2, inProcessTextIndex: false });
   let oracle: pg.Client;
   const stores: PostgresStore[] = [];
   const server = async () => {

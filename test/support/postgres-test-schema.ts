@@ -70,7 +70,7 @@ export async function usePostgresTestSchema(name: string): Promise<PostgresTestS
       const [memories] = await admin(`SELECT 1 FROM ${table('memories')} LIMIT 1`);
       if (memories)
         await admin(
-          `TRUNCATE ${table('memories')}, ${table('memory_embeddings')}, ${table('memory_versions')}`,
+          `TRUNCATE ${table('memories')}, ${table('memory_embeddings')}, ${table('memory_versions')}, ${table('memory_changes')}`,
         );
       // A fresh database has no vector index yet: the driver builds it past 5,000 vectors.
       const indexes = await admin<{ name: string }>(

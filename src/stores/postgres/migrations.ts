@@ -313,6 +313,24 @@ $drop$;
 CREATE INDEX memories_by_user_type ON memories (tenant_id, user_id, memory_type) WHERE valid_to IS NULL;
 `,
   },
+  {
+    version: 8,
+    sql: `
+-- The change log each server's in-process text index follows (postgres-text-cache.ts): every
+-- write of a tenant's memory rows logs their pks at the revision it moved the tenant to, in the
+-- same transaction. Entries past a retention are pruned; log_floor is the newest revision pruned
+-- for the tenant, so an index that has not applied it is built again rather than left stale.
+CREATE TABLE memory_changes (
+  tenant_id text COLLATE "C" NOT NULL,
+  revision bigint NOT NULL,
+  memory_pk bigint NOT NULL,
+  changed_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (tenant_id, revision, memory_pk)
+);
+CREATE INDEX memory_changes_by_time ON memory_changes USING brin (changed_at);
+ALTER TABLE memory_revisions ADD COLUMN log_floor bigint NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** The advisory lock key of one schema's migrations: servers migrating other schemas do not wait. */

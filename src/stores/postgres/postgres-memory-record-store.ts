@@ -39,12 +39,14 @@ import { createPostgresVectorSearch, type PendingEmbedding } from './postgres-ve
 export type PostgresMemoryRecordStore = MemoryRecordStore & {
   readonly vectorIndexed: boolean;
   /**
-   * Resolves once no background vector work of this process is running: index builds started by
-   * its writes, and moving new vectors into the graph until none are left.
+   * Resolves once no background work of this process is running: vector index builds started by
+   * its writes, moving new vectors into the graph until none are left, and text index builds.
    */
   settled(): Promise<void>;
-  /** Stops the background vector work at its next step and waits for it. */
+  /** Stops the background work at its next step and waits for it. */
   stop(): Promise<void>;
+  /** Prunes the text indexes' change log now (each server does every minute); for tests. */
+  pruneChanges(retentionMs?: number): Promise<void>;
   /** How many text searches of this process were answered by pruned BM25 (`bm25Sql`). */
   prunedTextSearches(): number;
 };
@@ -57,12 +59,13 @@ const ORDER_BY = {
 
 /**
  * The long-term memory part of the PostgreSQL driver. Filters become SQL (`memory-filter-sql.ts`);
- * ranking, limits and counts run in the database, so search returns only the rows asked for, and
- * any server answers any search from what is committed. The only in-process state, counts and BM25
- * statistics, is validated against the tenant's memory revision in the statement that uses it
- * (`postgres-memory-counts.ts`, `text-statistics-cache.ts`). Text search
- * uses the GIN index over the generated `text_search` tsvector; vector search uses pgvector's HNSW
- * index when the extension is installed (`postgres-vector-search.ts`).
+ * limits and counts run in the database, and any server answers any search from what is
+ * committed: in-process state (counts, kept candidates, text indexes) is validated against the
+ * tenant's memory revision, or caught up with the change log, in the statement that uses it
+ * (`postgres-memory-counts.ts`, `exact-scan-cache.ts`, `postgres-text-cache.ts`). Text search
+ * ranks in the tenant's in-process BM25 index (BM25 in SQL over the GIN index of `text_search`
+ * while it is built); vector search uses pgvector's HNSW index when the extension is installed
+ * (`postgres-vector-search.ts`).
  */
 export async function createPostgresMemoryRecordStore(
   database: PostgresDatabase,
@@ -71,6 +74,7 @@ export async function createPostgresMemoryRecordStore(
     warn?: (message: string) => void;
     tailLimit?: number;
     efConstruction?: number;
+    inProcessText?: boolean;
   } = {},
 ): Promise<PostgresMemoryRecordStore> {
   const vectors = await createPostgresVectorSearch(
@@ -81,15 +85,18 @@ export async function createPostgresMemoryRecordStore(
     options.efConstruction,
   );
   const count = createPostgresMemoryCounts(database);
-  const text = createPostgresTextSearch(database);
+  const text = createPostgresTextSearch(database, options.inProcessText ?? true);
 
-  /** Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a ValidationError. */
+  /**
+   * Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a
+   * ValidationError. Resolves the new rows' pks.
+   */
   const insertRecords = async (
     client: Queryable,
     tenantId: string,
     records: { record: MemoryRecord; input: NewMemoryRecord; path: (string | number)[] }[],
-  ): Promise<void> => {
-    if (records.length === 0) return;
+  ): Promise<number[]> => {
+    if (records.length === 0) return [];
     const taken = await client.query<{ id: string }>(
       'SELECT id FROM memories WHERE tenant_id = $1 AND id = ANY($2::text[])',
       [tenantId, records.map((entry) => entry.record.id)],
@@ -125,6 +132,7 @@ export async function createPostgresMemoryRecordStore(
       });
     }
     await vectors.store(client, tenantId, embeddings);
+    return rows.map((row) => row.pk);
   };
 
   const selectByIds = async (client: Queryable, tenantId: string, ids: string[]) =>
@@ -133,20 +141,32 @@ export async function createPostgresMemoryRecordStore(
       ids,
     ]);
 
-  /** Moves the tenant's memory revision, in the writing transaction (the row lock is held to commit). */
-  const bump = (client: Queryable, tenantId: string) =>
+  /**
+   * Moves the tenant's memory revision in the writing transaction and logs the memory rows it
+   * `changed` (text or filter fields) at the new revision, for the text indexes of every server.
+   * The row lock is held to commit and the new value is drawn once it is taken, so a tenant's
+   * revisions grow in the order its writes commit: a reader that saw revision r has every log
+   * entry up to r.
+   */
+  const bump = (client: Queryable, tenantId: string, changed: number[]) =>
     client.query(
-      `INSERT INTO memory_revisions (tenant_id, revision) VALUES ($1, nextval('memory_revision_seq'))
-      ON CONFLICT (tenant_id) DO UPDATE SET revision = excluded.revision`,
-      [tenantId],
+      `WITH moved AS (
+        INSERT INTO memory_revisions (tenant_id, revision) VALUES ($1, nextval('memory_revision_seq'))
+        ON CONFLICT (tenant_id) DO UPDATE SET revision = nextval('memory_revision_seq')
+        RETURNING revision
+      )
+      INSERT INTO memory_changes (tenant_id, revision, memory_pk)
+      SELECT DISTINCT $1, moved.revision, changed.pk FROM moved, unnest($2::bigint[]) AS changed(pk)`,
+      [tenantId, changed],
     );
 
   return {
     // Without pgvector every vector search is an exact scan in SQL.
     capabilities: { vectorSearch: vectors.indexed ? 'index' : 'brute-force' },
     vectorIndexed: vectors.indexed,
-    settled: vectors.settled,
-    stop: vectors.stop,
+    settled: () => Promise.all([vectors.settled(), text.settled()]).then(() => undefined),
+    stop: () => Promise.all([vectors.stop(), text.stop()]).then(() => undefined),
+    pruneChanges: text.pruneChanges,
     prunedTextSearches: text.prunedTextSearches,
 
     insertMemories: (tenantId, records, options = {}) =>
@@ -177,8 +197,8 @@ export async function createPostgresMemoryRecordStore(
             pending.push({ record, input, path: ['records', index] });
             result.inserted.push(record);
           });
-          await insertRecords(client, tenantId, pending);
-          if (pending.length > 0) await bump(client, tenantId);
+          const pks = await insertRecords(client, tenantId, pending);
+          if (pks.length > 0) await bump(client, tenantId, pks);
           return result;
         })
         .then((result) => {
@@ -226,7 +246,7 @@ export async function createPostgresMemoryRecordStore(
               },
             ]);
           } else await client.query('DELETE FROM memory_embeddings WHERE memory_pk = $1', [row.pk]);
-          await bump(client, tenantId);
+          await bump(client, tenantId, [row.pk]);
           return { ...record, embeddingModel: next.embedding?.model ?? null };
         })
         .then((record) => {
@@ -257,13 +277,13 @@ export async function createPostgresMemoryRecordStore(
           if (old.valid_to !== null) throw alreadySupersededError(id, old.superseded_by);
           const input = { ...replacement, supersedes: id };
           const record = toMemoryRecord(tenantId, input);
-          await insertRecords(client, tenantId, [{ record, input, path: ['replacement'] }]);
+          const added = await insertRecords(client, tenantId, [{ record, input, path: ['replacement'] }]);
           await client.query('UPDATE memories SET superseded_by = $1, valid_to = $2 WHERE pk = $3', [
             record.id,
             Date.parse(record.validFrom),
             old.pk,
           ]);
-          await bump(client, tenantId);
+          await bump(client, tenantId, [old.pk, ...added]);
           return record;
         })
         .then((record) => {
@@ -274,11 +294,16 @@ export async function createPostgresMemoryRecordStore(
     deleteMemories: (tenantId, ids) =>
       database.transaction(async (client) => {
         // The foreign key cascades to the embeddings; the GIN index follows the rows.
-        const rows = await client.query(
+        const rows = await client.query<{ pk: number }>(
           'DELETE FROM memories WHERE tenant_id = $1 AND id = ANY($2::text[]) RETURNING pk',
           [tenantId, uniqueIds(ids)],
         );
-        if (rows.length > 0) await bump(client, tenantId);
+        if (rows.length > 0)
+          await bump(
+            client,
+            tenantId,
+            rows.map((row) => row.pk),
+          );
         return rows.length;
       }),
 
@@ -360,7 +385,8 @@ export async function createPostgresMemoryRecordStore(
               path: ['embeddings', index, 'vector'],
             })),
           );
-          if (rows.length > 0) await bump(client, tenantId);
+          // Vectors only: the text indexes have nothing to re-read.
+          if (rows.length > 0) await bump(client, tenantId, []);
         })
         .then(() => vectors.afterWrite()),
   };

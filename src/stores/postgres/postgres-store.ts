@@ -31,6 +31,11 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
    * Applies to an index built from then on (drop `memory_embeddings_hnsw_N` to rebuild one).
    */
   hnswEfConstruction?: number;
+  /**
+   * Rank text in an in-process BM25 index per tenant searched, kept current by the change log
+   * (default true; docs/stores/postgres.md, "Text search"); false ranks every search with BM25 in SQL.
+   */
+  inProcessTextIndex?: boolean;
 }
 
 /** The store, plus what benchmarks and operators read: database round trips so far. */
@@ -69,6 +74,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       warn: options.warn,
       tailLimit: options.vectorTailLimit,
       efConstruction: options.hnswEfConstruction,
+      inProcessText: options.inProcessTextIndex,
     });
   } catch (error) {
     await database.close();

@@ -1,18 +1,24 @@
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
+import { compileStableMemoryFilter } from '../memory-filter.js';
 import type { TextHit } from '../memory-record-store.js';
+import { searchTextIndex } from '../search-text-index.js';
 import { bm25PruningPlan } from './bm25-pruning-plan.js';
 import { bm25Sql } from './bm25-sql.js';
 import { memoryFilterSql, queryWords, SqlParameters, tsqueryText } from './memory-filter-sql.js';
-import type { Queryable } from './postgres-database.js';
+import type { PostgresDatabase } from './postgres-database.js';
+import { createPostgresTextCache } from './postgres-text-cache.js';
 import { type LearnedStatistics, TextStatisticsCache } from './text-statistics-cache.js';
 
 /**
- * `searchText` of the PostgreSQL driver: BM25 in one statement (`bm25Sql`) with the statistics this
- * process has cached for the tenant (validated by the memory revision in the statement) and, when
- * they allow it, a pruning plan that the statement checks (`bm25PruningPlan`).
+ * `searchText` of the PostgreSQL driver: the tenant's in-process BM25 index, caught up with the
+ * change log in the search's one statement (`postgres-text-cache.ts`); while that index is built,
+ * for filters on `lastAccessed`, and with `inProcess` false, BM25 in one statement (`bm25Sql`) with
+ * the statistics this process has cached for the tenant (validated by the memory revision in the
+ * statement) and, when they allow it, a pruning plan that the statement checks (`bm25PruningPlan`).
  */
-export function createPostgresTextSearch(database: Queryable) {
+export function createPostgresTextSearch(database: PostgresDatabase, inProcess = true) {
   const textStatistics = new TextStatisticsCache();
+  const cache = inProcess ? createPostgresTextCache(database) : undefined;
   let prunedSearches = 0;
 
   const searchText = async (
@@ -21,6 +27,12 @@ export function createPostgresTextSearch(database: Queryable) {
     filter: MemoryFilter,
     limit: number,
   ): Promise<TextHit[]> => {
+    if (limit <= 0) return [];
+    const mirror = cache && filter.lastAccessed === undefined ? await cache.index(tenantId) : undefined;
+    if (mirror) {
+      const accept = compileStableMemoryFilter(filter);
+      return searchTextIndex(mirror.index, mirror.partitions, accept, query, filter, limit);
+    }
     const terms = queryWords(query);
     const text = tsqueryText(terms);
     if (limit <= 0 || text === null) return [];
@@ -73,5 +85,11 @@ export function createPostgresTextSearch(database: Queryable) {
     );
   };
 
-  return { searchText, prunedTextSearches: () => prunedSearches };
+  return {
+    searchText,
+    prunedTextSearches: () => prunedSearches,
+    pruneChanges: (retentionMs?: number) => cache?.pruneChanges(retentionMs) ?? Promise.resolve(),
+    settled: () => cache?.settled() ?? Promise.resolve(),
+    stop: () => cache?.stop() ?? Promise.resolve(),
+  };
 }

@@ -1,35 +1,20 @@
 import type { Database } from 'better-sqlite3';
-import { Bm25Index } from '../../core/text/bm25-index.js';
-import { FilterPartitions } from '../filter-partitions.js';
-import type { StableMemoryFields } from '../memory-filter.js';
+import {
+  applyRowChange,
+  MAX_HELD_MIRRORS,
+  mirrorRow,
+  newTextMirror,
+  publishMirror,
+  type TextMirror,
+} from '../text-mirror.js';
 import {
   prepareTextCacheStatements,
   type TextCacheStatements,
-  type TextRow,
 } from './text-cache-statements.js';
 import { toStableFields } from './vector-cache-statements.js';
 
 /** Rows read per step of a background load; between steps, the event loop serves requests. */
 const LOAD_CHUNK = 2_000;
-/**
- * Documents held across all tenants' indexes (about 700 bytes each with their filter fields and
- * postings): past it, the least recently searched tenants' indexes are dropped (FTS5 serves them
- * until they are searched, and so built, again).
- */
-const MAX_DOCUMENTS = 500_000;
-/** Indexes held at most, whatever their size (a small tenant's costs little but not nothing). */
-const MAX_HELD = 10_000;
-
-/** One tenant's text, as the in-memory driver holds it: BM25 over every version, with filter fields. */
-export interface TextMirror {
-  index: Bm25Index<StableMemoryFields>;
-  /** Ids by user, agent, memory type and document presence: the candidates a narrow filter scores. */
-  partitions: FilterPartitions<string>;
-  /** The memory id of each row held, to remove a row that is gone. */
-  idByPk: Map<number, string>;
-  /** Every change-log entry up to this seq is reflected in the mirror. */
-  appliedSeq: number;
-}
 
 /**
  * In-process BM25 indexes over a SQLite file, one per tenant searched, so that text search costs
@@ -59,7 +44,7 @@ export class SqliteTextCache {
    */
   constructor(
     private readonly database: Database,
-    private readonly maxHeld = MAX_HELD,
+    private readonly maxHeld = MAX_HELD_MIRRORS,
   ) {
     this.statements = prepareTextCacheStatements(database);
     this.dataVersion = this.statements.dataVersion.get() as number;
@@ -114,9 +99,9 @@ export class SqliteTextCache {
   /** Re-reads the rows logged since the mirror's last entry; false when entries it needed are pruned. */
   private applyChanges(tenantId: string, mirror: TextMirror): boolean {
     const { oldest, latest } = this.statements.changeBounds.get() ?? { oldest: null, latest: null };
-    if (latest === null || latest <= mirror.appliedSeq) return true;
-    if (oldest !== null && oldest > mirror.appliedSeq + 1) return false;
-    const pks = this.statements.changedSince.all(mirror.appliedSeq);
+    if (latest === null || latest <= mirror.applied) return true;
+    if (oldest !== null && oldest > mirror.applied + 1) return false;
+    const pks = this.statements.changedSince.all(mirror.applied);
     for (let start = 0; start < pks.length; start += LOAD_CHUNK) {
       const chunk = pks.slice(start, start + LOAD_CHUNK);
       const rows = new Map(
@@ -124,17 +109,10 @@ export class SqliteTextCache {
       );
       for (const pk of chunk) {
         const row = rows.get(pk);
-        const id = mirror.idByPk.get(pk);
-        if (id !== undefined && id !== row?.id) {
-          const fields = mirror.index.item(id);
-          if (fields) mirror.partitions.remove(id, fields);
-          mirror.index.remove(id);
-          mirror.idByPk.delete(pk);
-        }
-        if (row) add(mirror, row);
+        applyRowChange(mirror, pk, row && { text: row.text, fields: toStableFields(row) });
       }
     }
-    mirror.appliedSeq = latest;
+    mirror.applied = latest;
     return true;
   }
 
@@ -145,14 +123,8 @@ export class SqliteTextCache {
    */
   private startLoad(tenantId: string): void {
     this.loading.add(tenantId);
-    const mirror: TextMirror = {
-      index: new Bm25Index(),
-      partitions: new FilterPartitions(),
-      idByPk: new Map(),
-      appliedSeq: 0,
-    };
     // Entries after this seq are re-read at the end: they cover whatever changes during the load.
-    mirror.appliedSeq = this.statements.changeBounds.get()?.latest ?? 0;
+    const mirror = newTextMirror(this.statements.changeBounds.get()?.latest ?? 0);
     let after = '';
     const step = (): void => {
       try {
@@ -161,7 +133,7 @@ export class SqliteTextCache {
           return;
         }
         const rows = this.statements.selectChunk.all(tenantId, after, LOAD_CHUNK);
-        for (const row of rows) add(mirror, row);
+        for (const row of rows) mirrorRow(mirror, row.pk, row.text, toStableFields(row));
         after = rows.at(-1)?.id ?? after;
         if (rows.length === LOAD_CHUNK) {
           setImmediate(step);
@@ -171,15 +143,7 @@ export class SqliteTextCache {
         this.loading.delete(tenantId);
         // Log entries it needed were pruned meanwhile: the next search starts over.
         if (!current) return;
-        this.mirrors.set(tenantId, mirror);
-        let documents = 0;
-        for (const held of this.mirrors.values()) documents += held.index.size;
-        for (const [key, held] of this.mirrors) {
-          if (documents <= MAX_DOCUMENTS && this.mirrors.size <= this.maxHeld) break;
-          if (key === tenantId) continue;
-          this.mirrors.delete(key);
-          documents -= held.index.size;
-        }
+        publishMirror(this.mirrors, tenantId, mirror, this.maxHeld);
       } catch {
         // FTS5 keeps answering; the next search of the tenant tries the build again.
         this.loading.delete(tenantId);
@@ -187,14 +151,4 @@ export class SqliteTextCache {
     };
     step();
   }
-}
-
-/** Adds (or replaces) a row in the mirror. */
-function add(mirror: TextMirror, row: TextRow): void {
-  const previous = mirror.index.item(row.id);
-  if (previous) mirror.partitions.remove(row.id, previous);
-  const fields = toStableFields(row);
-  mirror.index.add(row.id, row.text, fields);
-  mirror.partitions.add(row.id, fields);
-  mirror.idByPk.set(row.pk, row.id);
 }
