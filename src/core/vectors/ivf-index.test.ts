@@ -131,6 +131,23 @@ describe('IvfIndex', () => {
     expect(index.search(query, 5)).toEqual([]);
   });
 
+  it('finds every stored vector first, also one that training placed outside its nearest cell', () => {
+    // Training places its snapshot by two-level search; vectors from other clusters than most
+    // (a user's new topic) are where that misses the nearest cell of all.
+    const index = new IvfIndex(16);
+    const stored = [...clusteredVectors(9_000, 16, 40, 1), ...clusteredVectors(1_000, 16, 40, 4)];
+    stored.forEach((vector, key) => {
+      index.add(key, vector);
+    });
+    index.search(stored[0] as Float32Array, 1); // the first search past the threshold trains
+    expect(index.layout.trainedSize).toBe(10_000);
+    const lost = stored.flatMap((vector, key) => {
+      const [nearest] = index.search(vector, 1, { maintain: false });
+      return nearest?.key === key || (nearest?.distance ?? 1) < 1e-6 ? [] : [key];
+    });
+    expect(lost).toEqual([]);
+  });
+
   it('returns sorted, unique, accepted keys, at most `limit`, whatever the data and filter', () => {
     const vector = fc.array(fc.integer({ min: -3, max: 3 }), { minLength: 4, maxLength: 4 });
     fc.assert(

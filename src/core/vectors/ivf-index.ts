@@ -148,10 +148,15 @@ export class IvfIndex {
     const probes = options.probes ?? Math.max(MIN_PROBES, Math.ceil(this.cells.length * PROBE_FRACTION));
     const minScanned = options.minScanned ?? 0;
     let probed = 0;
-    let scanned = 0;
+    // Training places each vector of its snapshot in `nearestCell` (two levels, not always the
+    // nearest of all), a vector added later in the nearest of all, which the ranking puts first.
+    // Scanning the first one as well means a stored vector always finds itself, and otherwise
+    // only adds a cell when the ranking would not reach it.
+    const placed = this.tree.nearestCell(unit);
+    let scanned = this.scan(this.cells[placed] as IvfCell, unit, heap, accept);
     for (const cell of this.tree.rankCells(unit)) {
       if (probed >= probes && scanned >= minScanned && heap.size >= limit) break;
-      scanned += this.scan(this.cells[cell] as IvfCell, unit, heap, accept);
+      if (cell !== placed) scanned += this.scan(this.cells[cell] as IvfCell, unit, heap, accept);
       probed += 1;
     }
     this.scannedByLastSearch = scanned;

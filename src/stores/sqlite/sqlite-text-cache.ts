@@ -7,10 +7,7 @@ import {
   publishMirror,
   type TextMirror,
 } from '../text-mirror.js';
-import {
-  prepareTextCacheStatements,
-  type TextCacheStatements,
-} from './text-cache-statements.js';
+import { prepareTextCacheStatements, type TextCacheStatements } from './text-cache-statements.js';
 import { toStableFields } from './vector-cache-statements.js';
 
 /** Rows read per step of a background load; between steps, the event loop serves requests. */
