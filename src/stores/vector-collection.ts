@@ -19,6 +19,8 @@ const REMEMBERED_SLOTS = 20_000;
  * never more than half the floats the collection itself holds.
  */
 const PACKED_FLOATS = 4_000_000;
+/** Filters whose verdict on each row is kept (a byte per row each), least recently used dropped. */
+const VERDICT_FILTERS = 16;
 /** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
 const TRAINING_SLICE_MS = 4;
 
@@ -80,6 +82,13 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
    * the rows' fields (the drivers' compiled filters do); any change of a row bumps `version`.
    */
   private readonly rememberedFilters = new Map<string, RememberedFilter>();
+  /**
+   * Per filter (by its JSON), what it answered for each slot the index asked about: 0 not asked
+   * yet, 1 accepted, 2 rejected. A turn's working set asks the same filter of the same user's
+   * rows on every turn, each row scattered in memory; a byte per slot answers again without
+   * reading the row. Unlike `rememberedFilters` it outlives writes: a slot written is reset alone.
+   */
+  private readonly verdicts = new Map<string, Int8Array>();
 
   constructor(readonly dimensions: number) {
     this.index = new IvfIndex(dimensions);
@@ -111,6 +120,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     this.partitions.add(slot, row);
     this.rows[slot] = row;
     this.index.add(slot, vector);
+    this.forgetVerdicts(slot);
   }
 
   delete(key: number): boolean {
@@ -123,12 +133,43 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     this.rows[slot] = undefined;
     this.freeSlots.push(slot);
     this.index.remove(slot);
+    this.forgetVerdicts(slot);
     return true;
   }
 
   /** Tells the collection that rows it holds were changed in place (their fields, not their vectors). */
   rowsChanged(): void {
     this.version += 1;
+    this.verdicts.clear();
+  }
+
+  /** Drops every filter's verdict on `slot` (its row changed). */
+  private forgetVerdicts(slot: number): void {
+    for (const verdicts of this.verdicts.values()) if (slot < verdicts.length) verdicts[slot] = 0;
+  }
+
+  /** `accept` over slots, answering from the filter's kept verdicts (`key` null: none kept). */
+  private acceptSlot(key: string | null, accept: (row: Row) => boolean): (slot: number) => boolean {
+    const { rowAt } = this;
+    if (key === null) return (slot) => accept(rowAt(slot));
+    let verdicts = this.verdicts.get(key);
+    if (verdicts === undefined || verdicts.length < this.rows.length) {
+      const grown = new Int8Array(Math.max(this.rows.length, 2 * (verdicts?.length ?? 0)));
+      if (verdicts) grown.set(verdicts);
+      verdicts = grown;
+    }
+    this.verdicts.delete(key);
+    this.verdicts.set(key, verdicts);
+    if (this.verdicts.size > VERDICT_FILTERS)
+      this.verdicts.delete(this.verdicts.keys().next().value as string);
+    const kept = verdicts;
+    return (slot) => {
+      const verdict = kept[slot];
+      if (verdict !== 0 && verdict !== undefined) return verdict === 1;
+      const accepted = accept(rowAt(slot));
+      kept[slot] = accepted ? 1 : 2;
+      return accepted;
+    };
   }
 
   /**
@@ -164,6 +205,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     if (known?.share === null && known.slots) {
       return this.scanSlots(query, limit, known.slots, known);
     }
+    const acceptAt = this.acceptSlot(key, accept);
     let count = 0;
     if (known) {
       count = EXACT_SEARCH_THRESHOLD + 1;
@@ -171,12 +213,12 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
       for (const slot of narrowed.keys()) {
         if (count > EXACT_SEARCH_THRESHOLD) break;
         const row = rows[slot];
-        if (row !== undefined && accept(row)) this.accepted[count++] = slot;
+        if (row !== undefined && acceptAt(slot)) this.accepted[count++] = slot;
       }
     } else {
       for (let slot = 0; slot < rows.length && count <= EXACT_SEARCH_THRESHOLD; slot += 1) {
         const row = rows[slot];
-        if (row !== undefined && accept(row)) this.accepted[count++] = slot;
+        if (row !== undefined && acceptAt(slot)) this.accepted[count++] = slot;
       }
     }
     if (count <= EXACT_SEARCH_THRESHOLD) {
@@ -187,7 +229,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     }
     let share = known?.share ?? undefined;
     if (share === undefined) {
-      share = this.acceptedShare(accept);
+      share = this.acceptedShare(acceptAt);
       if (key !== null) this.remember(key, share);
     }
     const minScanned = Math.ceil(Math.max(limit * OVERSAMPLING, MIN_CANDIDATES) / share);
@@ -195,13 +237,13 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     // accepted ones; when its partition is smaller, scanning that partition is cheaper and exact.
     if (narrowed && narrowed.size <= minScanned) {
       if (known?.slots) return this.scanSlots(query, limit, known.slots, known);
-      const slots = Int32Array.from(this.acceptedIn(narrowed.keys(), accept));
+      const slots = Int32Array.from(this.acceptedIn(narrowed.keys(), acceptAt));
       const remembered =
         key !== null && slots.length <= REMEMBERED_SLOTS ? this.remember(key, share, slots) : undefined;
       return this.scanSlots(query, limit, slots, remembered);
     }
     const neighbours = this.searchIndex(query, limit, {
-      accept: (slot) => accept(rowAt(slot)),
+      accept: acceptAt,
       tieBreak: this.tieBreak,
       minScanned,
     });
@@ -259,11 +301,11 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   }
 
   /** The slots among `slots` whose rows `accept` lets through. */
-  private acceptedIn(slots: Iterable<number>, accept: (row: Row) => boolean): number[] {
+  private acceptedIn(slots: Iterable<number>, acceptAt: (slot: number) => boolean): number[] {
     const found: number[] = [];
     for (const slot of slots) {
       const row = this.rows[slot];
-      if (row !== undefined && accept(row)) found.push(slot);
+      if (row !== undefined && acceptAt(slot)) found.push(slot);
     }
     return found;
   }
@@ -322,7 +364,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   }
 
   /** The share of rows `accept` lets through, on an even sample (never 0: no hit means "few"). */
-  private acceptedShare(accept: (row: Row) => boolean): number {
+  private acceptedShare(acceptAt: (slot: number) => boolean): number {
     const { rows } = this;
     const step = Math.max(1, Math.floor(rows.length / RATE_SAMPLE));
     let sampled = 0;
@@ -331,7 +373,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
       const row = rows[slot];
       if (row === undefined) continue;
       sampled += 1;
-      if (accept(row)) accepted += 1;
+      if (acceptAt(slot)) accepted += 1;
     }
     return Math.max(accepted, 1) / Math.max(sampled, 1);
   }
