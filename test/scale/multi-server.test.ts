@@ -215,6 +215,36 @@ describe.skipIf(database === null)('three engram servers on one PostgreSQL datab
     expect(own.body.memories.map((hit: { id: string }) => hit.id)).toEqual(['secret-memory']);
   });
 
+  it('ranks text on every server from what any server last wrote (in-process text indexes)', async () => {
+    const keyword = async (index: number, text: string) => {
+      const found = await call(index, '/v1/long-term-memory/search', {
+        method: 'POST',
+        body: { text, limit: 10, search_mode: 'keyword' },
+      });
+      expect(found.status).toBe(200);
+      return found.body.memories.map((hit: { id: string }) => hit.id);
+    };
+    // Every server builds its index of the tenant first, then follows the others' writes.
+    for (const index of [0, 1, 2]) expect(await keyword(index, 'marmalade')).toEqual([]);
+    const created = await call(0, '/v1/long-term-memory/', {
+      method: 'POST',
+      body: { memories: [{ id: 'jam', text: 'Ada makes marmalade every winter' }] },
+    });
+    expect(created.status).toBe(200);
+    for (const index of [1, 2]) expect(await keyword(index, 'marmalade')).toEqual(['jam']);
+    const edited = await call(1, '/v1/long-term-memory/jam', {
+      method: 'PATCH',
+      body: { text: 'Ada makes quince jelly every winter' },
+    });
+    expect(edited.status).toBe(200);
+    for (const index of [0, 2]) {
+      expect(await keyword(index, 'quince')).toEqual(['jam']);
+      expect(await keyword(index, 'marmalade')).toEqual([]);
+    }
+    expect((await call(2, '/v1/long-term-memory?memory_ids=jam', { method: 'DELETE' })).status).toBe(200);
+    for (const index of [0, 1]) expect(await keyword(index, 'quince')).toEqual([]);
+  });
+
   it('kill -9 of one server under load: every acknowledged write survives, its claimed jobs finish elsewhere', async () => {
     // Background jobs that take 2 s each (the model is slow): the victim claims the first.
     await call(0, '/v1/long-term-memory/', {
