@@ -61,6 +61,15 @@ describe.skipIf(database === null)('PostgreSQL text indexes kept in process by t
     await write(writer);
     await write(oracle);
   };
+  /** Empties the schema, then writes memories 0 to count - 1 through a new server and to the oracle. */
+  const seeded = async (count: number) => {
+    await truncate();
+    oracle = createMemoryStore();
+    const writer = await server();
+    const records = Array.from({ length: count }, (_, index) => memory(index));
+    await both(writer, (store) => store.memories.insertMemories(TENANT, records));
+    return writer;
+  };
   const hits = async (store: EngramStore, query: string, filter: MemoryFilter) =>
     (await store.memories.searchText(TENANT, query, filter, 20)).map(({ id, score }) => ({ id, score }));
   const expectSameRanking = async (store: EngramStore) => {
@@ -93,15 +102,7 @@ describe.skipIf(database === null)('PostgreSQL text indexes kept in process by t
   });
 
   it('ranks as the memory driver does and sees, on one server, every write made on another', async () => {
-    await truncate();
-    oracle = createMemoryStore();
-    const [a, b] = [await server(), await server()];
-    await both(a, (store) =>
-      store.memories.insertMemories(
-        TENANT,
-        [0, 1, 2, 3, 4, 5].map((index) => memory(index)),
-      ),
-    );
+    const [a, b] = [await seeded(6), await server()];
     await expectSameRanking(b); // b's index is built by its first search
 
     await both(a, (store) =>
@@ -125,15 +126,7 @@ describe.skipIf(database === null)('PostgreSQL text indexes kept in process by t
   });
 
   it('answers concurrent searches of a tenant with two statements at most', async () => {
-    await truncate();
-    oracle = createMemoryStore();
-    const [a, b] = [await server(), await server()];
-    await both(a, (store) =>
-      store.memories.insertMemories(
-        TENANT,
-        [0, 1, 2, 3].map((index) => memory(index)),
-      ),
-    );
+    const [a, b] = [await seeded(4), await server()];
     await hits(b, 'apple', CURRENT);
     await both(a, (store) => store.memories.insertMemories(TENANT, [memory(4)]));
     const before = b.roundTrips();
@@ -143,15 +136,7 @@ describe.skipIf(database === null)('PostgreSQL text indexes kept in process by t
   });
 
   it('builds a large tenant page by page in the background, with the writes made meanwhile', async () => {
-    await truncate();
-    oracle = createMemoryStore();
-    const a = await server();
-    await both(a, (store) =>
-      store.memories.insertMemories(
-        TENANT,
-        [0, 1, 2, 3, 4, 5, 6].map((index) => memory(index)),
-      ),
-    );
+    const a = await seeded(7);
     const opened = await connection();
     // The second page of the load waits until the writes below have committed.
     let release = () => {};
@@ -184,10 +169,7 @@ describe.skipIf(database === null)('PostgreSQL text indexes kept in process by t
   });
 
   it('catches up more than a page in the background, and rebuilds an index whose log was pruned', async () => {
-    await truncate();
-    oracle = createMemoryStore();
-    const a = await server();
-    await both(a, (store) => store.memories.insertMemories(TENANT, [memory(0), memory(1)]));
+    const a = await seeded(2);
     const cache = createPostgresTextCache(await connection(), { pageSize: 3 });
     const small = await cache.index(TENANT);
     expect(small?.index.size).toBe(2); // one page: built in the search's own statement

@@ -1,7 +1,5 @@
 import { coalescingQueue } from '../../core/coalescing-queue.js';
-import type { MemoryType } from '../../core/schemas/memory-record.js';
-import type { StableMemoryFields } from '../memory-filter.js';
-import { sharedString } from '../shared-string.js';
+import { type FilterColumns, toStableFields } from '../stable-fields.js';
 import {
   applyRowChange,
   MAX_HELD_MIRRORS,
@@ -21,23 +19,10 @@ const PRUNE_INTERVAL_MS = 60_000;
 /** Entries one prune deletes at most, so that it stays far inside `statement_timeout`. */
 const PRUNE_BATCH = 50_000;
 
-/** A memory row's text and the columns a filter reads (but `last_accessed`). */
-interface MirrorRow {
+/** A memory row's pk (null: no row), text and the columns a filter reads (but `last_accessed`). */
+interface MirrorRow extends FilterColumns {
   pk: number | null;
-  id: string;
   text: string;
-  valid_to: number | null;
-  namespace: string | null;
-  user_id: string | null;
-  session_id: string | null;
-  agent_id: string | null;
-  document_id: string | null;
-  memory_type: string;
-  topics: string[];
-  entities: string[];
-  event_date: number | null;
-  created_at: number;
-  pinned: boolean;
 }
 
 /** The tenant's revision and pruned-log floor, read in the statement of every page (one snapshot). */
@@ -76,28 +61,6 @@ const PRUNE = `WITH gone AS (
 UPDATE memory_revisions r SET log_floor = g.top
 FROM (SELECT tenant_id, max(revision) AS top FROM gone GROUP BY tenant_id) AS g
 WHERE r.tenant_id = g.tenant_id AND r.log_floor < g.top`;
-
-const iso = (epoch: number): string => new Date(epoch).toISOString();
-/** Most rows have no topics or entities: they share one empty list, which nothing mutates. */
-const NONE: string[] = [];
-
-function toStableFields(row: MirrorRow): StableMemoryFields {
-  return {
-    id: row.id,
-    validTo: row.valid_to === null ? null : iso(row.valid_to),
-    namespace: sharedString(row.namespace),
-    userId: sharedString(row.user_id),
-    sessionId: row.session_id,
-    agentId: sharedString(row.agent_id),
-    documentId: row.document_id,
-    memoryType: sharedString(row.memory_type) as MemoryType,
-    topics: row.topics.length === 0 ? NONE : row.topics,
-    entities: row.entities.length === 0 ? NONE : row.entities,
-    eventDate: row.event_date === null ? null : iso(row.event_date),
-    createdAt: iso(row.created_at),
-    pinned: row.pinned,
-  };
-}
 
 /** Where a catch-up stands after a page. */
 type CatchUp = 'current' | 'more' | 'pruned';

@@ -8,7 +8,7 @@ import {
   type TextMirror,
 } from '../text-mirror.js';
 import { prepareTextCacheStatements, type TextCacheStatements } from './text-cache-statements.js';
-import { toStableFields } from './vector-cache-statements.js';
+import { sqliteStableFields } from './vector-cache-statements.js';
 
 /** Rows read per step of a background load; between steps, the event loop serves requests. */
 const LOAD_CHUNK = 2_000;
@@ -106,7 +106,7 @@ export class SqliteTextCache {
       );
       for (const pk of chunk) {
         const row = rows.get(pk);
-        applyRowChange(mirror, pk, row && { text: row.text, fields: toStableFields(row) });
+        applyRowChange(mirror, pk, row && { text: row.text, fields: sqliteStableFields(row) });
       }
     }
     mirror.applied = latest;
@@ -130,7 +130,7 @@ export class SqliteTextCache {
           return;
         }
         const rows = this.statements.selectChunk.all(tenantId, after, LOAD_CHUNK);
-        for (const row of rows) mirrorRow(mirror, row.pk, row.text, toStableFields(row));
+        for (const row of rows) mirrorRow(mirror, row.pk, row.text, sqliteStableFields(row));
         after = rows.at(-1)?.id ?? after;
         if (rows.length === LOAD_CHUNK) {
           setImmediate(step);

@@ -4,7 +4,7 @@ import { VectorCollection } from '../vector-collection.js';
 import { blobVector } from './memory-record-rows.js';
 import {
   prepareVectorCacheStatements,
-  toStableFields,
+  sqliteStableFields,
   type VectorCacheStatements,
 } from './vector-cache-statements.js';
 
@@ -153,7 +153,7 @@ export class SqliteVectorCache {
       for (const collection of targets.values()) collection.delete(pk);
       const row = rows.get(pk);
       const target = row && targets.get(JSON.stringify([row.tenant_id, row.model]));
-      if (row && target) target.set(pk, toStableFields(row), blobVector(row.vector));
+      if (row && target) target.set(pk, sqliteStableFields(row), blobVector(row.vector));
     }
   }
 
@@ -177,7 +177,7 @@ export class SqliteVectorCache {
           return;
         }
         const rows = this.statements.selectChunk.all(tenantId, model, load.after, LOAD_CHUNK);
-        for (const row of rows) load.collection.set(row.pk, toStableFields(row), blobVector(row.vector));
+        for (const row of rows) load.collection.set(row.pk, sqliteStableFields(row), blobVector(row.vector));
         load.after = rows.at(-1)?.id ?? load.after;
         if (rows.length === LOAD_CHUNK) {
           setImmediate(step);

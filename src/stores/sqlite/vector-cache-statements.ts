@@ -1,24 +1,16 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { MemoryType } from '../../core/schemas/memory-record.js';
 import type { StableMemoryFields } from '../memory-filter.js';
-import { sharedString } from '../shared-string.js';
+import { type FilterColumns, toStableFields } from '../stable-fields.js';
 
-/** The columns a filter reads (but `last_accessed`), as the in-process caches load them. */
-export interface FilterRow {
+/**
+ * The columns a filter reads (but `last_accessed`), as the in-process caches load them from
+ * SQLite: lists as JSON text, `pinned` as 0 or 1.
+ */
+export interface FilterRow extends Omit<FilterColumns, 'topics' | 'entities' | 'pinned'> {
   pk: number;
   tenant_id: string;
-  id: string;
-  valid_to: number | null;
-  namespace: string | null;
-  user_id: string | null;
-  session_id: string | null;
-  agent_id: string | null;
-  document_id: string | null;
-  memory_type: string;
   topics: string;
   entities: string;
-  event_date: number | null;
-  created_at: number;
   pinned: number;
 }
 
@@ -80,26 +72,15 @@ export function prepareVectorCacheStatements(database: Database): VectorCacheSta
   };
 }
 
-/** Most rows have no topics or entities: they share one empty list, which nothing mutates. */
-const NONE: string[] = [];
-const list = (json: string): string[] => (json === '[]' ? NONE : (JSON.parse(json) as string[]));
-const iso = (epoch: number): string => new Date(epoch).toISOString();
+/** SQLite's lists (JSON text) and pinned flag (0/1), decoded for `toStableFields`. */
+const list = (json: string): string[] => (json === '[]' ? [] : (JSON.parse(json) as string[]));
 
 /** The fields of a row a filter reads, in the record form the reference predicate takes. */
-export function toStableFields(row: FilterRow): StableMemoryFields {
-  return {
-    id: row.id,
-    validTo: row.valid_to === null ? null : iso(row.valid_to),
-    namespace: sharedString(row.namespace),
-    userId: sharedString(row.user_id),
-    sessionId: row.session_id,
-    agentId: sharedString(row.agent_id),
-    documentId: row.document_id,
-    memoryType: sharedString(row.memory_type) as MemoryType,
+export function sqliteStableFields(row: FilterRow): StableMemoryFields {
+  return toStableFields({
+    ...row,
     topics: list(row.topics),
     entities: list(row.entities),
-    eventDate: row.event_date === null ? null : iso(row.event_date),
-    createdAt: iso(row.created_at),
     pinned: row.pinned === 1,
-  };
+  });
 }
