@@ -125,6 +125,24 @@ describe.skipIf(database === null)('PostgreSQL text indexes kept in process by t
     await expectSameRanking(b);
   });
 
+  it('follows memories changed by any writer, SQL by hand included, but not access statistics', async () => {
+    const [a, b] = [await seeded(3), await server()];
+    const admin = database?.admin ?? (async () => []);
+    const table = `"${schema}".memories`;
+    await expectSameRanking(b);
+    // An operator fixes a text in SQL (or a server from before the log writes): logged by triggers.
+    await admin(`UPDATE ${table} SET text = 'fig fig orchard' WHERE id = 'm-001'`);
+    await oracle.memories.updateMemory(TENANT, 'm-001', edit('fig fig orchard'));
+    await expectSameRanking(b);
+    await admin(`DELETE FROM ${table} WHERE id = 'm-002'`);
+    await oracle.memories.deleteMemories(TENANT, ['m-002']);
+    await expectSameRanking(b);
+    // Reading memories moves their access statistics: no log entry, no revision.
+    const revision = await b.memories.memoryRevision?.(TENANT);
+    await a.memories.recordAccess(TENANT, ['m-000', 'm-001'], new Date().toISOString());
+    expect(await b.memories.memoryRevision?.(TENANT)).toBe(revision);
+  });
+
   it('answers concurrent searches of a tenant with two statements at most', async () => {
     const [a, b] = [await seeded(4), await server()];
     await hits(b, 'apple', CURRENT);

@@ -87,16 +87,13 @@ export async function createPostgresMemoryRecordStore(
   const count = createPostgresMemoryCounts(database);
   const text = createPostgresTextSearch(database, options.inProcessText ?? true);
 
-  /**
-   * Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a
-   * ValidationError. Resolves the new rows' pks.
-   */
+  /** Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a ValidationError. */
   const insertRecords = async (
     client: Queryable,
     tenantId: string,
     records: { record: MemoryRecord; input: NewMemoryRecord; path: (string | number)[] }[],
-  ): Promise<number[]> => {
-    if (records.length === 0) return [];
+  ): Promise<void> => {
+    if (records.length === 0) return;
     const taken = await client.query<{ id: string }>(
       'SELECT id FROM memories WHERE tenant_id = $1 AND id = ANY($2::text[])',
       [tenantId, records.map((entry) => entry.record.id)],
@@ -132,7 +129,6 @@ export async function createPostgresMemoryRecordStore(
       });
     }
     await vectors.store(client, tenantId, embeddings);
-    return rows.map((row) => row.pk);
   };
 
   const selectByIds = async (client: Queryable, tenantId: string, ids: string[]) =>
@@ -142,22 +138,16 @@ export async function createPostgresMemoryRecordStore(
     ]);
 
   /**
-   * Moves the tenant's memory revision in the writing transaction and logs the memory rows it
-   * `changed` (text or filter fields) at the new revision, for the text indexes of every server.
-   * The row lock is held to commit and the new value is drawn once it is taken, so a tenant's
-   * revisions grow in the order its writes commit: a reader that saw revision r has every log
-   * entry up to r.
+   * Moves the tenant's memory revision in the writing transaction (the row lock is held to commit,
+   * and the value is drawn once it is taken, so revisions grow in commit order). Triggers on
+   * `memories` also move it and log the rows changed for the text indexes (migration 8); this
+   * covers what they do not see: vectors, and versions whose filter fields did not change.
    */
-  const bump = (client: Queryable, tenantId: string, changed: number[]) =>
+  const bump = (client: Queryable, tenantId: string) =>
     client.query(
-      `WITH moved AS (
-        INSERT INTO memory_revisions (tenant_id, revision) VALUES ($1, nextval('memory_revision_seq'))
-        ON CONFLICT (tenant_id) DO UPDATE SET revision = nextval('memory_revision_seq')
-        RETURNING revision
-      )
-      INSERT INTO memory_changes (tenant_id, revision, memory_pk)
-      SELECT DISTINCT $1, moved.revision, changed.pk FROM moved, unnest($2::bigint[]) AS changed(pk)`,
-      [tenantId, changed],
+      `INSERT INTO memory_revisions (tenant_id, revision) VALUES ($1, nextval('memory_revision_seq'))
+      ON CONFLICT (tenant_id) DO UPDATE SET revision = nextval('memory_revision_seq')`,
+      [tenantId],
     );
 
   return {
@@ -197,8 +187,8 @@ export async function createPostgresMemoryRecordStore(
             pending.push({ record, input, path: ['records', index] });
             result.inserted.push(record);
           });
-          const pks = await insertRecords(client, tenantId, pending);
-          if (pks.length > 0) await bump(client, tenantId, pks);
+          await insertRecords(client, tenantId, pending);
+          if (pending.length > 0) await bump(client, tenantId);
           return result;
         })
         .then((result) => {
@@ -246,7 +236,7 @@ export async function createPostgresMemoryRecordStore(
               },
             ]);
           } else await client.query('DELETE FROM memory_embeddings WHERE memory_pk = $1', [row.pk]);
-          await bump(client, tenantId, [row.pk]);
+          await bump(client, tenantId);
           return { ...record, embeddingModel: next.embedding?.model ?? null };
         })
         .then((record) => {
@@ -277,13 +267,13 @@ export async function createPostgresMemoryRecordStore(
           if (old.valid_to !== null) throw alreadySupersededError(id, old.superseded_by);
           const input = { ...replacement, supersedes: id };
           const record = toMemoryRecord(tenantId, input);
-          const added = await insertRecords(client, tenantId, [{ record, input, path: ['replacement'] }]);
+          await insertRecords(client, tenantId, [{ record, input, path: ['replacement'] }]);
           await client.query('UPDATE memories SET superseded_by = $1, valid_to = $2 WHERE pk = $3', [
             record.id,
             Date.parse(record.validFrom),
             old.pk,
           ]);
-          await bump(client, tenantId, [old.pk, ...added]);
+          await bump(client, tenantId);
           return record;
         })
         .then((record) => {
@@ -294,16 +284,11 @@ export async function createPostgresMemoryRecordStore(
     deleteMemories: (tenantId, ids) =>
       database.transaction(async (client) => {
         // The foreign key cascades to the embeddings; the GIN index follows the rows.
-        const rows = await client.query<{ pk: number }>(
+        const rows = await client.query(
           'DELETE FROM memories WHERE tenant_id = $1 AND id = ANY($2::text[]) RETURNING pk',
           [tenantId, uniqueIds(ids)],
         );
-        if (rows.length > 0)
-          await bump(
-            client,
-            tenantId,
-            rows.map((row) => row.pk),
-          );
+        if (rows.length > 0) await bump(client, tenantId);
         return rows.length;
       }),
 
@@ -385,8 +370,7 @@ export async function createPostgresMemoryRecordStore(
               path: ['embeddings', index, 'vector'],
             })),
           );
-          // Vectors only: the text indexes have nothing to re-read.
-          if (rows.length > 0) await bump(client, tenantId, []);
+          if (rows.length > 0) await bump(client, tenantId);
         })
         .then(() => vectors.afterWrite()),
   };

@@ -67,9 +67,9 @@ type CatchUp = 'current' | 'more' | 'pruned';
 
 /**
  * In-process BM25 indexes of the PostgreSQL driver, one per tenant searched (`TextMirror`, as the
- * memory and SQLite drivers rank), kept current on every server by the change log that each write
- * fills in its own transaction (`memory_changes`: the memory pks written, at the tenant revision
- * the write moved to; revisions grow in commit order, see `bump`). Every search reads the
+ * memory and SQLite drivers rank), kept current on every server by the change log that triggers
+ * on `memories` fill in each writing transaction (`memory_changes`: the memory pks written, at the
+ * tenant revision the write moved to; revisions grow in commit order; migration 8). Every search reads the
  * tenant's revision and the log entries after the index's position in one statement, one
  * snapshot, and applies them before it ranks: a write committed on any server is in the next
  * search on every other. Text search then costs one round trip and what ranking costs in process,
