@@ -239,7 +239,16 @@ function hintsOfB(): FieldHints {
     file: () => fc.constantFrom('api-reference.js', 'swagger-ui.css', 'favicon-32x32.png'),
     wildcard: () => fc.constantFrom('app.css', 'favicon.svg'),
   };
-  return (name, schema) => (takesText(schema, resolve) ? byName[name]?.() : undefined);
+  return (name, schema) => {
+    const resolved = schema.$ref ? resolve(schema.$ref) : schema;
+    // A summary view is refused (400, as in AMS) over working memory and for group_by fields
+    // other than these: only such views succeed.
+    if (name === 'source' && resolved.enum?.includes('long_term')) return fc.constant('long_term');
+    if (name === 'group_by' && resolved.type === 'array') {
+      return fc.subarray(['user_id', 'namespace', 'session_id', 'memory_type']);
+    }
+    return takesText(schema, resolve) ? byName[name]?.() : undefined;
+  };
 }
 
 /** A valid request as parts, so that one field can be mutated before it is sent. */
