@@ -140,8 +140,9 @@ export async function createPostgresMemoryRecordStore(
   /**
    * Moves the tenant's memory revision in the writing transaction (the row lock is held to commit,
    * and the value is drawn once it is taken, so revisions grow in commit order). Triggers on
-   * `memories` also move it and log the rows changed for the text indexes (migration 8); this
-   * covers what they do not see: vectors, and versions whose filter fields did not change.
+   * `memories` move it for every row inserted, deleted or changed in a field a filter reads, and
+   * log those rows for the text indexes (migration 8); this covers what they do not see: vectors,
+   * and new versions whose filter fields did not change.
    */
   const bump = (client: Queryable, tenantId: string) =>
     client.query(
@@ -187,8 +188,8 @@ export async function createPostgresMemoryRecordStore(
             pending.push({ record, input, path: ['records', index] });
             result.inserted.push(record);
           });
+          // The insert's trigger moves the revision (change-log-migration.ts).
           await insertRecords(client, tenantId, pending);
-          if (pending.length > 0) await bump(client, tenantId);
           return result;
         })
         .then((result) => {
@@ -273,7 +274,6 @@ export async function createPostgresMemoryRecordStore(
             Date.parse(record.validFrom),
             old.pk,
           ]);
-          await bump(client, tenantId);
           return record;
         })
         .then((record) => {
@@ -283,12 +283,12 @@ export async function createPostgresMemoryRecordStore(
 
     deleteMemories: (tenantId, ids) =>
       database.transaction(async (client) => {
-        // The foreign key cascades to the embeddings; the GIN index follows the rows.
+        // The foreign key cascades to the embeddings; the GIN index follows the rows; the delete's
+        // trigger moves the revision.
         const rows = await client.query(
           'DELETE FROM memories WHERE tenant_id = $1 AND id = ANY($2::text[]) RETURNING pk',
           [tenantId, uniqueIds(ids)],
         );
-        if (rows.length > 0) await bump(client, tenantId);
         return rows.length;
       }),
 
