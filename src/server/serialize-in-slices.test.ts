@@ -13,7 +13,7 @@ describe('serializeInSlices', () => {
         fc.array(fc.oneof(fc.jsonValue(), fc.constant(undefined))),
         async (object, key, items) => {
           const whole = { ...object, [key]: items };
-          const bytes = await serializeInSlices(whole, key, (item) => item, noPause);
+          const bytes = Buffer.concat(await serializeInSlices(whole, key, (item) => item, noPause));
           expect(bytes.equals(Buffer.from(JSON.stringify(whole)))).toBe(true);
         },
       ),
@@ -27,14 +27,18 @@ describe('serializeInSlices', () => {
       text: `${'é😀'.repeat(20)} ${index}`,
     }));
     const whole = { before: 'a', items, after: 'z' };
-    const bytes = await serializeInSlices(whole, 'items', (item) => item, noPause);
+    const chunks = await serializeInSlices(whole, 'items', (item) => item, noPause);
+    const bytes = Buffer.concat(chunks);
     expect(bytes.length).toBeGreaterThan(3 * 64 * 1024);
     expect(bytes.equals(Buffer.from(JSON.stringify(whole)))).toBe(true);
+    // Never one buffer of the whole: chunks of about 64 KB (an item may carry one past it).
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThan(2 * 64 * 1024 + 1_000);
   });
 
   it('maps each item and pauses before each', async () => {
     let pauses = 0;
-    const bytes = await serializeInSlices(
+    const [bytes] = await serializeInSlices(
       { a: 1, list: [1, 2, 3], b: 'x' },
       'list',
       (n: number) => n * 2,
@@ -42,7 +46,7 @@ describe('serializeInSlices', () => {
         pauses++;
       },
     );
-    expect(bytes.toString()).toBe('{"a":1,"list":[2,4,6],"b":"x"}');
+    expect(bytes?.toString()).toBe('{"a":1,"list":[2,4,6],"b":"x"}');
     expect(pauses).toBe(3);
   });
 });

@@ -30,7 +30,8 @@ async function put(id: string, body: unknown) {
   const stop = countTurns();
   const response = await testServer().request(`/v1/working-memory/${id}`, { method: 'PUT', body });
   const text = await response.text();
-  return { status: response.status, text, turns: stop() };
+  const length = response.headers.get('content-length');
+  return { status: response.status, text, length, turns: stop() };
 }
 
 const messagesOf = (count: number) =>
@@ -133,5 +134,7 @@ describe('a PUT of many messages lets other requests run, with the same answers 
     expect(answered.context).toBe('summary');
     const { context, last_accessed, updated_at } = answered;
     expect(answer.text).toBe(JSON.stringify({ ...before, context, last_accessed, updated_at }));
+    // Written chunk by chunk, with its length (not chunked transfer encoding).
+    expect(answer.length).toBe(String(Buffer.byteLength(answer.text)));
   });
 });

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BUDGET_TOKENS } from '../../core/schemas/agent.js';
 import { MAX_SESSION_MEMORIES, MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
@@ -74,6 +75,17 @@ const docs = {
 function sendJson(reply: FastifyReply, etag: string, body: Buffer): Buffer {
   reply.header('etag', etag).type('application/json; charset=utf-8');
   return body;
+}
+
+/**
+ * Sends an answer serialized in chunks one chunk per write (a long answer is never copied into
+ * one buffer, nor written to the socket in one step), with its length, as `sendJson` would.
+ */
+function sendJsonChunks(reply: FastifyReply, etag: string, chunks: Buffer[]): Buffer | Readable {
+  if (chunks.length === 1) return sendJson(reply, etag, chunks[0] as Buffer);
+  const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  reply.header('etag', etag).header('content-length', length).type('application/json; charset=utf-8');
+  return Readable.from(chunks, { objectMode: false });
 }
 
 /** The PUT body's lists, counted before the body is parsed (`overlong-body-array.ts`). */
@@ -178,8 +190,8 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
       nullDataAsEmpty: false,
     });
     const response = { messages: session.messages, ...rest };
-    const bytes = await serializeInSlices(response, 'messages', toAmsMessage, slicer.pause);
-    return sendJson(reply, entityTag(session.version), bytes);
+    const chunks = await serializeInSlices(response, 'messages', toAmsMessage, slicer.pause);
+    return sendJsonChunks(reply, entityTag(session.version), chunks);
   });
 
   app.delete('/v1/working-memory/:session_id', { config: { docs: docs.delete } }, async (request) => {

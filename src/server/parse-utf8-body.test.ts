@@ -1,0 +1,90 @@
+import { request } from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readUtf8Body } from './parse-utf8-body.js';
+
+let app: FastifyInstance;
+let port = 0;
+
+beforeAll(async () => {
+  app = Fastify({ bodyLimit: 4_000_000 });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', readUtf8Body);
+  app.post('/echo', async (req) => ({ text: req.body as string }));
+  // engram's error handler maps a ValidationError to 400; here its message is enough.
+  app.setErrorHandler((error, _req, reply) => reply.status(400).send({ message: error.message }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  port = (app.server.address() as { port: number }).port;
+});
+afterAll(() => app.close());
+afterEach(() => vi.restoreAllMocks());
+
+/** Posts `parts` as separate writes (so the server reads them as separate chunks). */
+function post(parts: Buffer[]): Promise<{ status: number; body: string }> {
+  const length = parts.reduce((sum, part) => sum + part.length, 0);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { port, host: '127.0.0.1', method: 'POST', path: '/echo', headers: { 'content-length': length } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (text) => {
+          body += text;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    const write = (index: number) => {
+      if (index === parts.length) return req.end();
+      req.write(parts[index]);
+      setTimeout(() => write(index + 1), 2);
+    };
+    write(0);
+  });
+}
+
+describe('readUtf8Body', () => {
+  it('decodes characters split between chunks, and drops a byte-order mark', async () => {
+    const bytes = Buffer.from('\uFEFFcafé ☕ 𝄞 end', 'utf8');
+    // Cut inside é (2 bytes), ☕ (3 bytes) and 𝄞 (4 bytes).
+    const cuts = [5, 9, 13, 18, bytes.length];
+    const parts = cuts.map((cut, index) => bytes.subarray(index === 0 ? 0 : cuts[index - 1], cut));
+    const answer = await post(parts);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ text: 'café ☕ 𝄞 end' });
+  });
+
+  it('refuses bytes that are not UTF-8, in the middle or cut short at the end', async () => {
+    const middle = await post([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(' au lait')]);
+    const refused = { status: 400, body: JSON.stringify({ message: 'There was an error parsing the body' }) };
+    expect(middle).toEqual(refused);
+    const end = await post([Buffer.from('coffee '), Buffer.from([0xe2, 0x98])]);
+    expect(end).toEqual(refused);
+  });
+
+  it('decodes a large body chunk by chunk, never the whole of it in one step', async () => {
+    const inputs: number[] = [];
+    const decode = TextDecoder.prototype.decode;
+    vi.spyOn(TextDecoder.prototype, 'decode').mockImplementation(function (
+      this: TextDecoder,
+      input,
+      options,
+    ) {
+      inputs.push(input?.byteLength ?? 0);
+      return decode.call(this, input, options);
+    });
+    const line = 'ünïcödé and plain text, '.repeat(40);
+    const text = line.repeat(Math.ceil(2_000_000 / line.length));
+    const bytes = Buffer.from(text, 'utf8');
+    const parts: Buffer[] = [];
+    for (let start = 0; start < bytes.length; start += 50_001)
+      parts.push(bytes.subarray(start, start + 50_001));
+    const answer = await post(parts);
+    expect(answer.status).toBe(200);
+    expect((JSON.parse(answer.body) as { text: string }).text === text).toBe(true);
+    expect(inputs.reduce((sum, size) => sum + size, 0)).toBe(bytes.length);
+    // A socket delivers at most 64 KB at a time.
+    expect(Math.max(...inputs)).toBeLessThanOrEqual(64 * 1024);
+  });
+});
