@@ -12,7 +12,7 @@ beforeAll(async () => {
   app.addContentTypeParser('*', readUtf8Body);
   app.post('/echo', async (req) => ({ text: req.body as string }));
   // engram's error handler maps a ValidationError to 400; here its message is enough.
-  app.setErrorHandler((error, _req, reply) => reply.status(400).send({ message: error.message }));
+  app.setErrorHandler((error: Error, _req, reply) => reply.status(400).send({ message: error.message }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as { port: number }).port;
 });
@@ -66,13 +66,9 @@ describe('readUtf8Body', () => {
   it('decodes a large body chunk by chunk, never the whole of it in one step', async () => {
     const inputs: number[] = [];
     const decode = TextDecoder.prototype.decode;
-    vi.spyOn(TextDecoder.prototype, 'decode').mockImplementation(function (
-      this: TextDecoder,
-      input,
-      options,
-    ) {
+    vi.spyOn(TextDecoder.prototype, 'decode').mockImplementation(function (this: unknown, input, options) {
       inputs.push(input?.byteLength ?? 0);
-      return decode.call(this, input, options);
+      return decode.call(this as never, input, options);
     });
     const line = 'ünïcödé and plain text, '.repeat(40);
     const text = line.repeat(Math.ceil(2_000_000 / line.length));
