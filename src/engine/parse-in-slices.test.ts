@@ -95,4 +95,52 @@ describe('parseInSlices', () => {
       /z\.array/,
     );
   });
+
+  it('mapItems: safeParse, then each item mapped in order; zod issues win over a mapping error', async () => {
+    const sliced = parseInSlices(sessionInputSchema, 'messages');
+    await fc.assert(
+      fc.asyncProperty(body, fc.nat(8), async (input, failAt) => {
+        const expected = sessionInputSchema.safeParse(input);
+        const mapped: number[] = [];
+        const outcome = sliced
+          .mapItems(input, noPause, (message, index) => {
+            if (index === failAt) throw new Error(`mapping failed at ${index}`);
+            mapped.push(index);
+            return { index, content: message.content };
+          })
+          .then(
+            (result) => ({ result }),
+            (error: Error) => ({ error }),
+          );
+        const settled = await outcome;
+        const messages = expected.success ? expected.data.messages : [];
+        if (!expected.success) {
+          expect('result' in settled && settled.result.error?.issues).toEqual(expected.error.issues);
+        } else if (failAt < messages.length) {
+          expect('error' in settled && settled.error.message).toBe(`mapping failed at ${failAt}`);
+          expect(mapped).toEqual(messages.slice(0, failAt).map((_, index) => index));
+        } else {
+          const { messages: _parsed, ...rest } = expected.data;
+          expect('result' in settled && settled.result.data).toEqual({
+            ...rest,
+            messages: messages.map((message, index) => ({ index, content: message.content })),
+          });
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('mapItems maps each item before the next is parsed, so parsed copies die young', async () => {
+    const events: string[] = [];
+    const schema = z.object({
+      list: z.array(z.number().transform((n) => (events.push(`parse ${n}`), n))),
+    });
+    const result = await parseInSlices(schema, 'list').mapItems({ list: [1, 2, 3] }, noPause, (n) => {
+      events.push(`map ${n}`);
+      return n * 10;
+    });
+    expect(result.data).toEqual({ list: [10, 20, 30] });
+    expect(events).toEqual(['parse 1', 'map 1', 'parse 2', 'map 2', 'parse 3', 'map 3']);
+  });
 });

@@ -123,6 +123,36 @@ function decodeKey(text: string, start: number, end: number): string | undefined
 }
 
 /**
+ * The top-level object of `text` with its array `key` left empty, and the span of each of that
+ * array's items, for a caller that parses the items one at a time. Null when the text is not such
+ * an object, holds `key` twice, or the array or the rest of the object is not well formed: the
+ * caller then parses the text whole, which reports any error exactly. The items themselves are not
+ * parsed here.
+ */
+export async function splitJsonArray(
+  text: string,
+  key: string,
+  pause: Pause,
+): Promise<{ envelope: Record<string, unknown>; spans: [number, number][] } | null> {
+  const spans = await findArraySpans(text, key, pause);
+  if (spans === null) return null;
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(`${text.slice(0, spans.open)}[]${text.slice(spans.close + 1)}`);
+  } catch {
+    return null;
+  }
+  if (
+    typeof envelope !== 'object' ||
+    envelope === null ||
+    !Array.isArray((envelope as Record<string, unknown>)[key])
+  ) {
+    return null;
+  }
+  return { envelope: envelope as Record<string, unknown>, spans: spans.items };
+}
+
+/**
  * `JSON.parse(text)` for a body whose top-level object holds a long array under `key` (a PUT's
  * `messages`), cut into slices: one scan finds the array's items, the rest of the object is parsed
  * with the array left empty, and the items are parsed one by one, pausing every 256. The result is
@@ -131,26 +161,17 @@ function decodeKey(text: string, start: number, end: number): string | undefined
  * malformed JSON throws exactly what `JSON.parse` throws.
  */
 export async function parseJsonInSlices(text: string, key: string, pause: Pause): Promise<unknown> {
-  const spans = await findArraySpans(text, key, pause);
-  if (spans === null) return JSON.parse(text);
-  let envelope: unknown;
+  const split = await splitJsonArray(text, key, pause);
+  if (split === null) return JSON.parse(text);
   const items: unknown[] = [];
   try {
-    envelope = JSON.parse(`${text.slice(0, spans.open)}[]${text.slice(spans.close + 1)}`);
-    for (const [index, [start, end]] of spans.items.entries()) {
+    for (const [index, [start, end]] of split.spans.entries()) {
       if (index % ITEMS_PER_PAUSE === 0 && index > 0) await pause();
       items.push(JSON.parse(text.slice(start, end)));
     }
   } catch {
     return JSON.parse(text);
   }
-  if (
-    typeof envelope !== 'object' ||
-    envelope === null ||
-    !Array.isArray((envelope as Record<string, unknown>)[key])
-  ) {
-    return JSON.parse(text);
-  }
-  (envelope as Record<string, unknown>)[key] = items;
-  return envelope;
+  split.envelope[key] = items;
+  return split.envelope;
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Pause } from '../engine/parse-in-slices.js';
-import { parseJsonInSlices } from './parse-json-in-slices.js';
+import { parseJsonInSlices, splitJsonArray } from './parse-json-in-slices.js';
 import { RequestValidationError, type ValidationDetail } from './request-validation-error.js';
 
 /** Deepest nesting of arrays and objects accepted in a body (deeper JSON could exhaust the stack later). */
@@ -136,4 +136,44 @@ export async function readJsonBodyInSlices(
   }
   (parsed as Record<string, unknown>)[key] = items;
   return parsed;
+}
+
+/** An item of a lazily read body that does not parse or fails the structure check. */
+export class UnreadableItemError extends Error {}
+
+/**
+ * A long body (past SLICED_JSON_CHARS) whose items of the array `key` are read one at a time: the
+ * top-level object, parsed and checked, with `key` holding where each item lies, and `readItem`
+ * to parse one and check its structure (throwing UnreadableItemError). Parsed one by one and
+ * dropped once used, the 100,000 parsed messages of a PUT never all exist at once. Null for a
+ * shorter body, and whenever the body is not so shaped or its top-level object fails a check: the
+ * caller then reads the whole body (`readJsonBodyInSlices`), whose errors are exact. Only a body
+ * that reads and validates without fault should be taken from here.
+ */
+export async function readJsonBodyLazily(
+  request: FastifyRequest,
+  key: string,
+  pause: Pause,
+): Promise<{ input: Record<string, unknown>; readItem: (span: unknown) => unknown } | null> {
+  const raw = bodyText(request, { required: true }) as string;
+  if (raw.length < SLICED_JSON_CHARS) return null;
+  const split = await splitJsonArray(raw, key, pause);
+  if (split === null) return null;
+  try {
+    checkStructure(split.envelope);
+  } catch {
+    return null;
+  }
+  split.envelope[key] = split.spans;
+  const readItem = (span: unknown) => {
+    const [start, end] = span as [number, number];
+    try {
+      const item: unknown = JSON.parse(raw.slice(start, end));
+      checkStructure(item, 2);
+      return item;
+    } catch {
+      throw new UnreadableItemError();
+    }
+  };
+  return { input: split.envelope, readItem };
 }

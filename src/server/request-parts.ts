@@ -1,7 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Pause, SlicedSchema } from '../engine/parse-in-slices.js';
-import { readJsonBody, readJsonBodyInSlices } from './read-json-body.js';
+import type { ItemOf, Pause, SlicedSchema } from '../engine/parse-in-slices.js';
+import {
+  readJsonBody,
+  readJsonBodyInSlices,
+  readJsonBodyLazily,
+  UnreadableItemError,
+} from './read-json-body.js';
 import { validateRequest, validationResult } from './validate-request.js';
 
 /** The query string validated by `schema`; a repeated parameter keeps its last value, as in Starlette. */
@@ -27,11 +32,44 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
  * The JSON body (required) validated by a sliced schema: the same result and errors as readBody,
  * with a pause before each item of the schema's big array (so a long list holds no other request).
  */
-export async function readBodyInSlices<T>(
+export async function readBodyInSlices<T, K extends string>(
   request: FastifyRequest,
-  schema: SlicedSchema<T>,
+  schema: SlicedSchema<T, K>,
   pause: Pause,
 ): Promise<T> {
   const input = await readJsonBodyInSlices(request, schema.key, pause);
   return validationResult(await schema.safeParse(input, pause, { reportInput: true }), input, 'body');
+}
+
+/**
+ * `readBodyInSlices`, with each valid item of the big array mapped as soon as it is validated
+ * (`SlicedSchema.mapItems`), and, for a long body, each item parsed from the text just before
+ * (`readJsonBodyLazily`): of the three copies of each item (parsed, validated, mapped) only the
+ * mapped one outlives its step. The same answers as `readBodyInSlices` followed by `mapItem` on
+ * each item: any fault (malformed JSON, a structure or validation error) sends the body down that
+ * path again, which names it exactly; else the first error `mapItem` throws.
+ */
+export async function readBodyMappingItems<T, K extends string, M>(
+  request: FastifyRequest,
+  schema: SlicedSchema<T, K>,
+  pause: Pause,
+  mapItem: (item: ItemOf<T, K>, index: number) => M | Promise<M>,
+): Promise<Omit<T, K> & Record<K, M[]>> {
+  const lazy = await readJsonBodyLazily(request, schema.key, pause);
+  if (lazy) {
+    try {
+      const result = await schema.mapItems(lazy.input, pause, mapItem, { readItem: lazy.readItem });
+      if (result.success) return result.data;
+    } catch (error) {
+      if (!(error instanceof UnreadableItemError)) throw error;
+    }
+  }
+  const body = await readBodyInSlices(request, schema, pause);
+  const items = (body as Record<K, ItemOf<T, K>[]>)[schema.key];
+  const mapped: M[] = [];
+  for (const [index, item] of items.entries()) {
+    await pause();
+    mapped.push(await mapItem(item, index));
+  }
+  return { ...body, [schema.key]: mapped } as Omit<T, K> & Record<K, M[]>;
 }

@@ -1,5 +1,10 @@
+import type { z } from 'zod';
 import { parseWith, ValidationError } from '../../core/errors.js';
 import { type MessageInput, messageInputSchema, type NewMessage } from '../../core/schemas/message.js';
+
+/** A message as `messageInputSchema` parses it. */
+type ParsedMessage = z.output<typeof messageInputSchema>;
+
 import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { countContentTokensInSlices, type TokenCounter } from '../../core/tokens/token-counter.js';
 import { createEventLoopSlicer, nextTurn } from '../event-loop-slicer.js';
@@ -35,15 +40,38 @@ export async function prepareMessages(
       [{ path: [], message: `Too many messages: at most ${MAX_SESSION_MESSAGES}` }],
     );
   }
+  const prepare = await createMessagePreparer(inputs, counter, now);
+  const prepared: NewMessage[] = [];
+  for (const [index, input] of inputs.entries()) {
+    await prepare.pause();
+    prepared.push(await prepare(parseWith(messageInputSchema, input, `message at index ${index}`), index));
+  }
+  return prepared;
+}
+
+/** Prepares one validated message; `pause` lets other requests run between messages. */
+export interface MessagePreparer {
+  (message: ParsedMessage, index: number): Promise<NewMessage>;
+  pause(): Promise<unknown>;
+}
+
+/**
+ * `prepareMessages` one message at a time, for a caller that validates them itself (a PUT
+ * validates and prepares each message in one step, so that its validated copy dies young):
+ * duplicate ids across the batch and dates in the future are refused as there. `inputs` (the raw
+ * batch) only decides whether counting waits for a turn of its own.
+ */
+export async function createMessagePreparer(
+  inputs: readonly unknown[],
+  counter: TokenCounter,
+  now: Date,
+): Promise<MessagePreparer> {
   const seen = new Set<string>();
   // The request that brought a long text already spent its turn reading, parsing and validating
   // it: counting starts on a turn of its own, or its first slice would add to that.
   if (inputs.some(isLong)) await nextTurn();
   const slicer = createEventLoopSlicer();
-  const prepared: NewMessage[] = [];
-  for (const [index, input] of inputs.entries()) {
-    await slicer.pause();
-    const message = parseWith(messageInputSchema, input, `message at index ${index}`);
+  const prepare = async (message: ParsedMessage, index: number): Promise<NewMessage> => {
     const id = message.id ?? newId(now.getTime());
     if (seen.has(id)) {
       throw new ValidationError(`Duplicate message id ${id} at index ${index}`, [
@@ -57,7 +85,7 @@ export async function prepareMessages(
         { path: [index, 'createdAt'], message: 'createdAt is in the future' },
       ]);
     }
-    prepared.push({
+    return {
       id,
       role: message.role,
       content: message.content,
@@ -67,9 +95,9 @@ export async function prepareMessages(
       createdAt: createdAt.toISOString(),
       tokenCount: await countContentTokensInSlices(counter, message, slicer.pause),
       tokenEncoding: counter.encoding,
-    });
-  }
-  return prepared;
+    };
+  };
+  return Object.assign(prepare, { pause: slicer.pause });
 }
 
 export type { MessageInput };

@@ -18,7 +18,7 @@ import type { SessionStore } from '../../stores/session-store.js';
 import { createEventLoopSlicer } from '../event-loop-slicer.js';
 import { newId } from '../new-id.js';
 import { parseInSlices } from '../parse-in-slices.js';
-import { prepareMessages } from './prepare-messages.js';
+import { createMessagePreparer, prepareMessages } from './prepare-messages.js';
 import { type SessionRef, toSessionKey } from './session-ref.js';
 
 /** A session with its messages (oldest first). */
@@ -151,12 +151,15 @@ export function createSessionOperations(
 
     async put(ref, input, options = {}) {
       const key = toSessionKey(ref);
-      const parsed = await sessionInputInSlices.safeParse(input, createEventLoopSlicer().pause);
-      if (!parsed.success) throw validationErrorFromZod('session', parsed.error);
-      const write = parsed.data;
-      const { expectedVersion } = parseWith(writeOptionsSchema, options, 'write options');
       const now = clock();
-      const messages = await prepareMessages(write.messages, counter, now);
+      const raw = (input as { messages?: unknown } | null)?.messages;
+      // Each message is prepared as soon as it is validated: 100,000 validated copies would all
+      // survive to the end, each copied by the garbage collector in a pause of the event loop.
+      const prepare = await createMessagePreparer(Array.isArray(raw) ? raw : [], counter, now);
+      const parsed = await sessionInputInSlices.mapItems(input, prepare.pause, prepare);
+      if (!parsed.success) throw validationErrorFromZod('session', parsed.error);
+      const { messages, ...write } = parsed.data;
+      const { expectedVersion } = parseWith(writeOptionsSchema, options, 'write options');
       const state = await store.putSession(
         key,
         {

@@ -7,7 +7,6 @@ import type {
   SessionState,
 } from '../../core/schemas/session.js';
 import { newId } from '../../engine/new-id.js';
-import type { Pause } from '../../engine/parse-in-slices.js';
 import { formatAmsDateTime } from './ams-datetime.js';
 import { AmsHttpError } from './ams-http-error.js';
 import type { ContextUsage } from './fit-context-window.js';
@@ -24,20 +23,15 @@ export function toMessageInput(message: AmsMessage): MessageInput {
 }
 
 /**
- * The PUT body's messages. Ids are assigned here (engram keeps given ones) so that the
- * empty-content 400 can name the message, as AMS does. `pause` runs before each message.
+ * One message of a PUT body. Ids are assigned here (engram keeps given ones) so that the
+ * empty-content 400 can name the message, as AMS does.
  */
-async function toPutMessageInputs(messages: AmsMessage[], pause: Pause): Promise<MessageInput[]> {
-  const inputs: MessageInput[] = [];
-  for (const message of messages) {
-    await pause();
-    const id = message.id ?? newId();
-    if (message.content.trim().length === 0) {
-      throw new AmsHttpError(400, `Message content cannot be empty (message ID: ${id})`);
-    }
-    inputs.push(toMessageInput({ ...message, id }));
+export function toPutMessageInput(message: AmsMessage): MessageInput {
+  const id = message.id ?? newId();
+  if (message.content.trim().length === 0) {
+    throw new AmsHttpError(400, `Message content cannot be empty (message ID: ${id})`);
   }
-  return inputs;
+  return toMessageInput({ ...message, id });
 }
 
 function toPendingMemory(memory: AmsMemoryItem): PendingMemoryInput {
@@ -58,12 +52,15 @@ function toPendingMemory(memory: AmsMemoryItem): PendingMemoryInput {
 }
 
 /**
- * The PUT body as engram's session input. `tokens`, `last_accessed` and `updated_at` are not kept.
- * `pause` runs before each message (an event-loop slicer's, so 100,000 of them hold no other request).
+ * The PUT body as engram's session input, its messages already mapped (`toPutMessageInput`).
+ * `tokens`, `last_accessed` and `updated_at` are not kept.
  */
-export async function toSessionInput(body: AmsWorkingMemoryBody, pause: Pause): Promise<SessionInput> {
+export function toSessionInput(
+  body: Omit<AmsWorkingMemoryBody, 'messages'>,
+  messages: MessageInput[],
+): SessionInput {
   return {
-    messages: await toPutMessageInputs(body.messages, pause),
+    messages,
     memories: body.memories.map(toPendingMemory),
     data: body.data as JsonObject | null,
     context: body.context,

@@ -7,13 +7,18 @@ import { toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
-import { readBodyInSlices, readPath, readQuery } from '../request-parts.js';
+import { readBodyMappingItems, readPath, readQuery } from '../request-parts.js';
 import type { RouteDocs } from '../route-docs.js';
 import { serializeInSlices } from '../serialize-in-slices.js';
 import { findUniqueSession } from './find-unique-session.js';
 import { contextWindowOf, fitContextWindow } from './fit-context-window.js';
 import { sessionRefFromRequest } from './session-ref-from-request.js';
-import { toAmsMessage, toSessionInput, toWorkingMemoryResponse } from './working-memory-mapper.js';
+import {
+  toAmsMessage,
+  toPutMessageInput,
+  toSessionInput,
+  toWorkingMemoryResponse,
+} from './working-memory-mapper.js';
 import { createResponseCache } from './working-memory-response-cache.js';
 import {
   sessionListResponseSchema,
@@ -162,8 +167,18 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     // 100,000 messages are validated, mapped, stored and echoed in ~4 ms slices (DEFAULT_SLICE_MS): other requests
     // run in between (the store's write itself stays one transaction).
     const slicer = createEventLoopSlicer();
-    const body = await readBodyInSlices(request, amsWorkingMemoryBodyInSlices, slicer.pause);
-    const input = await toSessionInput(body, slicer.pause);
+    // Each message is mapped as soon as it is validated, so that the validated copies die young.
+    let undated = false;
+    const body = await readBodyMappingItems(
+      request,
+      amsWorkingMemoryBodyInSlices,
+      slicer.pause,
+      (message) => {
+        if (!message.created_at) undated = true;
+        return toPutMessageInput(message);
+      },
+    );
+    const input = toSessionInput(body, body.messages);
     const ref = {
       sessionId: session_id,
       namespace: body.namespace,
@@ -182,9 +197,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     );
     const fitted =
       window === null ? null : await fitContextWindow(session.messages, window, { truncate: false });
-    if (body.messages.some((message) => !message.created_at)) {
-      reply.header('x-deprecation-warning', DEPRECATION_WARNING);
-    }
+    if (undated) reply.header('x-deprecation-warning', DEPRECATION_WARNING);
     const { messages: _echoedBelow, ...rest } = toWorkingMemoryResponse(session, [], fitted?.usage ?? null, {
       wholeSeconds: false,
       nullDataAsEmpty: false,

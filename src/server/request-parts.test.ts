@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import type { FastifyRequest } from 'fastify';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { parseInSlices } from '../engine/parse-in-slices.js';
+import { SLICED_JSON_CHARS } from './read-json-body.js';
+import { readBodyInSlices, readBodyMappingItems } from './request-parts.js';
+
+const noPause = async () => {};
+const schema = parseInSlices(
+  z.object({ name: z.string().default('x'), list: z.array(z.object({ n: z.number(), pad: z.string() })) }),
+  'list',
+);
+const requestOf = (body: string) =>
+  ({ body, headers: { 'content-type': 'application/json' } }) as unknown as FastifyRequest;
+/** A body past SLICED_JSON_CHARS: read lazily. */
+const longBody = (count: number) =>
+  JSON.stringify({
+    name: 'long',
+    list: Array.from({ length: count }, (_, n) => ({
+      n,
+      pad: 'p'.repeat(Math.ceil(SLICED_JSON_CHARS / count)),
+    })),
+  });
+
+/** The outcome of a read: its value, or the error it threw. */
+const settle = (read: Promise<unknown>) =>
+  read.then(
+    (value) => ({ value }),
+    (error: Error) => ({
+      error: error.name,
+      detail: (error as { details?: unknown }).details ?? error.message,
+    }),
+  );
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('readBodyMappingItems', () => {
+  it('parses, validates and maps each item before the next, for a long body', async () => {
+    const text = longBody(300);
+    const events: string[] = [];
+    const parse = JSON.parse;
+    vi.spyOn(JSON, 'parse').mockImplementation((source: string, reviver) => {
+      const value = parse(source, reviver);
+      if (typeof value?.n === 'number') events.push(`parse ${value.n}`);
+      return value;
+    });
+    const body = await readBodyMappingItems(requestOf(text), schema, noPause, (item) => {
+      events.push(`map ${item.n}`);
+      return item.n * 2;
+    });
+    expect(body).toEqual({ name: 'long', list: Array.from({ length: 300 }, (_, n) => n * 2) });
+    expect(events.slice(0, 4)).toEqual(['parse 0', 'map 0', 'parse 1', 'map 1']);
+    expect(events).toHaveLength(600);
+  });
+
+  it('answers as readBodyInSlices and then mapping would, faults included', async () => {
+    const text = longBody(40);
+    const cut = text.lastIndexOf('},{');
+    const bodies = [
+      text,
+      `${text.slice(0, cut + 1)};${text.slice(cut + 2)}`, // malformed JSON in a late item
+      `${text.slice(0, cut + 3)}"__proto__":{},${text.slice(cut + 3)}`, // a late __proto__ key
+      text.replace('"n":3,', '"n":"three",'), // a late item fails validation
+      text.replace('"name":"long"', '"name":7'), // the envelope fails validation
+      text.replace('"n":39,', '"n":-1,'), // mapping throws on a late item
+      JSON.stringify({ list: [{ n: 1, pad: '' }] }), // a short body, read whole
+    ];
+    const mapItem = (item: { n: number }) => {
+      if (item.n < 0) throw new Error(`negative at ${item.n}`);
+      return item.n;
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...bodies), async (text) => {
+        const expected = await settle(
+          readBodyInSlices(requestOf(text), schema, noPause).then((body) => ({
+            ...body,
+            list: body.list.map(mapItem),
+          })),
+        );
+        expect(await settle(readBodyMappingItems(requestOf(text), schema, noPause, mapItem))).toEqual(
+          expected,
+        );
+      }),
+      { numRuns: bodies.length * 3 },
+    );
+  });
+});
