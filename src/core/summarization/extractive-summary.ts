@@ -9,12 +9,6 @@ export interface SummarizedMessage {
 const SENTENCE = /[^.!?\n]+(?:[.!?]+|$)/g;
 const MAX_SENTENCE_CHARS = 300;
 
-interface Candidate {
-  order: number;
-  text: string;
-  score: number;
-}
-
 /**
  * The summary used when no LLM is configured: the most informative sentences of the user and
  * assistant messages, in their original order, as `- role: sentence` lines, within `maxChars`.
@@ -42,45 +36,78 @@ export function* extractiveSummarySteps(
   messages: readonly SummarizedMessage[],
   maxChars = 4_000,
 ): Generator<void, string, void> {
-  const candidates: Candidate[] = [];
-  for (const message of messages) {
+  // Candidates are kept as numbers, not objects, strings and sets: a summary of 100,000 messages
+  // held all of them while it ran, and the garbage collector copied each in pauses of the event
+  // loop. A candidate is where its sentence lies (message, offset, length) and its terms' ids.
+  const places: number[] = [];
+  const lineLengths: number[] = [];
+  const termStarts: number[] = [0];
+  const termIds: number[] = [];
+  const idOf = new Map<string, number>();
+  const documentFrequency: number[] = [];
+  const prefixTerms = new Map<string, string[]>();
+  for (const [messageIndex, message] of messages.entries()) {
     yield;
     if (message.role !== 'user' && message.role !== 'assistant') continue;
     for (const match of message.content.matchAll(SENTENCE)) {
       const sentence = match[0].replace(/\s+/g, ' ').trim();
-      if (analyzeText(sentence).length === 0) continue;
-      const text =
-        sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS)}…` : sentence;
-      candidates.push({ order: candidates.length, text: `- ${message.role}: ${text}`, score: 0 });
+      const sentenceTerms = analyzeText(sentence);
+      if (sentenceTerms.length === 0) continue;
+      const line = candidateLine(message.role, sentence);
+      // The line's terms are the prefix's and the sentence's, unless the sentence was cut.
+      let prefix = prefixTerms.get(message.role);
+      if (prefix === undefined) {
+        prefix = analyzeText(candidateLine(message.role, ''));
+        prefixTerms.set(message.role, prefix);
+      }
+      const terms = new Set(
+        line.length - sentence.length === prefixLength(message.role)
+          ? [...prefix, ...sentenceTerms]
+          : analyzeText(line),
+      );
+      for (const term of terms) {
+        let id = idOf.get(term);
+        if (id === undefined) {
+          id = documentFrequency.length;
+          idOf.set(term, id);
+          documentFrequency.push(0);
+        }
+        documentFrequency[id] = (documentFrequency[id] ?? 0) + 1;
+        termIds.push(id);
+      }
+      termStarts.push(termIds.length);
+      places.push(messageIndex, match.index, match[0].length);
+      lineLengths.push(line.length);
     }
   }
-  const documentFrequency = new Map<string, number>();
-  const termsOf: Set<string>[] = [];
-  for (const candidate of candidates) {
-    yield;
-    const terms = new Set(analyzeText(candidate.text));
-    termsOf.push(terms);
-    for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-  }
-  for (const [index, candidate] of candidates.entries()) {
-    yield;
-    const terms = termsOf[index] ?? new Set<string>();
+  const count = lineLengths.length;
+  const scores = new Float64Array(count);
+  for (let index = 0; index < count; index++) {
+    if (index % 64 === 0) yield;
+    const from = termStarts[index] ?? 0;
+    const to = termStarts[index + 1] ?? from;
     let weight = 0;
-    for (const term of terms) weight += Math.log(1 + candidates.length / (documentFrequency.get(term) ?? 1));
-    candidate.score = weight / Math.sqrt(terms.size || 1);
+    for (let at = from; at < to; at++)
+      weight += Math.log(1 + count / (documentFrequency[termIds[at] ?? 0] ?? 1));
+    scores[index] = weight / Math.sqrt(to - from || 1);
   }
 
   const previousLines = (previous ?? '').split('\n').filter((line) => line.trim().length > 0);
   // New lines get at least half the space; the previous summary keeps the rest (newest lines).
   const newBudget = previousLines.length === 0 ? maxChars : Math.floor(maxChars / 2);
-  const chosen: Candidate[] = [];
+  const chosen: number[] = [];
   let used = 0;
-  for (const candidate of [...candidates].sort((left, right) => right.score - left.score)) {
-    if (used + candidate.text.length + 1 > newBudget) continue;
-    chosen.push(candidate);
-    used += candidate.text.length + 1;
+  // Best first; equal scores in their original order (a stable sort, as before).
+  const byScore = Array.from({ length: count }, (_, index) => index).sort(
+    (left, right) => (scores[right] ?? 0) - (scores[left] ?? 0) || left - right,
+  );
+  for (const index of byScore) {
+    const length = lineLengths[index] ?? 0;
+    if (used + length + 1 > newBudget) continue;
+    chosen.push(index);
+    used += length + 1;
   }
-  chosen.sort((left, right) => left.order - right.order);
+  chosen.sort((left, right) => left - right);
   const kept: string[] = [];
   let remaining = maxChars - used;
   for (let index = previousLines.length - 1; index >= 0; index -= 1) {
@@ -89,6 +116,23 @@ export function* extractiveSummarySteps(
     kept.unshift(line);
     remaining -= line.length + 1;
   }
-  const lines = [...kept, ...chosen.map((candidate) => candidate.text)];
+  const lineAt = (index: number) => {
+    const message = messages[places[3 * index] ?? 0] as SummarizedMessage;
+    const start = places[3 * index + 1] ?? 0;
+    const sentence = message.content
+      .slice(start, start + (places[3 * index + 2] ?? 0))
+      .replace(/\s+/g, ' ')
+      .trim();
+    return candidateLine(message.role, sentence);
+  };
+  const lines = [...kept, ...chosen.map(lineAt)];
   return lines.length > 0 ? lines.join('\n') : (previous ?? '');
 }
+
+/** `- role: sentence`, the sentence cut at MAX_SENTENCE_CHARS. */
+function candidateLine(role: string, sentence: string): string {
+  const text = sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS)}…` : sentence;
+  return `- ${role}: ${text}`;
+}
+
+const prefixLength = (role: string) => role.length + 4;
