@@ -134,7 +134,12 @@ describe('parseInSlices', () => {
   it('mapItems maps each item before the next is parsed, so parsed copies die young', async () => {
     const events: string[] = [];
     const schema = z.object({
-      list: z.array(z.number().transform((n) => (events.push(`parse ${n}`), n))),
+      list: z.array(
+        z.number().transform((n) => {
+          events.push(`parse ${n}`);
+          return n;
+        }),
+      ),
     });
     const result = await parseInSlices(schema, 'list').mapItems({ list: [1, 2, 3] }, noPause, (n) => {
       events.push(`map ${n}`);

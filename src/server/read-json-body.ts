@@ -143,7 +143,7 @@ export class UnreadableItemError extends Error {}
 
 /**
  * A long body (past SLICED_JSON_CHARS) whose items of the array `key` are read one at a time: the
- * top-level object, parsed and checked, with `key` holding where each item lies, and `readItem`
+ * top-level object, parsed and checked, with `key` holding each item's index, and `readItem`
  * to parse one and check its structure (throwing UnreadableItemError). Parsed one by one and
  * dropped once used, the 100,000 parsed messages of a PUT never all exist at once. Null for a
  * shorter body, and whenever the body is not so shaped or its top-level object fails a check: the
@@ -154,7 +154,7 @@ export async function readJsonBodyLazily(
   request: FastifyRequest,
   key: string,
   pause: Pause,
-): Promise<{ input: Record<string, unknown>; readItem: (span: unknown) => unknown } | null> {
+): Promise<{ input: Record<string, unknown>; readItem: (item: unknown) => unknown } | null> {
   const raw = bodyText(request, { required: true }) as string;
   if (raw.length < SLICED_JSON_CHARS) return null;
   const split = await splitJsonArray(raw, key, pause);
@@ -164,9 +164,13 @@ export async function readJsonBodyLazily(
   } catch {
     return null;
   }
-  split.envelope[key] = split.spans;
-  const readItem = (span: unknown) => {
-    const [start, end] = span as [number, number];
+  const { spans } = split;
+  // The array holds each item's index, so that its length is checked as the list's.
+  split.envelope[key] = Array.from({ length: spans.length / 2 }, (_, index) => index);
+  const readItem = (item: unknown) => {
+    const index = item as number;
+    const start = spans[2 * index];
+    const end = spans[2 * index + 1];
     try {
       const item: unknown = JSON.parse(raw.slice(start, end));
       checkStructure(item, 2);

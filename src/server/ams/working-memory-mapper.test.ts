@@ -9,7 +9,7 @@ const bodyOf = (contents: string[]) =>
   });
 
 describe('toPutMessageInput and toSessionInput', () => {
-  it("keep the messages' order and ids, and give an id to a message without one", () => {
+  it("keep the messages' order and ids (the engine gives ids to messages without one)", () => {
     const body = bodyOf(['a', 'b', 'c']);
     const input = toSessionInput(body, body.messages.map(toPutMessageInput));
     expect(input.messages?.map((message) => [message.id, message.content])).toEqual([
@@ -17,12 +17,15 @@ describe('toPutMessageInput and toSessionInput', () => {
       ['m1', 'b'],
       ['m2', 'c'],
     ]);
-    expect(toPutMessageInput({ role: 'user', content: 'x' }).id).toMatch(/^[0-9A-Z]{26}$/);
+    expect(toPutMessageInput({ role: 'user', content: 'x' })).toEqual({ role: 'user', content: 'x' });
   });
 
-  it('answer 400 naming a blank message', () => {
+  it('answer 400 naming a blank message, by an id of its own when it has none', () => {
     const mapBlank = () => toPutMessageInput({ role: 'user', content: ' \n', id: 'm998' });
     expect(mapBlank).toThrow(AmsHttpError);
     expect(mapBlank).toThrow('Message content cannot be empty (message ID: m998)');
+    expect(() => toPutMessageInput({ role: 'user', content: '' })).toThrow(
+      /^Message content cannot be empty \(message ID: [0-9A-Z]{26}\)$/,
+    );
   });
 });

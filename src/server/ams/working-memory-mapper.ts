@@ -24,15 +24,15 @@ export function toMessageInput(message: AmsMessage): MessageInput {
 }
 
 /**
- * One message of a PUT body. Ids are assigned here (engram keeps given ones) so that the
- * empty-content 400 can name the message, as AMS does.
+ * One message of a PUT body. The empty-content 400 names the message, as AMS does: by its id, or
+ * by the id it would have been given (engram gives a message without one an id when it prepares
+ * it, so that the route's copy of 100,000 messages does not carry them).
  */
 export function toPutMessageInput(message: AmsMessage): MessageInput {
-  const id = message.id ?? newId();
   if (message.content.trim().length === 0) {
-    throw new AmsHttpError(400, `Message content cannot be empty (message ID: ${id})`);
+    throw new AmsHttpError(400, `Message content cannot be empty (message ID: ${message.id ?? newId()})`);
   }
-  return toMessageInput({ ...message, id });
+  return toMessageInput(message);
 }
 
 function toPendingMemory(memory: AmsMemoryItem): PendingMemoryInput {
