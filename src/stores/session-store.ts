@@ -55,7 +55,9 @@ export interface SessionStore {
    * Replaces the whole session (messages included), creating it if absent. The new messages get
    * seqs above the highest seq the session ever had, so a reader's seq cursor never sees reuse.
    * The summary mark moves to the previous `lastSeq` with zero counts: the written `context`
-   * stands for whatever came before, and none of the new messages is summarized.
+   * stands for whatever came before, and none of the new messages is summarized. The driver
+   * keeps no reference to `write` or its messages: the caller may change them afterwards (the
+   * engine numbers them in place).
    */
   putSession(key: SessionKey, write: SessionWrite, options?: WriteOptions): Promise<SessionState>;
 

@@ -177,6 +177,8 @@ export function describeReadConformance(context: ConformanceContext): void {
     const storedMessages = structuredClone(await store.readMessages(key, { order: 'oldest-first' }));
 
     list.push(2);
+    itemAt(messages, 0).content = 'changed';
+    Object.assign(itemAt(messages, 2), { seq: 99 });
     itemAt(itemAt(messages, 1).toolCalls ?? [], 0).function.name = 'changed';
     const session = await store.getSession(key);
     if (!session) throw new Error('session missing');
