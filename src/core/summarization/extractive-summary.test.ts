@@ -171,4 +171,12 @@ describe('extractiveSummary', () => {
       { numRuns: 1_000 },
     );
   });
+
+  it('decides whether a long sentence says anything from its first 1,200 characters', () => {
+    // A megabyte-long sentence is not analyzed whole: one step of the summary would hold the loop.
+    const late = `${'of '.repeat(500)}Lisbon.`;
+    const early = `Lisbon ${'x'.repeat(900_000)}.`;
+    expect(extractiveSummary(null, [{ role: 'user', content: late }])).toBe('');
+    expect(extractiveSummary(null, [{ role: 'user', content: early }])).toMatch(/^- user: Lisbon x+…$/);
+  });
 });

@@ -8,6 +8,12 @@ export interface SummarizedMessage {
 
 const SENTENCE = /[^.!?\n]+(?:[.!?]+|$)/g;
 const MAX_SENTENCE_CHARS = 300;
+/**
+ * Characters of a sentence analyzed to decide whether it says anything at all (its line shows 300):
+ * a 900 KB message without punctuation is one sentence, and analyzing it whole held the event loop
+ * for one step of about 60 ms.
+ */
+const MAX_ANALYZED_CHARS = 1_200;
 
 /**
  * The summary used when no LLM is configured: the most informative sentences of the user and
@@ -51,7 +57,9 @@ export function* extractiveSummarySteps(
     if (message.role !== 'user' && message.role !== 'assistant') continue;
     for (const match of message.content.matchAll(SENTENCE)) {
       const sentence = match[0].replace(/\s+/g, ' ').trim();
-      const sentenceTerms = analyzeText(sentence);
+      const sentenceTerms = analyzeText(
+        sentence.length > MAX_ANALYZED_CHARS ? sentence.slice(0, MAX_ANALYZED_CHARS) : sentence,
+      );
       if (sentenceTerms.length === 0) continue;
       const line = candidateLine(message.role, sentence);
       // The line's terms are the prefix's and the sentence's, unless the sentence was cut.
