@@ -26,4 +26,12 @@ describe('stem', () => {
     const words = ['running', 'relational', 'constructor', '__proto__', 'hasOwnProperty', 'ponies', 'ponies'];
     for (const word of [...words, ...words]) expect(stem(word)).toBe(stemmer(word));
   });
+
+  it('keeps words over 64 characters as they are, as SQLite FTS5 porter does', () => {
+    const longest = `${'x'.repeat(60)}ings`;
+    expect(stem(longest)).toBe(stemmer(longest));
+    expect(stem(longest)).not.toBe(longest);
+    const longer = `${'x'.repeat(61)}ings`;
+    expect(stem(longer)).toBe(longer);
+  });
 });

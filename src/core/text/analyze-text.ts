@@ -37,8 +37,16 @@ export function words(text: string): string[] {
 const stems = new Map<string, string>();
 const REMEMBERED_STEMS = 100_000;
 
+/**
+ * Longest word stemmed. Longer ones are kept as they are and never remembered, as SQLite FTS5's
+ * porter tokenizer passes tokens over 64 bytes through: no English word is that long, and the memo
+ * would otherwise keep whatever a text's longest run of letters is (up to 100,000 of them).
+ */
+const MAX_STEMMED_CHARS = 64;
+
 /** `stemmer(word)`, remembered (forgotten all at once past `REMEMBERED_STEMS` words, to bound memory). */
 export function stem(word: string): string {
+  if (word.length > MAX_STEMMED_CHARS) return word;
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
     if (stems.size >= REMEMBERED_STEMS) stems.clear();
