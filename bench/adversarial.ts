@@ -6,14 +6,15 @@
  * answer's size is reported). For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
  * and the server's event-loop delay p99/max (perf_hooks.monitorEventLoopDelay in the server
  * process), next to a quiet baseline (health polling alone) measured in the same run, first and
- * last; before each input, the server is given up to --settle-seconds to finish the previous one's
+ * last; after each answer, health is polled on for --after-seconds (the background work the input
+ * left: two more columns); before each input, the server is given up to --settle-seconds to finish the previous one's
  * background work. Goal: no adversarial input raises health p99 above 5× the quiet baseline.
  * The server runs in a child process over a temporary SQLite file (in a store thread, as `engram
  * serve` runs it, unless --store-thread main), authentication off, its body
  * limit raised (--body-limit) so that the large inputs reach the server's own limits.
  * Usage: node --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
- *        [--store-thread worker|main] [--settle-seconds 20]
+ *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2]
  *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,put-1m,oversize-body,
  *        over-max-document]
  */
@@ -24,13 +25,14 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { MAX_DOCUMENT_CHARS } from '../src/engine/long-term/knowledge-base.js';
 import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { createWorkerStore } from '../src/stores/worker/worker-store.js';
+import { markdown, noSpaceRun } from './adversarial-inputs.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
+import { pollHealth } from './poll-health.js';
 
 const allScenarios = [
   'no-space-append',
@@ -53,6 +55,7 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '3' },
     'store-thread': { type: 'string', default: 'worker' },
     'settle-seconds': { type: 'string', default: '20' },
+    'after-seconds': { type: 'string', default: '2' },
     scenarios: { type: 'string', default: allScenarios.join(',') },
     serve: { type: 'boolean', default: false },
   },
@@ -90,42 +93,6 @@ function ask(child: ChildProcess, message: string): Promise<Record<string, numbe
     child.once('message', (answer) => resolve(answer as Record<string, number>));
     child.send(message);
   });
-}
-
-/** Text of `length` characters from a 64-letter alphabet, without whitespace (pseudo-random). */
-function noSpaceRun(length: number, seed = 1): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const parts: string[] = [];
-  let state = seed;
-  for (let index = 0; index < length; index++) {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    parts.push(alphabet[state % 64] as string);
-  }
-  return parts.join('');
-}
-
-/** A Markdown document of about `bytes` bytes: sections of paragraphs of varied words. */
-function markdown(bytes: number): string {
-  const words = [
-    'policy',
-    'leave',
-    'travel',
-    'budget',
-    'approval',
-    'receipt',
-    'manager',
-    'deadline',
-    'office',
-  ];
-  const parts: string[] = [];
-  for (let section = 0, size = 0; size < bytes; section++) {
-    const sentence = (n: number) =>
-      `Rule ${section}.${n}: ${words[(section + n) % words.length]} requests for item ${section * 7 + n} go to the ${words[(section * 3 + n) % words.length]} desk.`;
-    const part = `## Section ${section}\n\n${sentence(1)} ${sentence(2)}\n\n${sentence(3)} ${sentence(4)}\n\n`;
-    parts.push(part);
-    size += part.length;
-  }
-  return parts.join('');
 }
 
 interface Context {
@@ -296,44 +263,6 @@ const scenarios: Record<
   },
 };
 
-/**
- * Polls /v1/health one request after another (pausing `intervalMs`) from a worker thread, so that
- * building and sending the adversarial bodies in this thread never delays a health request.
- */
-function pollHealth(port: number, intervalMs: number) {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     const http = require('node:http');
-     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-     const latencies = [];
-     let running = true;
-     parentPort.on('message', () => { running = false; });
-     const once = () => new Promise((resolve, reject) => {
-       const started = performance.now();
-       http.get({ agent, host: '127.0.0.1', port: workerData.port, path: '/v1/health' }, (response) => {
-         response.resume();
-         response.on('end', () => resolve(performance.now() - started));
-       }).on('error', reject);
-     });
-     (async () => {
-       while (running) {
-         latencies.push(await once());
-         await new Promise((resolve) => setTimeout(resolve, workerData.intervalMs));
-       }
-       agent.destroy();
-       parentPort.postMessage(latencies);
-     })();`,
-    { eval: true, workerData: { port, intervalMs } },
-  );
-  return {
-    stop(): Promise<number[]> {
-      const latencies = new Promise<number[]>((resolve) => worker.once('message', resolve));
-      worker.postMessage('stop');
-      return latencies.finally(() => worker.terminate());
-    },
-  };
-}
-
 async function main(): Promise<void> {
   if (values.serve) return serve();
   const script = process.argv[1] ?? '';
@@ -365,6 +294,15 @@ async function main(): Promise<void> {
     const delay = await ask(child, 'delay');
     const p99 = percentile(latencies, 99);
     if (Number.isNaN(baseline)) baseline = p99;
+    // The background work an input leaves (a summary job, an extraction) holds other requests
+    // too: health is polled on for --after-seconds once the answer has come.
+    let after = ['-', '-'];
+    if (!label.startsWith('quiet')) {
+      const afterPoller = pollHealth(port, Number(values['health-interval-ms']));
+      await new Promise((resolve) => setTimeout(resolve, Number(values['after-seconds']) * 1_000));
+      const afterLatencies = await afterPoller.stop();
+      after = [percentile(afterLatencies, 99).toPrecision(3), Math.max(...afterLatencies).toPrecision(3)];
+    }
     rows.push([
       label,
       outcome,
@@ -376,6 +314,7 @@ async function main(): Promise<void> {
       delay.p99 ?? Number.NaN,
       delay.max ?? Number.NaN,
       `${(p99 / baseline).toFixed(1)}×`,
+      ...after,
     ]);
   };
   // Before each input, wait (up to --settle-seconds) until health answers as it did at the quiet
@@ -416,6 +355,8 @@ async function main(): Promise<void> {
       'loop delay p99 ms',
       'loop delay max ms',
       'p99 / quiet',
+      `next ${values['after-seconds']} s: health p99 ms`,
+      `next ${values['after-seconds']} s: health max ms`,
     ],
     rows,
   );
