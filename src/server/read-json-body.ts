@@ -172,9 +172,9 @@ export async function readJsonBodyLazily(
     const start = spans[2 * index];
     const end = spans[2 * index + 1];
     try {
-      const item: unknown = JSON.parse(raw.slice(start, end));
-      checkStructure(item, 2);
-      return item;
+      const parsed: unknown = JSON.parse(raw.slice(start, end));
+      checkStructure(parsed, 2);
+      return parsed;
     } catch {
       throw new UnreadableItemError();
     }

@@ -1,14 +1,13 @@
 import type { z } from 'zod';
 import { parseWith, ValidationError } from '../../core/errors.js';
 import { type MessageInput, messageInputSchema, type NewMessage } from '../../core/schemas/message.js';
-
-/** A message as `messageInputSchema` parses it. */
-type ParsedMessage = z.output<typeof messageInputSchema>;
-
 import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { countContentTokensInSlices, type TokenCounter } from '../../core/tokens/token-counter.js';
 import { createEventLoopSlicer, nextTurn } from '../event-loop-slicer.js';
 import { newId } from '../new-id.js';
+
+/** A message as `messageInputSchema` parses it. */
+type ParsedMessage = z.output<typeof messageInputSchema>;
 
 /** Content at least this long is counted from a turn of its own (about one slice of counting). */
 const LONG_CONTENT_CHARS = 65_536;
