@@ -64,12 +64,6 @@ export async function readBodyMappingItems<T, K extends string, M>(
       if (!(error instanceof UnreadableItemError)) throw error;
     }
   }
-  const body = await readBodyInSlices(request, schema, pause);
-  const items = (body as Record<K, ItemOf<T, K>[]>)[schema.key];
-  const mapped: M[] = [];
-  for (const [index, item] of items.entries()) {
-    await pause();
-    mapped.push(await mapItem(item, index));
-  }
-  return { ...body, [schema.key]: mapped } as Omit<T, K> & Record<K, M[]>;
+  const input = await readJsonBodyInSlices(request, schema.key, pause);
+  return validationResult(await schema.mapItems(input, pause, mapItem, { reportInput: true }), input, 'body');
 }

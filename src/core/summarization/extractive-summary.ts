@@ -69,9 +69,7 @@ export function* extractiveSummarySteps(
         prefixTerms.set(message.role, prefix);
       }
       const terms = new Set(
-        line.length - sentence.length === prefixLength(message.role)
-          ? [...prefix, ...sentenceTerms]
-          : analyzeText(line),
+        sentence.length <= MAX_SENTENCE_CHARS ? [...prefix, ...sentenceTerms] : analyzeText(line),
       );
       for (const term of terms) {
         let id = idOf.get(term);
@@ -142,5 +140,3 @@ function candidateLine(role: string, sentence: string): string {
   const text = sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS)}…` : sentence;
   return `- ${role}: ${text}`;
 }
-
-const prefixLength = (role: string) => role.length + 4;
