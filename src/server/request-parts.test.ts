@@ -3,8 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { parseInSlices } from '../engine/parse-in-slices.js';
-import { SLICED_JSON_CHARS } from './read-json-body.js';
-import { readBodyInSlices, readBodyMappingItems } from './request-parts.js';
+import { readJsonBodyInSlices, SLICED_JSON_CHARS } from './read-json-body.js';
+import { readBodyMappingItems } from './request-parts.js';
+import { validationResult } from './validate-request.js';
 
 const noPause = async () => {};
 const schema = parseInSlices(
@@ -35,6 +36,12 @@ const settle = (read: Promise<unknown>) =>
 
 afterEach(() => vi.restoreAllMocks());
 
+/** The body parsed whole (in slices), then validated: the path every fault is sent down. */
+async function readWhole(text: string) {
+  const input = await readJsonBodyInSlices(requestOf(text), 'list', noPause);
+  return validationResult(await schema.safeParse(input, noPause, { reportInput: true }), input, 'body');
+}
+
 describe('readBodyMappingItems', () => {
   it('parses, validates and maps each item before the next, for a long body', async () => {
     const text = longBody(300);
@@ -54,7 +61,7 @@ describe('readBodyMappingItems', () => {
     expect(events).toHaveLength(600);
   });
 
-  it('answers as readBodyInSlices and then mapping would, faults included', async () => {
+  it('answers as the whole body parsed and validated, then mapped, would: faults included', async () => {
     const text = longBody(40);
     const cut = text.lastIndexOf('},{');
     const bodies = [
@@ -73,7 +80,7 @@ describe('readBodyMappingItems', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...bodies), async (text) => {
         const expected = await settle(
-          readBodyInSlices(requestOf(text), schema, noPause).then((body) => ({
+          readWhole(text).then((body) => ({
             ...body,
             list: body.list.map(mapItem),
           })),

@@ -29,25 +29,13 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
 }
 
 /**
- * The JSON body (required) validated by a sliced schema: the same result and errors as readBody,
- * with a pause before each item of the schema's big array (so a long list holds no other request).
- */
-export async function readBodyInSlices<T, K extends string>(
-  request: FastifyRequest,
-  schema: SlicedSchema<T, K>,
-  pause: Pause,
-): Promise<T> {
-  const input = await readJsonBodyInSlices(request, schema.key, pause);
-  return validationResult(await schema.safeParse(input, pause, { reportInput: true }), input, 'body');
-}
-
-/**
- * `readBodyInSlices`, with each valid item of the big array mapped as soon as it is validated
- * (`SlicedSchema.mapItems`), and, for a long body, each item parsed from the text just before
- * (`readJsonBodyLazily`): of the three copies of each item (parsed, validated, mapped) only the
- * mapped one outlives its step. The same answers as `readBodyInSlices` followed by `mapItem` on
- * each item: any fault (malformed JSON, a structure or validation error) sends the body down that
- * path again, which names it exactly; else the first error `mapItem` throws.
+ * The JSON body (required) validated by a sliced schema, with a pause before each item of its big
+ * array (so a long list holds no other request), and each valid item mapped as soon as it is
+ * validated (`SlicedSchema.mapItems`); for a long body each item is also parsed from the text just
+ * before (`readJsonBodyLazily`): of the three copies of each item (parsed, validated, mapped) only
+ * the mapped one outlives its step. The answers are readBody's followed by `mapItem` on each item:
+ * any fault (malformed JSON, a structure or validation error) sends the body down the whole-body
+ * path (`readJsonBodyInSlices`), which names it exactly; else the first error `mapItem` throws.
  */
 export async function readBodyMappingItems<T, K extends string, M>(
   request: FastifyRequest,
