@@ -36,8 +36,11 @@ function fromIsoText(text: string): Date | null {
   ];
   const [y, mo, d, h, mi, s] = fields;
   const milliseconds = Number(fraction.padEnd(3, '0').slice(0, 3));
-  const utc = Date.UTC(y, mo - 1, d, h, mi, s, milliseconds);
-  const check = new Date(utc);
+  // Not `Date.UTC`: it reads years 0-99 as 1900-1999, and pydantic takes year 50 as year 50.
+  const check = new Date(0);
+  check.setUTCFullYear(y, mo - 1, d);
+  check.setUTCHours(h, mi, s, milliseconds);
+  const utc = check.getTime();
   // Reject calendar overflow (2025-02-30, 25:00) instead of letting Date roll it over.
   if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;
   if (Number(offsetHours ?? 0) > 23 || Number(offsetMinutes ?? 0) > 59) return null;
@@ -64,7 +67,7 @@ function digitsAt(text: string, start: number, end: number): number {
  * `YYYY-MM-DDTHH:MM:SS.sssZ`, years 1000-9999), checked without allocating anything: the form
  * clients send, 100,000 times in a large PUT, where the general path (a regular expression, two
  * Dates and a new string per value) was most of the validation's time and garbage. Undefined
- * otherwise. (Years before 1000 take the general path, whose `Date.UTC` reads 0-99 as 1900-1999.)
+ * otherwise. (Years before 1000 take the general path.)
  */
 export function canonicalIsoText(text: string): string | undefined {
   if (text.length !== 24 || text[23] !== 'Z' || text[19] !== '.' || text[10] !== 'T') return undefined;
