@@ -1,26 +1,53 @@
+import type { VectorArena } from './vector-arena.js';
+
 /**
- * One inverted list of an IVF index: unit vectors packed in a growable Float32Array (position i at
+ * One inverted list of an IVF index: unit vectors packed side by side (position i at
  * `i * dimensions`) beside their keys, so that scanning a cell walks contiguous memory. Keys are
- * int32, so reading one yields a small integer that indexes arrays without boxing.
+ * int32, so reading one yields a small integer that indexes arrays without boxing. With an
+ * `arena`, the vectors live in its WebAssembly memory (scanned there by its SIMD kernel); without
+ * one, or once the arena cannot grow, in an ordinary Float32Array.
  */
 export class IvfCell {
-  vectors: Float32Array;
   keys: Int32Array;
   count = 0;
+  private storage: Float32Array;
+  /** Float index of position 0 in the arena (-1: not in one). */
+  private start = -1;
+  /** The arena generation `storage` was viewed at. */
+  private generation = -1;
 
   constructor(
     readonly dimensions: number,
     capacity = 16,
+    private arena: VectorArena | null = null,
   ) {
-    this.vectors = new Float32Array(capacity * dimensions);
     this.keys = new Int32Array(capacity);
+    this.start = arena ? arena.allocate(capacity * dimensions) : -1;
+    if (this.start < 0) this.arena = null;
+    this.storage = this.arena ? this.view() : new Float32Array(capacity * dimensions);
+  }
+
+  /** The vectors (capacity × dimensions floats); in an arena, a view valid until it grows. */
+  get vectors(): Float32Array {
+    if (this.arena && this.generation !== this.arena.generation) this.storage = this.view();
+    return this.storage;
+  }
+
+  /** The arena holding the vectors and where position 0 is in it, or null. */
+  get inArena(): { arena: VectorArena; start: number } | null {
+    return this.arena ? { arena: this.arena, start: this.start } : null;
   }
 
   /** Appends a copy of the `dimensions` floats of `vector` from `offset`; returns its position. */
   push(key: number, vector: Float32Array, offset = 0): number {
-    if (this.count === this.keys.length) this.grow();
+    let source = vector.subarray(offset, offset + this.dimensions);
+    if (this.count === this.keys.length) {
+      // Growing an arena detaches views of it: copy a vector that is one first.
+      if (this.arena && source.buffer === this.arena.floats.buffer) source = source.slice();
+      this.grow();
+    }
     const position = this.count;
-    this.vectors.set(vector.subarray(offset, offset + this.dimensions), position * this.dimensions);
+    this.vectors.set(source, position * this.dimensions);
     this.keys[position] = key;
     this.count += 1;
     return position;
@@ -41,13 +68,30 @@ export class IvfCell {
     return moved;
   }
 
+  private view(): Float32Array {
+    const arena = this.arena as VectorArena;
+    this.generation = arena.generation;
+    return arena.floats.subarray(this.start, this.start + this.keys.length * this.dimensions);
+  }
+
   private grow(): void {
     const capacity = Math.max(16, this.keys.length * 2);
-    const vectors = new Float32Array(capacity * this.dimensions);
-    vectors.set(this.vectors);
+    const used = this.count * this.dimensions;
+    const start = this.arena ? this.arena.allocate(capacity * this.dimensions) : -1;
+    if (this.arena && start >= 0) {
+      // The old region stays behind in the arena (see VectorArena).
+      this.arena.floats.copyWithin(start, this.start, this.start + used);
+      this.start = start;
+    } else {
+      const vectors = new Float32Array(capacity * this.dimensions);
+      vectors.set(this.vectors.subarray(0, used));
+      this.arena = null;
+      this.start = -1;
+      this.storage = vectors;
+    }
     const keys = new Int32Array(capacity);
     keys.set(this.keys);
-    this.vectors = vectors;
     this.keys = keys;
+    if (this.arena) this.storage = this.view();
   }
 }

@@ -68,7 +68,7 @@ describe('IvfIndex', () => {
         expect(hit.distance).toBeCloseTo(expected[rank]?.distance ?? -1, 6);
       }
     }
-    expect(index.layout).toEqual({ cells: 1, trainedSize: 0 });
+    expect(index.layout).toEqual({ cells: 1, trainedSize: 0, arena: false });
   });
 
   it('finds at least 95% of the exact 10 nearest on clustered data while scanning a small fraction', () => {
@@ -180,6 +180,67 @@ describe('IvfIndex', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('answers exactly as the JavaScript scan with its cells in a WebAssembly arena', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 24 }),
+        fc.integer({ min: 40, max: 1_500 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 40 }),
+        (dimensions, count, removedEvery, seed, limit) => {
+          const vectors = clusteredVectors(count + 1, dimensions, 4, seed);
+          // A tiny threshold trains; replacements and removals move vectors between cells.
+          const indexes = [true, false].map(
+            (arena) => new IvfIndex(dimensions, { exactThreshold: 30, seed, arena }),
+          );
+          for (const index of indexes) {
+            for (let key = 0; key < count; key++) index.add(key % 700, vectors[key] as Float32Array);
+            if (removedEvery > 1) for (let key = 0; key < 700; key += removedEvery) index.remove(key);
+          }
+          const [inArena, plain] = indexes as [IvfIndex, IvfIndex];
+          const query = vectors[count] as Float32Array;
+          for (const probes of [1, 3]) {
+            const accept = (key: number) => key % 3 !== seed % 3;
+            expect(inArena.search(query, limit, { probes, accept })).toEqual(
+              plain.search(query, limit, { probes, accept }),
+            );
+          }
+          expect(inArena.search(query, limit, { exact: true })).toEqual(
+            plain.search(query, limit, { exact: true }),
+          );
+          expect(inArena.layout.arena).toBe(inArena.size >= 30);
+          expect(plain.layout.arena).toBe(false);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('scans a cell of more vectors than one kernel call takes, in the arena as in JavaScript', () => {
+    const vectors = clusteredVectors(3_000, 12, 4, 5);
+    const indexes = [true, false].map((arena) => new IvfIndex(12, { exactThreshold: 100, seed: 5, arena }));
+    for (const index of indexes) {
+      vectors.slice(0, 1_000).forEach((vector, key) => index.add(key, vector));
+      index.search(vectors[0] as Float32Array, 1); // trains
+      // Near one vector: one cell grows past 1,024 (no retraining while searches do not maintain).
+      vectors.slice(1_000).forEach((vector, at) =>
+        index.add(
+          1_000 + at,
+          (vectors[0] as Float32Array).map(
+            (value, axis) => value + 1e-3 * ((vector[axis] as number) - value),
+          ),
+        ),
+      );
+    }
+    const [inArena, plain] = indexes as [IvfIndex, IvfIndex];
+    expect(inArena.layout.arena).toBe(true);
+    const options = { probes: 1, maintain: false };
+    const found = inArena.search(vectors[0] as Float32Array, 2_500, options);
+    expect(inArena.lastScanned).toBeGreaterThan(2_000);
+    expect(found).toEqual(plain.search(vectors[0] as Float32Array, 2_500, options));
   });
 
   it('trains in steps while vectors are added, replaced and removed, losing none of them', () => {

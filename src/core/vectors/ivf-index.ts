@@ -2,8 +2,9 @@ import { CentroidTree } from './centroid-tree.js';
 import { dotProduct, unitDistance, unitVector } from './dot-product.js';
 import { IvfCell } from './ivf-cell.js';
 import { NearestHeap, type Neighbour, type TieBreak } from './nearest-heap.js';
-import { nearestPacked, type PackedVectors, scanVectors } from './packed-vectors.js';
+import { nearestPacked, offerDots, type PackedVectors, scanVectors } from './packed-vectors.js';
 import { seededRandom } from './seeded-random.js';
+import { ARENA_BATCH, VectorArena } from './vector-arena.js';
 
 /** Below this many vectors a search scans them all: exact, and nearly as fast as probing cells. */
 export const EXACT_SEARCH_THRESHOLD = 5_000;
@@ -22,6 +23,11 @@ export interface IvfIndexOptions {
   exactThreshold?: number;
   /** Seeds k-means, so that the same operations build the same index. */
   seed?: number;
+  /**
+   * Keep the trained cells in a WebAssembly arena, scanned by its SIMD kernel (default true);
+   * false scans them in JavaScript. The distances are the same bit for bit (`VectorArena`).
+   */
+  arena?: boolean;
 }
 
 export interface IvfSearchOptions {
@@ -67,7 +73,10 @@ const PLACE_STEP = 512;
 export class IvfIndex {
   readonly exactThreshold: number;
   private readonly seed: number;
+  private readonly useArena: boolean;
   private cells: IvfCell[];
+  /** Where the trained layout's cells keep their vectors (null before training, or without WebAssembly). */
+  private arena: VectorArena | null = null;
   private tree: CentroidTree | null = null;
   /** By key: the cell holding its vector (-1: none) and its position there. */
   private cellOf = new Int32Array(64).fill(-1);
@@ -87,6 +96,7 @@ export class IvfIndex {
   ) {
     this.exactThreshold = options.exactThreshold ?? EXACT_SEARCH_THRESHOLD;
     this.seed = options.seed ?? 1;
+    this.useArena = options.arena ?? true;
     this.cells = [new IvfCell(dimensions)];
   }
 
@@ -94,9 +104,12 @@ export class IvfIndex {
     return this.count;
   }
 
-  /** How the index is laid out now: cells, and the size it was last trained at (0: never). */
-  get layout(): { cells: number; trainedSize: number } {
-    return { cells: this.cells.length, trainedSize: this.trainedSize };
+  /**
+   * How the index is laid out now: cells, the size it was last trained at (0: never), and whether
+   * the trained cells are in a WebAssembly arena.
+   */
+  get layout(): { cells: number; trainedSize: number; arena: boolean } {
+    return { cells: this.cells.length, trainedSize: this.trainedSize, arena: this.arena !== null };
   }
 
   /** How many vectors the last search computed a distance for: its work, for tests and tuning. */
@@ -141,6 +154,7 @@ export class IvfIndex {
     const heap = new NearestHeap(limit, options.tieBreak);
     const { accept } = options;
     const isZero = unit.every((value) => value === 0);
+    this.arena?.setQuery(unit);
     if (options.exact || isZero || !this.tree || this.size < this.exactThreshold) {
       for (const cell of this.cells) this.scannedByLastSearch += this.scan(cell, unit, heap, accept);
       return heap.sorted();
@@ -213,8 +227,23 @@ export class IvfIndex {
     heap: NearestHeap,
     accept?: (key: number) => boolean,
   ): number {
-    const { vectors, keys, count, dimensions } = cell;
-    scanVectors(vectors, keys, count, dimensions, unit, heap, accept);
+    const { keys, count, dimensions } = cell;
+    // A cell in the layout's arena is scanned by its kernel, the query set there by `search`.
+    const place = cell.inArena;
+    if (place === null) scanVectors(cell.vectors, keys, count, dimensions, unit, heap, accept);
+    else {
+      for (let from = 0; from < count; from += ARENA_BATCH) {
+        const batch = Math.min(ARENA_BATCH, count - from);
+        offerDots(
+          place.arena.dotsAt(place.start + from * dimensions, batch),
+          keys,
+          from,
+          batch,
+          heap,
+          accept,
+        );
+      }
+    }
     return count;
   }
 
@@ -290,7 +319,8 @@ export class IvfIndex {
         random,
       );
       const expected = Math.ceil((1.5 * size) / tree.cells);
-      const cells = Array.from({ length: tree.cells }, () => new IvfCell(dimensions, expected));
+      const arena = this.useArena ? VectorArena.create(dimensions, expected * tree.cells * dimensions) : null;
+      const cells = Array.from({ length: tree.cells }, () => new IvfCell(dimensions, expected, arena));
       // Where each snapshot key goes in the new layout (keys are below the capacity at the snapshot).
       const cellOf = new Int32Array(this.cellOf.length).fill(-1);
       const positionOf = new Int32Array(this.cellOf.length);
@@ -303,6 +333,7 @@ export class IvfIndex {
         positionOf[key] = (cells[cell] as IvfCell).push(key, data, index * dimensions);
       }
       this.swapIn(tree, cells, cellOf, positionOf, changed);
+      this.arena = arena;
     } finally {
       this.changedDuringTraining = null;
     }

@@ -50,6 +50,30 @@ export function scanVectors(
 }
 
 /**
+ * Offers `count` vectors to `heap` by their dot products with the query (`dots[i]` for the key
+ * `keys[from + i]`), as `scanVectors` does: the bound first, then `accept`. The scan of vectors
+ * whose dot products a `VectorArena` computed.
+ */
+export function offerDots(
+  dots: Float64Array,
+  keys: Int32Array,
+  from: number,
+  count: number,
+  heap: NearestHeap,
+  accept?: (key: number) => boolean,
+): void {
+  let bound = heap.bound;
+  for (let index = 0; index < count; index++) {
+    const distance = unitDistance(dots[index] as number);
+    if (distance > bound) continue;
+    const key = keys[from + index] as number;
+    if (accept !== undefined && !accept(key)) continue;
+    heap.offer(key, distance);
+    bound = heap.bound;
+  }
+}
+
+/**
  * The `limit` nearest to the unit vector `unit` among `packed`, by exact cosine distance: the same
  * distances, and so the same result, as scanning those keys in the index.
  */
