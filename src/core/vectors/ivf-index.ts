@@ -2,7 +2,13 @@ import { CentroidTree } from './centroid-tree.js';
 import { dotProduct, unitDistance, unitVector } from './dot-product.js';
 import { IvfCell } from './ivf-cell.js';
 import { NearestHeap, type Neighbour, type TieBreak } from './nearest-heap.js';
-import { nearestPacked, offerDots, type PackedVectors, scanVectors } from './packed-vectors.js';
+import {
+  allocatePacked,
+  nearestPacked,
+  offerDots,
+  type PackedVectors,
+  scanVectors,
+} from './packed-vectors.js';
 import { seededRandom } from './seeded-random.js';
 import { ARENA_BATCH, VectorArena } from './vector-arena.js';
 
@@ -201,14 +207,15 @@ export class IvfIndex {
   /** The unit vectors of `keys` (all stored), packed side by side for `searchPacked`. */
   pack(keys: Int32Array): PackedVectors {
     const { dimensions } = this;
-    const vectors = new Float32Array(keys.length * dimensions);
+    const packed = allocatePacked(keys, dimensions);
+    const { vectors } = packed;
     keys.forEach((key, index) => {
       const cell = this.cells[this.cellOf[key] ?? -1];
       if (!cell) throw new RangeError(`No vector is stored under slot ${key}`);
       const from = (this.positionOf[key] as number) * dimensions;
       vectors.set(cell.vectors.subarray(from, from + dimensions), index * dimensions);
     });
-    return { keys, vectors, dimensions };
+    return packed;
   }
 
   /**

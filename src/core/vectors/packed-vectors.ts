@@ -1,5 +1,6 @@
 import { dotProduct, dotProductPair, unitDistance } from './dot-product.js';
 import { NearestHeap, type Neighbour, type TieBreak } from './nearest-heap.js';
+import { ARENA_BATCH, VectorArena } from './vector-arena.js';
 
 /**
  * Copies of the unit vectors of chosen keys, side by side (key i's vector at `i * dimensions`).
@@ -11,6 +12,31 @@ export interface PackedVectors {
   readonly keys: Int32Array;
   readonly vectors: Float32Array;
   readonly dimensions: number;
+  /** Where `vectors` lives when it is in a `VectorArena` of its own (scanned by its kernel). */
+  readonly arena?: { arena: VectorArena; start: number } | undefined;
+}
+
+/** Below this many vectors a pack stays an ordinary array: scanning it is quick either way. */
+const ARENA_MIN_VECTORS = 256;
+
+/**
+ * Room for the vectors of `keys` (`vectors`, to be filled by the caller: key i's at
+ * `i * dimensions`), in an arena of its own when there are enough of them and WebAssembly gives
+ * one (the arena never grows, so the view stays valid), else in an ordinary array.
+ */
+export function allocatePacked(keys: Int32Array, dimensions: number): PackedVectors {
+  const floats = keys.length * dimensions;
+  const arena = keys.length >= ARENA_MIN_VECTORS ? VectorArena.create(dimensions, floats) : null;
+  const start = arena ? arena.allocate(floats) : -1;
+  if (arena && start >= 0) {
+    return {
+      keys,
+      dimensions,
+      vectors: arena.floats.subarray(start, start + floats),
+      arena: { arena, start },
+    };
+  }
+  return { keys, dimensions, vectors: new Float32Array(floats) };
 }
 
 /**
@@ -85,6 +111,14 @@ export function nearestPacked(
 ): Neighbour[] {
   if (limit <= 0) return [];
   const heap = new NearestHeap(limit, tieBreak);
-  scanVectors(packed.vectors, packed.keys, packed.keys.length, packed.dimensions, unit, heap);
+  const { keys, dimensions } = packed;
+  if (packed.arena) {
+    const { arena, start } = packed.arena;
+    arena.setQuery(unit);
+    for (let from = 0; from < keys.length; from += ARENA_BATCH) {
+      const batch = Math.min(ARENA_BATCH, keys.length - from);
+      offerDots(arena.dotsAt(start + from * dimensions, batch), keys, from, batch, heap);
+    }
+  } else scanVectors(packed.vectors, keys, keys.length, dimensions, unit, heap);
   return heap.sorted();
 }

@@ -1,7 +1,7 @@
 import { LruMap } from '../../core/lru-map.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
 import { unitVector } from '../../core/vectors/dot-product.js';
-import { nearestPacked, type PackedVectors } from '../../core/vectors/packed-vectors.js';
+import { allocatePacked, nearestPacked, type PackedVectors } from '../../core/vectors/packed-vectors.js';
 import { memoryFilterSql, SqlParameters } from './memory-filter-sql.js';
 import type { Queryable } from './postgres-database.js';
 import { canonicalJson } from './postgres-memory-counts.js';
@@ -85,15 +85,15 @@ export function createExactScanCache(database: Queryable, loadedFloats = LOADED_
       parameters.values,
     );
     const found = rows.filter((row) => row.vector !== null);
-    const vectors = new Float32Array(found.length * dimensions);
-    found.forEach((row, index) => {
-      vectors.set(unitVector(Float32Array.from(row.vector as number[])), index * dimensions);
-    });
     const keys = Int32Array.from(found, (_row, index) => index);
+    const packed = allocatePacked(keys, dimensions);
+    found.forEach((row, index) => {
+      packed.vectors.set(unitVector(Float32Array.from(row.vector as number[])), index * dimensions);
+    });
     return {
       revision: Number(rows[0]?.revision ?? 0),
       rows: found.map(({ id, session_id, entities }) => ({ id, session_id, entities })),
-      packed: { keys, vectors, dimensions },
+      packed,
     };
   };
 
