@@ -1,5 +1,6 @@
 import { dotProduct } from './dot-product.js';
 import { countOf, nearestCentroid, type PackedVectors, sphericalKMeans } from './k-means.js';
+import { ARENA_BATCH, type VectorArena } from './vector-arena.js';
 
 /** Sampled vectors per cell that training iterates over: enough for stable centroids, cheap to repeat. */
 const SAMPLE_PER_CELL = 32;
@@ -41,6 +42,9 @@ function gather(points: PackedVectors, members: readonly number[]): PackedVector
  * all; that only moves a vector to a neighbouring cell, never loses it.
  */
 export class CentroidTree {
+  /** A copy of the fine centroids in an arena, whose kernel then computes their dot products. */
+  private placed: { arena: VectorArena; start: number } | null = null;
+
   private constructor(
     /** The fine centroids: cell i's at `i * dimensions`. */
     readonly centroids: PackedVectors,
@@ -136,17 +140,48 @@ export class CentroidTree {
    * for a vector always probes its cell first, even when it lies far from the data trained on.
    */
   nearestCellExact(vector: Float32Array, offset = 0): number {
-    const { data, dimensions } = this.centroids;
+    const scores = this.centroidDots(vector, offset);
     let best = 0;
     let bestDot = Number.NEGATIVE_INFINITY;
     for (let cell = 0, count = this.cells; cell < count; cell += 1) {
-      const dot = dotProduct(data, cell * dimensions, vector, offset, dimensions);
+      const dot = scores[cell] as number;
       if (dot > bestDot) {
         bestDot = dot;
         best = cell;
       }
     }
     return best;
+  }
+
+  /**
+   * Keeps a copy of the fine centroids in `arena` (that of the cells they index), so that ranking
+   * them runs in its kernel: the same dot products, bit for bit. Without room there, nothing changes.
+   */
+  placeIn(arena: VectorArena): void {
+    const floats = this.cells * this.centroids.dimensions;
+    const start = arena.allocate(floats);
+    if (start < 0) return;
+    arena.floats.set(this.centroids.data.subarray(0, floats), start);
+    this.placed = { arena, start };
+  }
+
+  /** Every fine centroid's dot product with the vector at `offset` of `vector`, by cell. */
+  private centroidDots(vector: Float32Array, offset: number): Float64Array {
+    const { data, dimensions } = this.centroids;
+    const count = this.cells;
+    const scores = new Float64Array(count);
+    if (this.placed) {
+      const { arena, start } = this.placed;
+      arena.setQuery(vector.subarray(offset, offset + dimensions));
+      for (let from = 0; from < count; from += ARENA_BATCH) {
+        const batch = Math.min(ARENA_BATCH, count - from);
+        scores.set(arena.dotsAt(start + from * dimensions, batch).subarray(0, batch), from);
+      }
+      return scores;
+    }
+    for (let cell = 0; cell < count; cell += 1)
+      scores[cell] = dotProduct(data, cell * dimensions, vector, offset, dimensions);
+    return scores;
   }
 
   /** The fine centroid of coarse group `group` nearest to the vector at `offset` of `vector`. */
@@ -166,11 +201,7 @@ export class CentroidTree {
 
   /** Every cell, nearest to `query` (largest dot product) first. */
   rankCells(query: Float32Array): Int32Array {
-    const { data, dimensions } = this.centroids;
-    const scores = new Float64Array(this.cells);
-    for (let cell = 0; cell < scores.length; cell += 1) {
-      scores[cell] = dotProduct(data, cell * dimensions, query, 0, dimensions);
-    }
+    const scores = this.centroidDots(query, 0);
     return Int32Array.from(scores.keys()).sort(
       (left, right) => (scores[right] as number) - (scores[left] as number) || left - right,
     );

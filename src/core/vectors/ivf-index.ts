@@ -326,7 +326,10 @@ export class IvfIndex {
         random,
       );
       const expected = Math.ceil((1.5 * size) / tree.cells);
-      const arena = this.useArena ? VectorArena.create(dimensions, expected * tree.cells * dimensions) : null;
+      const arena = this.useArena
+        ? VectorArena.create(dimensions, (expected + 1) * tree.cells * dimensions)
+        : null;
+      if (arena) tree.placeIn(arena);
       const cells = Array.from({ length: tree.cells }, () => new IvfCell(dimensions, expected, arena));
       // Where each snapshot key goes in the new layout (keys are below the capacity at the snapshot).
       const cellOf = new Int32Array(this.cellOf.length).fill(-1);
