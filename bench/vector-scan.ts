@@ -4,7 +4,8 @@
  * WebAssembly SIMD kernel of `VectorArena` (dot-kernel.wat), which gives the same sums bit for
  * bit; then whole `IvfIndex` searches (limit 200, as a working set's pool) with the trained cells
  * in an arena and in ordinary arrays, over the same clustered vectors (--clusters centres, each
- * coordinate with noise). Rows interleave the two ways query by query, so load weighs on both.
+ * coordinate with noise), and the training that comes first (once each: compare it across runs
+ * with care). Search rows interleave the two ways query by query, so load weighs on both.
  *
  * Usage: node --import tsx bench/vector-scan.ts [--vectors 100000,1000000] [--dimensions 100]
  *        [--queries 200] [--clusters 1000] [--scan 6400]
@@ -77,7 +78,12 @@ function ivfSearch(count: number): (string | number)[][] {
     const vector = clustered();
     for (const index of indexes) index.add(key, vector);
   }
-  for (const index of indexes) index.search(clustered(), 1); // trains
+  // The first search trains (k-means, then every vector placed in its cell).
+  const training = indexes.map((index) => {
+    const started = performance.now();
+    index.search(clustered(), 1);
+    return performance.now() - started;
+  });
   const times = [[], []] as number[][];
   for (let round = 0; round < queries + 20; round++) {
     const query = clustered();
@@ -89,7 +95,14 @@ function ivfSearch(count: number): (string | number)[][] {
   }
   const [arena = [], js = []] = times;
   const label = `IVF search of ${count.toLocaleString('en')} vectors, limit 200`;
+  const [arenaTraining = 0, jsTraining = 0] = training;
   return [
+    [
+      `training over ${count.toLocaleString('en')} vectors`,
+      jsTraining,
+      arenaTraining,
+      jsTraining / arenaTraining,
+    ],
     [`${label}, p50`, percentile(js, 50), percentile(arena, 50), percentile(js, 50) / percentile(arena, 50)],
     [`${label}, p99`, percentile(js, 99), percentile(arena, 99), percentile(js, 99) / percentile(arena, 99)],
   ];

@@ -42,8 +42,11 @@ function gather(points: PackedVectors, members: readonly number[]): PackedVector
  * all; that only moves a vector to a neighbouring cell, never loses it.
  */
 export class CentroidTree {
-  /** A copy of the fine centroids in an arena, whose kernel then computes their dot products. */
-  private placed: { arena: VectorArena; start: number } | null = null;
+  /**
+   * Copies of the fine and coarse centroids in an arena (float indexes `start`, `coarseStart`),
+   * whose kernel then computes their dot products.
+   */
+  private placed: { arena: VectorArena; start: number; coarseStart: number } | null = null;
 
   private constructor(
     /** The fine centroids: cell i's at `i * dimensions`. */
@@ -110,22 +113,31 @@ export class CentroidTree {
 
   /** The cell of the vector at `offset` of `vector`: the best fine centroid of its two nearest groups. */
   nearestCell(vector: Float32Array, offset = 0): number {
-    const { coarse } = this;
+    const { coarse, placed } = this;
     const dimensions = coarse.dimensions;
+    placed?.arena.setQuery(vector.subarray(offset, offset + dimensions));
     let first = 0;
     let second = -1;
     let firstDot = Number.NEGATIVE_INFINITY;
     let secondDot = Number.NEGATIVE_INFINITY;
-    for (let group = 0, count = countOf(coarse); group < count; group += 1) {
-      const dot = dotProduct(coarse.data, group * dimensions, vector, offset, dimensions);
-      if (dot > firstDot) {
-        second = first;
-        secondDot = firstDot;
-        first = group;
-        firstDot = dot;
-      } else if (dot > secondDot) {
-        second = group;
-        secondDot = dot;
+    const count = countOf(coarse);
+    for (let from = 0; from < count; from += ARENA_BATCH) {
+      const batch = Math.min(ARENA_BATCH, count - from);
+      const dots = placed?.arena.dotsAt(placed.coarseStart + from * dimensions, batch);
+      for (let at = 0; at < batch; at += 1) {
+        const group = from + at;
+        const dot = dots
+          ? (dots[at] as number)
+          : dotProduct(coarse.data, group * dimensions, vector, offset, dimensions);
+        if (dot > firstDot) {
+          second = first;
+          secondDot = firstDot;
+          first = group;
+          firstDot = dot;
+        } else if (dot > secondDot) {
+          second = group;
+          secondDot = dot;
+        }
       }
     }
     const best = this.bestInGroup(first, vector, offset);
@@ -154,15 +166,19 @@ export class CentroidTree {
   }
 
   /**
-   * Keeps a copy of the fine centroids in `arena` (that of the cells they index), so that ranking
-   * them runs in its kernel: the same dot products, bit for bit. Without room there, nothing changes.
+   * Keeps a copy of the centroids in `arena` (that of the cells they index), so that ranking them
+   * and finding a vector's cell run in its kernel: the same dot products, bit for bit. Without room
+   * there, nothing changes.
    */
   placeIn(arena: VectorArena): void {
     const floats = this.cells * this.centroids.dimensions;
+    const coarseFloats = countOf(this.coarse) * this.coarse.dimensions;
     const start = arena.allocate(floats);
-    if (start < 0) return;
+    const coarseStart = start < 0 ? -1 : arena.allocate(coarseFloats);
+    if (coarseStart < 0) return;
     arena.floats.set(this.centroids.data.subarray(0, floats), start);
-    this.placed = { arena, start };
+    arena.floats.set(this.coarse.data.subarray(0, coarseFloats), coarseStart);
+    this.placed = { arena, start, coarseStart };
   }
 
   /** Every fine centroid's dot product with the vector at `offset` of `vector`, by cell. */
@@ -187,13 +203,24 @@ export class CentroidTree {
   /** The fine centroid of coarse group `group` nearest to the vector at `offset` of `vector`. */
   private bestInGroup(group: number, vector: Float32Array, offset: number): { cell: number; dot: number } {
     const { data, dimensions } = this.centroids;
-    let cell = this.groupStarts[group] as number;
+    const { placed } = this;
+    const start = this.groupStarts[group] as number;
+    const end = this.groupStarts[group + 1] as number;
+    let cell = start;
     let bestDot = Number.NEGATIVE_INFINITY;
-    for (let candidate = cell, end = this.groupStarts[group + 1] as number; candidate < end; candidate += 1) {
-      const dot = dotProduct(data, candidate * dimensions, vector, offset, dimensions);
-      if (dot > bestDot) {
-        bestDot = dot;
-        cell = candidate;
+    // In an arena, the query is the vector already (`nearestCell` set it).
+    for (let from = start; from < end; from += ARENA_BATCH) {
+      const batch = Math.min(ARENA_BATCH, end - from);
+      const dots = placed?.arena.dotsAt(placed.start + from * dimensions, batch);
+      for (let at = 0; at < batch; at += 1) {
+        const candidate = from + at;
+        const dot = dots
+          ? (dots[at] as number)
+          : dotProduct(data, candidate * dimensions, vector, offset, dimensions);
+        if (dot > bestDot) {
+          bestDot = dot;
+          cell = candidate;
+        }
       }
     }
     return { cell, dot: bestDot };

@@ -327,7 +327,7 @@ export class IvfIndex {
       );
       const expected = Math.ceil((1.5 * size) / tree.cells);
       const arena = this.useArena
-        ? VectorArena.create(dimensions, (expected + 1) * tree.cells * dimensions)
+        ? VectorArena.create(dimensions, (expected + 2) * tree.cells * dimensions)
         : null;
       if (arena) tree.placeIn(arena);
       const cells = Array.from({ length: tree.cells }, () => new IvfCell(dimensions, expected, arena));
