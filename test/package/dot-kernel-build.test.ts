@@ -4,7 +4,10 @@ import { compileDotKernel, dotKernelModuleText } from '../../scripts/dot-kernel-
 
 describe('the embedded dot kernel', () => {
   it('is what dot-kernel.wat compiles to (npm run build:dot-kernel after editing it)', async () => {
-    const embedded = readFileSync(new URL('../../src/core/vectors/dot-kernel-wasm.ts', import.meta.url), 'utf8');
+    const embedded = readFileSync(
+      new URL('../../src/core/vectors/dot-kernel-wasm.ts', import.meta.url),
+      'utf8',
+    );
     expect(embedded).toBe(dotKernelModuleText(await compileDotKernel()));
   });
 });

@@ -229,17 +229,16 @@ describe('IvfIndex', () => {
     const vectors = clusteredVectors(3_000, 12, 4, 5);
     const indexes = [true, false].map((arena) => new IvfIndex(12, { exactThreshold: 100, seed: 5, arena }));
     for (const index of indexes) {
-      vectors.slice(0, 1_000).forEach((vector, key) => index.add(key, vector));
+      for (const [key, vector] of vectors.slice(0, 1_000).entries()) index.add(key, vector);
       index.search(vectors[0] as Float32Array, 1); // trains
       // Near one vector: one cell grows past 1,024 (no retraining while searches do not maintain).
-      vectors.slice(1_000).forEach((vector, at) =>
+      const centre = vectors[0] as Float32Array;
+      for (const [at, vector] of vectors.slice(1_000).entries()) {
         index.add(
           1_000 + at,
-          (vectors[0] as Float32Array).map(
-            (value, axis) => value + 1e-3 * ((vector[axis] as number) - value),
-          ),
-        ),
-      );
+          centre.map((value, axis) => value + 1e-3 * ((vector[axis] as number) - value)),
+        );
+      }
     }
     const [inArena, plain] = indexes as [IvfIndex, IvfIndex];
     expect(inArena.layout.arena).toBe(true);

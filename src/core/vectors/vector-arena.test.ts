@@ -31,7 +31,7 @@ describe('VectorArena', () => {
         ([dimensions, query, vectors]) => {
           const arena = create(dimensions, 8);
           const start = arena.allocate(vectors.length * dimensions);
-          vectors.forEach((vector, row) => arena.floats.set(vector, start + row * dimensions));
+          for (const [row, vector] of vectors.entries()) arena.floats.set(vector, start + row * dimensions);
           const unit = Float32Array.from(query);
           arena.setQuery(unit);
           const dots = arena.dotsAt(start, vectors.length);
