@@ -47,6 +47,8 @@ export class CentroidTree {
    * whose kernel then computes their dot products.
    */
   private placed: { arena: VectorArena; start: number; coarseStart: number } | null = null;
+  /** Where `rangeDots` writes. */
+  private scratch = new Float64Array(0);
 
   private constructor(
     /** The fine centroids: cell i's at `i * dimensions`. */
@@ -114,30 +116,21 @@ export class CentroidTree {
   /** The cell of the vector at `offset` of `vector`: the best fine centroid of its two nearest groups. */
   nearestCell(vector: Float32Array, offset = 0): number {
     const { coarse, placed } = this;
-    const dimensions = coarse.dimensions;
-    placed?.arena.setQuery(vector.subarray(offset, offset + dimensions));
     let first = 0;
     let second = -1;
     let firstDot = Number.NEGATIVE_INFINITY;
     let secondDot = Number.NEGATIVE_INFINITY;
-    const count = countOf(coarse);
-    for (let from = 0; from < count; from += ARENA_BATCH) {
-      const batch = Math.min(ARENA_BATCH, count - from);
-      const dots = placed?.arena.dotsAt(placed.coarseStart + from * dimensions, batch);
-      for (let at = 0; at < batch; at += 1) {
-        const group = from + at;
-        const dot = dots
-          ? (dots[at] as number)
-          : dotProduct(coarse.data, group * dimensions, vector, offset, dimensions);
-        if (dot > firstDot) {
-          second = first;
-          secondDot = firstDot;
-          first = group;
-          firstDot = dot;
-        } else if (dot > secondDot) {
-          second = group;
-          secondDot = dot;
-        }
+    const dots = this.rangeDots(coarse, placed?.coarseStart, 0, countOf(coarse), vector, offset);
+    for (let group = 0, count = countOf(coarse); group < count; group += 1) {
+      const dot = dots[group] as number;
+      if (dot > firstDot) {
+        second = first;
+        secondDot = firstDot;
+        first = group;
+        firstDot = dot;
+      } else if (dot > secondDot) {
+        second = group;
+        secondDot = dot;
       }
     }
     const best = this.bestInGroup(first, vector, offset);
@@ -152,7 +145,7 @@ export class CentroidTree {
    * for a vector always probes its cell first, even when it lies far from the data trained on.
    */
   nearestCellExact(vector: Float32Array, offset = 0): number {
-    const scores = this.centroidDots(vector, offset);
+    const scores = this.rangeDots(this.centroids, this.placed?.start, 0, this.cells, vector, offset);
     let best = 0;
     let bestDot = Number.NEGATIVE_INFINITY;
     for (let cell = 0, count = this.cells; cell < count; cell += 1) {
@@ -181,46 +174,49 @@ export class CentroidTree {
     this.placed = { arena, start, coarseStart };
   }
 
-  /** Every fine centroid's dot product with the vector at `offset` of `vector`, by cell. */
-  private centroidDots(vector: Float32Array, offset: number): Float64Array {
-    const { data, dimensions } = this.centroids;
-    const count = this.cells;
-    const scores = new Float64Array(count);
-    if (this.placed) {
-      const { arena, start } = this.placed;
+  /**
+   * The dot products of `count` centroids of `centroids` from `from` on with the vector at `offset`
+   * of `vector`, in a scratch array reused by the next call: by the arena's kernel when the
+   * centroids have a copy there (from float index `placedAt`), else in JavaScript; the same sums.
+   */
+  private rangeDots(
+    centroids: PackedVectors,
+    placedAt: number | undefined,
+    from: number,
+    count: number,
+    vector: Float32Array,
+    offset: number,
+  ): Float64Array {
+    const { data, dimensions } = centroids;
+    if (this.scratch.length < count) this.scratch = new Float64Array(count);
+    const scores = this.scratch;
+    const arena = this.placed?.arena;
+    if (arena && placedAt !== undefined) {
       arena.setQuery(vector.subarray(offset, offset + dimensions));
-      for (let from = 0; from < count; from += ARENA_BATCH) {
-        const batch = Math.min(ARENA_BATCH, count - from);
-        scores.set(arena.dotsAt(start + from * dimensions, batch).subarray(0, batch), from);
+      for (let done = 0; done < count; done += ARENA_BATCH) {
+        const batch = Math.min(ARENA_BATCH, count - done);
+        scores.set(arena.dotsAt(placedAt + (from + done) * dimensions, batch).subarray(0, batch), done);
       }
-      return scores;
+    } else {
+      for (let at = 0; at < count; at += 1) {
+        scores[at] = dotProduct(data, (from + at) * dimensions, vector, offset, dimensions);
+      }
     }
-    for (let cell = 0; cell < count; cell += 1)
-      scores[cell] = dotProduct(data, cell * dimensions, vector, offset, dimensions);
     return scores;
   }
 
   /** The fine centroid of coarse group `group` nearest to the vector at `offset` of `vector`. */
   private bestInGroup(group: number, vector: Float32Array, offset: number): { cell: number; dot: number } {
-    const { data, dimensions } = this.centroids;
-    const { placed } = this;
     const start = this.groupStarts[group] as number;
     const end = this.groupStarts[group + 1] as number;
+    const dots = this.rangeDots(this.centroids, this.placed?.start, start, end - start, vector, offset);
     let cell = start;
     let bestDot = Number.NEGATIVE_INFINITY;
-    // In an arena, the query is the vector already (`nearestCell` set it).
-    for (let from = start; from < end; from += ARENA_BATCH) {
-      const batch = Math.min(ARENA_BATCH, end - from);
-      const dots = placed?.arena.dotsAt(placed.start + from * dimensions, batch);
-      for (let at = 0; at < batch; at += 1) {
-        const candidate = from + at;
-        const dot = dots
-          ? (dots[at] as number)
-          : dotProduct(data, candidate * dimensions, vector, offset, dimensions);
-        if (dot > bestDot) {
-          bestDot = dot;
-          cell = candidate;
-        }
+    for (let at = 0; at < end - start; at += 1) {
+      const dot = dots[at] as number;
+      if (dot > bestDot) {
+        bestDot = dot;
+        cell = start + at;
       }
     }
     return { cell, dot: bestDot };
@@ -228,7 +224,10 @@ export class CentroidTree {
 
   /** Every cell, nearest to `query` (largest dot product) first. */
   rankCells(query: Float32Array): Int32Array {
-    const scores = this.centroidDots(query, 0);
+    const scores = this.rangeDots(this.centroids, this.placed?.start, 0, this.cells, query, 0).slice(
+      0,
+      this.cells,
+    );
     return Int32Array.from(scores.keys()).sort(
       (left, right) => (scores[right] as number) - (scores[left] as number) || left - right,
     );

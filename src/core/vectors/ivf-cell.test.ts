@@ -1,19 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createArena, finiteFloats } from '../../../test/support/vector-arena-fixtures.js';
 import { IvfCell } from './ivf-cell.js';
-import { VectorArena } from './vector-arena.js';
-
-const floats = (length: number) =>
-  fc.array(fc.float({ min: -4, max: 4, noNaN: true, noDefaultInfinity: true }), {
-    minLength: length,
-    maxLength: length,
-  });
-
-const create = (dimensions: number, size: number): VectorArena => {
-  const arena = VectorArena.create(dimensions, size);
-  if (!arena) throw new Error('WebAssembly SIMD is available on every supported Node version');
-  return arena;
-};
 
 describe('IvfCell in an arena', () => {
   it('holds the same vectors and keys as a cell in an ordinary array, through pushes and removals', () => {
@@ -21,7 +9,7 @@ describe('IvfCell in an arena', () => {
       fc.property(
         fc.array(
           fc.oneof(
-            fc.tuple(fc.constant('push' as const), floats(5)),
+            fc.tuple(fc.constant('push' as const), finiteFloats(5)),
             fc.tuple(fc.constant('remove' as const), fc.nat()),
           ),
           {
@@ -29,7 +17,7 @@ describe('IvfCell in an arena', () => {
           },
         ),
         (operations) => {
-          const arena = create(5, 10);
+          const arena = createArena(5, 10);
           const cells = [new IvfCell(5, 2, arena), new IvfCell(5, 2)];
           expect(cells[0]?.inArena).not.toBeNull();
           let key = 0;
@@ -55,7 +43,7 @@ describe('IvfCell in an arena', () => {
   });
 
   it('copies a vector of its own arena before growing detaches it', () => {
-    const arena = create(4, 4);
+    const arena = createArena(4, 4);
     const source = new IvfCell(4, 1, arena);
     source.push(7, Float32Array.from([1, 2, 3, 4]));
     // Full, and its next region will not fit in the arena's first 64 KB: the next push grows the

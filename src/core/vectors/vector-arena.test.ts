@@ -1,19 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createArena, finiteFloats } from '../../../test/support/vector-arena-fixtures.js';
 import { dotProduct } from './dot-product.js';
 import { ARENA_BATCH, VectorArena } from './vector-arena.js';
-
-const floats = (length: number) =>
-  fc.array(fc.float({ min: -4, max: 4, noNaN: true, noDefaultInfinity: true }), {
-    minLength: length,
-    maxLength: length,
-  });
-
-const create = (dimensions: number, size: number): VectorArena => {
-  const arena = VectorArena.create(dimensions, size);
-  if (!arena) throw new Error('WebAssembly SIMD is available on every supported Node version');
-  return arena;
-};
 
 describe('VectorArena', () => {
   it('computes each dot product bit for bit as dotProduct does, for any dimension count', () => {
@@ -24,12 +13,12 @@ describe('VectorArena', () => {
           .chain((dimensions) =>
             fc.tuple(
               fc.constant(dimensions),
-              floats(dimensions),
-              fc.array(floats(dimensions), { minLength: 1, maxLength: 30 }),
+              finiteFloats(dimensions),
+              fc.array(finiteFloats(dimensions), { minLength: 1, maxLength: 30 }),
             ),
           ),
         ([dimensions, query, vectors]) => {
-          const arena = create(dimensions, 8);
+          const arena = createArena(dimensions, 8);
           const start = arena.allocate(vectors.length * dimensions);
           for (const [row, vector] of vectors.entries()) arena.floats.set(vector, start + row * dimensions);
           const unit = Float32Array.from(query);
@@ -47,7 +36,7 @@ describe('VectorArena', () => {
   });
 
   it('keeps what it holds when it grows, and says so by its generation', () => {
-    const arena = create(3, 3);
+    const arena = createArena(3, 3);
     const first = arena.allocate(3);
     arena.floats.set([1, 2, 3], first);
     const before = arena.generation;
