@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { dotProduct, unitDistance, unitVector } from './dot-product.js';
 import { IvfIndex } from './ivf-index.js';
 import type { Neighbour } from './nearest-heap.js';
+import type { PackedVectors } from './packed-vectors.js';
 import { seededRandom } from './seeded-random.js';
 
 const gaussian = (random: () => number) =>
@@ -246,6 +247,21 @@ describe('IvfIndex', () => {
     const found = inArena.search(vectors[0] as Float32Array, 2_500, options);
     expect(inArena.lastScanned).toBeGreaterThan(2_000);
     expect(found).toEqual(plain.search(vectors[0] as Float32Array, 2_500, options));
+  });
+
+  it('packs 256 or more vectors in an arena of their own unless told not to, with the same answers', () => {
+    const vectors = clusteredVectors(300, 16, 3, 9);
+    const indexes = [true, false].map((arena) => new IvfIndex(16, { arena }));
+    for (const index of indexes) for (const [key, vector] of vectors.entries()) index.add(key, vector);
+    const keys = Int32Array.from(vectors.keys());
+    const [inArena, plain] = indexes.map((index) => index.pack(keys)) as [PackedVectors, PackedVectors];
+    expect(inArena.arena).toBeDefined();
+    expect(plain.arena).toBeUndefined();
+    const query = vectors[7] as Float32Array;
+    expect((indexes[0] as IvfIndex).searchPacked(query, 20, inArena)).toEqual(
+      (indexes[1] as IvfIndex).searchPacked(query, 20, plain),
+    );
+    expect((indexes[0] as IvfIndex).pack(keys.subarray(0, 255)).arena).toBeUndefined();
   });
 
   it('trains in steps while vectors are added, replaced and removed, losing none of them', () => {

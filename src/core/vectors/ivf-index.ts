@@ -30,8 +30,9 @@ export interface IvfIndexOptions {
   /** Seeds k-means, so that the same operations build the same index. */
   seed?: number;
   /**
-   * Keep the trained cells in a WebAssembly arena, scanned by its SIMD kernel (default true);
-   * false scans them in JavaScript. The distances are the same bit for bit (`VectorArena`).
+   * Keep the trained cells (and packs of 256 or more vectors) in WebAssembly arenas, scanned by
+   * their SIMD kernel (default true); false scans them in JavaScript. The distances are the same
+   * bit for bit (`VectorArena`).
    */
   arena?: boolean;
 }
@@ -207,7 +208,7 @@ export class IvfIndex {
   /** The unit vectors of `keys` (all stored), packed side by side for `searchPacked`. */
   pack(keys: Int32Array): PackedVectors {
     const { dimensions } = this;
-    const packed = allocatePacked(keys, dimensions);
+    const packed = allocatePacked(keys, dimensions, this.useArena);
     const { vectors } = packed;
     keys.forEach((key, index) => {
       const cell = this.cells[this.cellOf[key] ?? -1];

@@ -21,12 +21,13 @@ const ARENA_MIN_VECTORS = 256;
 
 /**
  * Room for the vectors of `keys` (`vectors`, to be filled by the caller: key i's at
- * `i * dimensions`), in an arena of its own when there are enough of them and WebAssembly gives
- * one (the arena never grows, so the view stays valid), else in an ordinary array.
+ * `i * dimensions`), in an arena of its own when there are enough of them, `inArena` allows it
+ * and WebAssembly gives one (the arena never grows, so the view stays valid), else in an ordinary
+ * array.
  */
-export function allocatePacked(keys: Int32Array, dimensions: number): PackedVectors {
+export function allocatePacked(keys: Int32Array, dimensions: number, inArena = true): PackedVectors {
   const floats = keys.length * dimensions;
-  const arena = keys.length >= ARENA_MIN_VECTORS ? VectorArena.create(dimensions, floats) : null;
+  const arena = inArena && keys.length >= ARENA_MIN_VECTORS ? VectorArena.create(dimensions, floats) : null;
   const start = arena ? arena.allocate(floats) : -1;
   if (arena && start >= 0) {
     return {
