@@ -1,3 +1,4 @@
+import type { ArenaPlace } from './packed-vectors.js';
 import type { VectorArena } from './vector-arena.js';
 
 /**
@@ -34,7 +35,7 @@ export class IvfCell {
   }
 
   /** The arena holding the vectors and where position 0 is in it, or null. */
-  get inArena(): { arena: VectorArena; start: number } | null {
+  get inArena(): ArenaPlace | null {
     return this.arena ? { arena: this.arena, start: this.start } : null;
   }
 

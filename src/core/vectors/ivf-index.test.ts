@@ -255,13 +255,13 @@ describe('IvfIndex', () => {
     for (const index of indexes) for (const [key, vector] of vectors.entries()) index.add(key, vector);
     const keys = Int32Array.from(vectors.keys());
     const [inArena, plain] = indexes.map((index) => index.pack(keys)) as [PackedVectors, PackedVectors];
-    expect(inArena.arena).toBeDefined();
-    expect(plain.arena).toBeUndefined();
+    expect(inArena.inArena).toBeDefined();
+    expect(plain.inArena).toBeUndefined();
     const query = vectors[7] as Float32Array;
     expect((indexes[0] as IvfIndex).searchPacked(query, 20, inArena)).toEqual(
       (indexes[1] as IvfIndex).searchPacked(query, 20, plain),
     );
-    expect((indexes[0] as IvfIndex).pack(keys.subarray(0, 255)).arena).toBeUndefined();
+    expect((indexes[0] as IvfIndex).pack(keys.subarray(0, 255)).inArena).toBeUndefined();
   });
 
   it('trains in steps while vectors are added, replaced and removed, losing none of them', () => {

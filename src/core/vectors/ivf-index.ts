@@ -2,15 +2,9 @@ import { CentroidTree } from './centroid-tree.js';
 import { dotProduct, unitDistance, unitVector } from './dot-product.js';
 import { IvfCell } from './ivf-cell.js';
 import { NearestHeap, type Neighbour, type TieBreak } from './nearest-heap.js';
-import {
-  allocatePacked,
-  nearestPacked,
-  offerDots,
-  type PackedVectors,
-  scanVectors,
-} from './packed-vectors.js';
+import { allocatePacked, nearestPacked, type PackedVectors, scanVectors } from './packed-vectors.js';
 import { seededRandom } from './seeded-random.js';
-import { ARENA_BATCH, VectorArena } from './vector-arena.js';
+import { VectorArena } from './vector-arena.js';
 
 /** Below this many vectors a search scans them all: exact, and nearly as fast as probing cells. */
 export const EXACT_SEARCH_THRESHOLD = 5_000;
@@ -161,7 +155,6 @@ export class IvfIndex {
     const heap = new NearestHeap(limit, options.tieBreak);
     const { accept } = options;
     const isZero = unit.every((value) => value === 0);
-    this.arena?.setQuery(unit);
     if (options.exact || isZero || !this.tree || this.size < this.exactThreshold) {
       for (const cell of this.cells) this.scannedByLastSearch += this.scan(cell, unit, heap, accept);
       return heap.sorted();
@@ -236,22 +229,7 @@ export class IvfIndex {
     accept?: (key: number) => boolean,
   ): number {
     const { keys, count, dimensions } = cell;
-    // A cell in the layout's arena is scanned by its kernel, the query set there by `search`.
-    const place = cell.inArena;
-    if (place === null) scanVectors(cell.vectors, keys, count, dimensions, unit, heap, accept);
-    else {
-      for (let from = 0; from < count; from += ARENA_BATCH) {
-        const batch = Math.min(ARENA_BATCH, count - from);
-        offerDots(
-          place.arena.dotsAt(place.start + from * dimensions, batch),
-          keys,
-          from,
-          batch,
-          heap,
-          accept,
-        );
-      }
-    }
+    scanVectors(cell.vectors, keys, count, dimensions, unit, heap, accept, cell.inArena);
     return count;
   }
 

@@ -16,7 +16,7 @@ describe('packed vectors', () => {
           const random = seededRandom(seed);
           const keys = Int32Array.from({ length: count }, (_, index) => index * 3);
           const packed = allocatePacked(keys, dimensions);
-          expect(packed.arena !== undefined).toBe(count >= 256);
+          expect(packed.inArena !== undefined).toBe(count >= 256);
           const plain = { keys, dimensions, vectors: new Float32Array(count * dimensions) };
           for (let index = 0; index < count; index++) {
             const vector = unitVector(Float32Array.from({ length: dimensions }, () => random() - 0.5));

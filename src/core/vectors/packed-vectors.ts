@@ -13,7 +13,7 @@ export interface PackedVectors {
   readonly vectors: Float32Array;
   readonly dimensions: number;
   /** Where `vectors` lives when it is in a `VectorArena` of its own (scanned by its kernel). */
-  readonly arena?: { arena: VectorArena; start: number } | undefined;
+  readonly inArena?: ArenaPlace | undefined;
 }
 
 /** Below this many vectors a pack stays an ordinary array: scanning it is quick either way. */
@@ -34,17 +34,28 @@ export function allocatePacked(keys: Int32Array, dimensions: number, inArena = t
       keys,
       dimensions,
       vectors: arena.floats.subarray(start, start + floats),
-      arena: { arena, start },
+      inArena: { arena, start },
     };
   }
   return { keys, dimensions, vectors: new Float32Array(floats) };
 }
 
+/** Where a run of packed vectors lives in a `VectorArena`: its first float's index there. */
+export interface ArenaPlace {
+  readonly arena: VectorArena;
+  readonly start: number;
+}
+
+/** Dot products of one batch, when JavaScript computes them (reused: nothing is allocated per scan). */
+const batchDots = new Float64Array(ARENA_BATCH);
+
 /**
  * Offers `count` packed unit vectors (from `vectors`, with their `keys`) to `heap` by cosine
- * distance to the unit vector `unit`, two per pass (`dotProductPair`: the query read once for
- * both). Each distance is checked against the heap's bound before `accept` is asked: most vectors
- * are too far, and their row is never looked at. The scan of an IVF cell and of packed vectors.
+ * distance to the unit vector `unit`, a batch of dot products at a time: by the arena's kernel
+ * when they live in one (`place`), else in JavaScript two per pass (`dotProductPair`: the query
+ * read once for both); the same sums either way. Each distance is checked against the heap's bound
+ * before `accept` is asked: most vectors are too far, and their row is never looked at. The scan
+ * of an IVF cell and of packed vectors.
  */
 export function scanVectors(
   vectors: Float32Array,
@@ -54,34 +65,28 @@ export function scanVectors(
   unit: Float32Array,
   heap: NearestHeap,
   accept?: (key: number) => boolean,
+  place?: ArenaPlace | null,
 ): void {
+  place?.arena.setQuery(unit);
   const pair = new Float64Array(2);
-  let bound = heap.bound;
-  const consider = (key: number, distance: number): void => {
-    if (distance > bound || (accept !== undefined && !accept(key))) return;
-    heap.offer(key, distance);
-    bound = heap.bound;
-  };
-  let position = 0;
-  for (; position + 1 < count; position += 2) {
-    dotProductPair(vectors, position * dimensions, unit, dimensions, pair);
-    consider(keys[position] as number, unitDistance(pair[0] as number));
-    consider(keys[position + 1] as number, unitDistance(pair[1] as number));
-  }
-  if (position < count) {
-    consider(
-      keys[position] as number,
-      unitDistance(dotProduct(vectors, position * dimensions, unit, 0, dimensions)),
-    );
+  for (let from = 0; from < count; from += ARENA_BATCH) {
+    const batch = Math.min(ARENA_BATCH, count - from);
+    const dots = place ? place.arena.dotsAt(place.start + from * dimensions, batch) : batchDots;
+    if (!place) {
+      let at = 0;
+      for (; at + 1 < batch; at += 2) {
+        dotProductPair(vectors, (from + at) * dimensions, unit, dimensions, pair);
+        dots[at] = pair[0] as number;
+        dots[at + 1] = pair[1] as number;
+      }
+      if (at < batch) dots[at] = dotProduct(vectors, (from + at) * dimensions, unit, 0, dimensions);
+    }
+    offerDots(dots, keys, from, batch, heap, accept);
   }
 }
 
-/**
- * Offers `count` vectors to `heap` by their dot products with the query (`dots[i]` for the key
- * `keys[from + i]`), as `scanVectors` does: the bound first, then `accept`. The scan of vectors
- * whose dot products a `VectorArena` computed.
- */
-export function offerDots(
+/** Offers `count` vectors to `heap` by their dot products with the query (`dots[i]` for `keys[from + i]`). */
+function offerDots(
   dots: Float64Array,
   keys: Int32Array,
   from: number,
@@ -113,13 +118,6 @@ export function nearestPacked(
   if (limit <= 0) return [];
   const heap = new NearestHeap(limit, tieBreak);
   const { keys, dimensions } = packed;
-  if (packed.arena) {
-    const { arena, start } = packed.arena;
-    arena.setQuery(unit);
-    for (let from = 0; from < keys.length; from += ARENA_BATCH) {
-      const batch = Math.min(ARENA_BATCH, keys.length - from);
-      offerDots(arena.dotsAt(start + from * dimensions, batch), keys, from, batch, heap);
-    }
-  } else scanVectors(packed.vectors, keys, keys.length, dimensions, unit, heap);
+  scanVectors(packed.vectors, keys, keys.length, dimensions, unit, heap, undefined, packed.inArena);
   return heap.sorted();
 }
