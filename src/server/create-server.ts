@@ -33,7 +33,7 @@ import { createHostGuard } from './host-guard.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
-import type { BodyArrayLimits } from './overlong-body-array.js';
+import type { BodyFieldLimits } from './overlong-body-field.js';
 import { readUtf8Body } from './parse-utf8-body.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
@@ -50,8 +50,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Error body of the route: AMS `{"detail"}` (default) or engram `{"error"}`. */
     errorShape?: ErrorShape;
-    /** Most items of each top-level list of the JSON body, counted before it is parsed. */
-    bodyArrayLimits?: BodyArrayLimits;
+    /** Most items of each top-level list and characters of each top-level string of the JSON body, counted before it is parsed. */
+    bodyFieldLimits?: BodyFieldLimits;
   }
 }
 

@@ -1,39 +1,41 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createBodyArrayCounter, overlongBodyArray } from './overlong-body-array.js';
+import { createBodyFieldCounter, overlongBodyField, PREFIX_CHARS } from './overlong-body-field.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
-describe('overlongBodyArray', () => {
+describe('overlongBodyField', () => {
   it('finds a top-level list over its limit, and only those the limits name', async () => {
-    const limits = { messages: 3 };
-    expect(await overlongBodyArray(bytes('{"messages": [1, 2, 3]}'), limits)).toBeNull();
-    expect(await overlongBodyArray(bytes('{"messages": [1, 2, 3, 4]}'), limits)).toEqual({
+    const limits = { arrays: { messages: 3 } };
+    expect(await overlongBodyField(bytes('{"messages": [1, 2, 3]}'), limits)).toBeNull();
+    expect(await overlongBodyField(bytes('{"messages": [1, 2, 3, 4]}'), limits)).toEqual({
       field: 'messages',
       limit: 3,
+      kind: 'array',
     });
-    expect(await overlongBodyArray(bytes('{"other": [1, 2, 3, 4], "messages": []}'), limits)).toBeNull();
+    expect(await overlongBodyField(bytes('{"other": [1, 2, 3, 4], "messages": []}'), limits)).toBeNull();
     // Nested lists, objects and strings full of structure do not count as items.
     const nested = '{"messages": [[1, 2, 3, 4], {"a": [5, 6], "b": ",,,"}, "x,\\"],[,"]}';
-    expect(await overlongBodyArray(bytes(nested), limits)).toBeNull();
+    expect(await overlongBodyField(bytes(nested), limits)).toBeNull();
     // A list deeper in the body is not the top-level field.
-    expect(await overlongBodyArray(bytes('{"data": {"messages": [1, 2, 3, 4]}}'), limits)).toBeNull();
+    expect(await overlongBodyField(bytes('{"data": {"messages": [1, 2, 3, 4]}}'), limits)).toBeNull();
     // A key spelled with escapes is the same key.
-    expect(await overlongBodyArray(bytes('{"mess\\u0061ges": [1, 2, 3, 4]}'), limits)).not.toBeNull();
+    expect(await overlongBodyField(bytes('{"mess\\u0061ges": [1, 2, 3, 4]}'), limits)).not.toBeNull();
     // Not JSON, or not an object: nothing found (the parser reports what is wrong).
-    expect(await overlongBodyArray(bytes('[1, 2, 3, 4, 5]'), limits)).toBeNull();
-    expect(await overlongBodyArray(bytes('{"messages": [1, 2, 3, 4'), limits)).not.toBeNull();
+    expect(await overlongBodyField(bytes('[1, 2, 3, 4, 5]'), limits)).toBeNull();
+    expect(await overlongBodyField(bytes('{"messages": [1, 2, 3, 4'), limits)).not.toBeNull();
   });
 
   it('reads past the first slice (and yields) on a large body', async () => {
     const items = Array.from({ length: 200_000 }, (_, index) => `{"content": "message ${index}, é"}`);
     const body = bytes(`{"context": "${'ü'.repeat(300_000)}", "messages": [${items.join(', ')}]}`);
     expect(body.length).toBeGreaterThan(1024 * 1024);
-    expect(await overlongBodyArray(body, { messages: 199_999 })).toEqual({
+    expect(await overlongBodyField(body, { arrays: { messages: 199_999 } })).toEqual({
       field: 'messages',
       limit: 199_999,
+      kind: 'array',
     });
-    expect(await overlongBodyArray(body, { messages: 200_000 })).toBeNull();
+    expect(await overlongBodyField(body, { arrays: { messages: 200_000 } })).toBeNull();
   });
 
   it("finds strings' ends across slices, escaped quotes and backslashes included", async () => {
@@ -50,8 +52,8 @@ describe('overlongBodyArray', () => {
           };
           const body = bytes(JSON.stringify(object));
           expect(body.length).toBeGreaterThan(64 * 1024);
-          expect(await overlongBodyArray(body, { messages: items - 1 || 1 })).toEqual(
-            items > 1 ? { field: 'messages', limit: items - 1 } : null,
+          expect(await overlongBodyField(body, { arrays: { messages: items - 1 || 1 } })).toEqual(
+            items > 1 ? { field: 'messages', limit: items - 1, kind: 'array' } : null,
           );
         },
       ),
@@ -72,8 +74,8 @@ describe('overlongBodyArray', () => {
         (object, cuts, limit) => {
           const limits = { messages: limit, memories: limit };
           const body = bytes(JSON.stringify(object, null, 1));
-          const whole = createBodyArrayCounter(limits).feed(body);
-          const counter = createBodyArrayCounter(limits);
+          const whole = createBodyFieldCounter({ arrays: limits }).feed(body);
+          const counter = createBodyFieldCounter({ arrays: limits });
           let found = null;
           for (let start = 0, cut = 0; start < body.length && !found; cut++) {
             const size = cuts[cut % cuts.length] ?? 1;
@@ -107,7 +109,7 @@ describe('overlongBodyArray', () => {
         fc.integer({ min: 1, max: 4 }),
         async (object, limit) => {
           const limits = { messages: limit, memories: limit };
-          const found = await overlongBodyArray(bytes(JSON.stringify(object, null, 1)), limits);
+          const found = await overlongBodyField(bytes(JSON.stringify(object, null, 1)), { arrays: limits });
           const over = Object.entries(object).find(
             ([key, item]) => key in limits && Array.isArray(item) && item.length > limit,
           );
@@ -115,5 +117,84 @@ describe('overlongBodyArray', () => {
         },
       ),
     );
+  });
+
+  it("measures a string field's characters as `length` counts them, however its chunks arrive", () => {
+    // Characters of every UTF-8 length, surrogate pairs, and what JSON escapes (quotes, backslashes,
+    // control characters as \uXXXX); written with ensure-ASCII escapes too (\uXXXX for all).
+    const character = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      fc.constantFrom('x', 'é', '€', '😀', '"', '\\', '\n', '\u0001'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(character, { minLength: 0, maxLength: 300 }),
+        fc.integer({ min: -2, max: 2 }),
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 20 }),
+        (characters, offset, asciiOnly, cuts) => {
+          const content = characters.join('');
+          const limit = Math.max(1, content.length + offset);
+          let text = JSON.stringify({ name: 'a', content, tail: [1] });
+          if (asciiOnly)
+            text = text.replace(
+              /[\u0080-\uffff]/g,
+              (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+            );
+          expect(JSON.parse(text).content).toBe(content);
+          const body = bytes(text);
+          const counter = createBodyFieldCounter({ strings: { content: limit } });
+          let found = null;
+          for (let start = 0, cut = 0; start < body.length && !found; cut++) {
+            const size = cuts[cut % cuts.length] ?? 1;
+            found = counter.feed(body.subarray(start, start + size));
+            start += size;
+          }
+          if (content.length <= limit) {
+            expect(found).toBeNull();
+            return;
+          }
+          expect(found).toMatchObject({ field: 'content', limit, kind: 'string' });
+          const prefix = found?.prefix ?? '';
+          expect(content.startsWith(prefix)).toBe(true);
+          expect(prefix.length).toBeLessThanOrEqual(PREFIX_CHARS);
+          expect(prefix.length).toBeGreaterThanOrEqual(Math.min(PREFIX_CHARS, limit) - 2);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('measures only the top-level strings the limits name, keys and nested values aside', async () => {
+    const limits = { strings: { content: 3 } };
+    expect(await overlongBodyField(bytes('{"content": "abc"}'), limits)).toBeNull();
+    expect(await overlongBodyField(bytes('{"content": "abcd"}'), limits)).toMatchObject({ prefix: 'abcd' });
+    expect(await overlongBodyField(bytes('{"name": "abcdef", "content": "a"}'), limits)).toBeNull();
+    expect(
+      await overlongBodyField(bytes('{"abcdef": "content", "x": {"content": "abcdef"}}'), limits),
+    ).toBeNull();
+    expect(await overlongBodyField(bytes('{"content": ["abcdef"]}'), limits)).toBeNull();
+    // A string and a list limit side by side.
+    const both = { arrays: { items: 1 }, strings: { content: 3 } };
+    expect(await overlongBodyField(bytes('{"items": [1], "content": "abcd"}'), both)).toMatchObject({
+      kind: 'string',
+    });
+    expect(await overlongBodyField(bytes('{"items": [1, 2], "content": "abc"}'), both)).toMatchObject({
+      kind: 'array',
+    });
+  });
+
+  it('refuses a 40 MB string once it passes its limit, without reading the rest', () => {
+    const counter = createBodyFieldCounter({ strings: { content: 5_000_000 } });
+    const head = bytes('{"content": "');
+    const chunk = bytes('x'.repeat(64 * 1024));
+    let chunks = 0;
+    let found = counter.feed(head);
+    while (!found && chunks < 700) {
+      found = counter.feed(chunk);
+      chunks++;
+    }
+    expect(found).toMatchObject({ field: 'content', limit: 5_000_000, prefix: 'x'.repeat(PREFIX_CHARS) });
+    expect(chunks).toBe(Math.ceil(5_000_001 / (64 * 1024)));
   });
 });

@@ -1,32 +1,44 @@
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { ValidationError } from '../core/errors.js';
-import { type BodyArrayCounter, createBodyArrayCounter, type OverlongArray } from './overlong-body-array.js';
+import { type BodyFieldCounter, createBodyFieldCounter, type OverlongField } from './overlong-body-field.js';
 import { isJsonMediaType } from './read-json-body.js';
 import { RequestValidationError } from './request-validation-error.js';
 
 /** How long counting and decoding a body may hold the event loop before other requests run. */
 const SLICE_MS = 4;
 
-/** The `too_long` answer a route's schema gives for a list over its limit. */
-const overlongError = (over: OverlongArray) =>
+/** The answer a route's schema gives for a list or a string over its limit (`too_long`, `string_too_long`). */
+const overlongError = (over: OverlongField) =>
   new RequestValidationError([
-    {
-      type: 'too_long',
-      loc: ['body', over.field],
-      msg: `List should have at most ${over.limit} items after validation`,
-      input: [`… (more than ${over.limit} items)`],
-      ctx: { field_type: 'List', max_length: over.limit },
-    },
+    over.kind === 'array'
+      ? {
+          type: 'too_long',
+          loc: ['body', over.field],
+          msg: `List should have at most ${over.limit} items after validation`,
+          input: [`… (more than ${over.limit} items)`],
+          ctx: { field_type: 'List', max_length: over.limit },
+        }
+      : {
+          type: 'string_too_long',
+          loc: ['body', over.field],
+          msg: `String should have at most ${over.limit} character${over.limit === 1 ? '' : 's'}`,
+          input: `${over.prefix ?? ''}… (more than ${over.limit} characters)`,
+          ctx: { max_length: over.limit },
+        },
   ]);
 
-/** A counter for the request's body when its route limits lists and the body could exceed one. */
-function counterFor(request: FastifyRequest, contentLength: number): BodyArrayCounter | undefined {
-  const limits = request.routeOptions.config.bodyArrayLimits;
+/** A counter for the request's body when its route limits fields and the body could exceed one. */
+function counterFor(request: FastifyRequest, contentLength: number): BodyFieldCounter | undefined {
+  const limits = request.routeOptions.config.bodyFieldLimits;
   if (!limits || !isJsonMediaType(request.headers['content-type'])) return undefined;
-  // A list of more than `limit` items needs at least 2 × limit bytes ("0,"): smaller bodies pass.
-  const smallest = Math.min(...Object.values(limits));
-  return contentLength <= 2 * smallest ? undefined : createBodyArrayCounter(limits);
+  // A list of more than `limit` items needs at least 2 × limit bytes ("0,"), a string of more than
+  // `limit` characters more than `limit` bytes: smaller bodies pass.
+  const smallest = Math.min(
+    ...Object.values(limits.arrays ?? {}).map((limit) => 2 * limit),
+    ...Object.values(limits.strings ?? {}),
+  );
+  return contentLength <= smallest ? undefined : createBodyFieldCounter(limits);
 }
 
 /**
@@ -34,10 +46,12 @@ function counterFor(request: FastifyRequest, contentLength: number): BodyArrayCo
  * - the body limit (`bodyLimitBytes`, or the route's) is enforced from `Content-Length` before
  *   anything is read, and on the bytes received (413 `FST_ERR_CTP_BODY_TOO_LARGE`), as Fastify's
  *   own reader does;
- * - a route that declares `bodyArrayLimits` has its JSON body's top-level lists counted as the
- *   chunks arrive: one over its limit is refused with the `too_long` answer its schema would give
- *   as soon as the count passes the limit, without the rest of the body being received, gathered,
- *   decoded or parsed (a PUT of a million messages is refused after its first 100,001);
+ * - a route that declares `bodyFieldLimits` has its JSON body's top-level lists and strings
+ *   measured as the chunks arrive: one over its limit is refused with the answer its schema would
+ *   give (`too_long`, `string_too_long`; the echoed input says "more than" the limit) as soon as
+ *   the count passes the limit, without the rest of the body being received, gathered, decoded or
+ *   parsed (a PUT of a million messages is refused after its first 100,001, a knowledge document
+ *   of 40 MB after its first 5,000,001 characters);
  * - the bytes are decoded as strict UTF-8, so a body that is not UTF-8 is refused (400) before any
  *   route sees it, as FastAPI refuses it (its JSON decoder fails with a UnicodeDecodeError,
  *   answered 400 "There was an error parsing the body") instead of storing replacement characters.

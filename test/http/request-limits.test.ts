@@ -132,7 +132,31 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
     expect(answer.status).toBe(400);
     expect(answer.body.error.code).toBe('validation_failed');
     expect(answer.text.length).toBeLessThan(3_000);
-    expect(answer.text).toContain(`(${MAX_DOCUMENT_CHARS + 1} characters)`);
+    expect(answer.body.error.details.issues).toEqual([
+      {
+        type: 'string_too_long',
+        loc: ['body', 'content'],
+        msg: `String should have at most ${MAX_DOCUMENT_CHARS} characters`,
+        input: `${'x'.repeat(200)}… (more than ${MAX_DOCUMENT_CHARS} characters)`,
+        ctx: { max_length: MAX_DOCUMENT_CHARS },
+      },
+    ]);
+  });
+
+  it("a document's content over MAX_DOCUMENT_CHARS is refused from the raw bytes, before the body is parsed", async () => {
+    await send('POST', '/v1/agents', { id: 'archivist' });
+    // Past the limit the body stops being JSON: parsed first, this would be json_invalid.
+    const content = `${'é'.repeat(100)}${'x'.repeat(MAX_DOCUMENT_CHARS - 100)}`;
+    const body = `{"name": "Huge.md", "content": "${content}\\u00e9 not json at all`;
+    const answer = await send('POST', '/v1/agents/archivist/knowledge', body, {
+      'content-type': 'application/json',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details.issues[0]).toMatchObject({
+      type: 'string_too_long',
+      loc: ['body', 'content'],
+      input: `${'é'.repeat(100)}${'x'.repeat(100)}… (more than ${MAX_DOCUMENT_CHARS} characters)`,
+    });
   });
 
   it('a body over the limit is 413 naming the limit in bytes and the setting that raises it', async () => {

@@ -119,7 +119,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     body: createMemoriesBodySchema,
     response: ackSchema,
   };
-  const createConfig = { docs: createDocs, bodyArrayLimits: { memories: MAX_MEMORY_BATCH } };
+  const createConfig = { docs: createDocs, bodyFieldLimits: { arrays: { memories: MAX_MEMORY_BATCH } } };
   app.post('/v1/long-term-memory/', { config: createConfig }, create);
   app.post('/v1/long-term-memory', { config: createConfig }, create);
 

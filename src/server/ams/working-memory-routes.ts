@@ -160,7 +160,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     return sendJson(reply, etag, body);
   });
 
-  const put = { config: { docs: docs.put, bodyArrayLimits: PUT_LIMITS } };
+  const put = { config: { docs: docs.put, bodyFieldLimits: { arrays: PUT_LIMITS } } };
   app.put('/v1/working-memory/:session_id', put, async (request, reply) => {
     const { session_id } = readPath(request, sessionPathSchema);
     const query = readQuery(request, modelQuerySchema);

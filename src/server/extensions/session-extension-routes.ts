@@ -61,7 +61,7 @@ const docs = {
 export function registerSessionExtensionRoutes(app: FastifyInstance, engram: Engram): void {
   const errorShape = 'engram' as const;
   const append = {
-    config: { errorShape, docs: docs.append, bodyArrayLimits: { messages: MAX_APPEND_MESSAGES } },
+    config: { errorShape, docs: docs.append, bodyFieldLimits: { arrays: { messages: MAX_APPEND_MESSAGES } } },
   };
   const patch = { config: { errorShape, docs: docs.patch } };
 
