@@ -10,6 +10,11 @@ export interface BodyFieldLimits {
   readonly arrays?: Readonly<Record<string, number>>;
   /** Most characters of each top-level string, counted as `string.length` (and zod) count them. */
   readonly strings?: Readonly<Record<string, number>>;
+  /**
+   * For a body that is not JSON (a `text/markdown` upload): the field its whole text becomes and
+   * its most characters, counted as the text is decoded (`parse-utf8-body.ts`).
+   */
+  readonly text?: { readonly field: string; readonly limit: number };
 }
 
 /** A top-level field found over its limit. */

@@ -11,6 +11,8 @@ beforeAll(async () => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', readUtf8Body);
   app.post('/echo', async (req) => ({ text: req.body as string }));
+  const uploadConfig = { bodyFieldLimits: { text: { field: 'content', limit: 10 } } };
+  app.post('/upload', { config: uploadConfig }, async (req) => ({ text: req.body as string }));
   // engram's error handler maps a ValidationError to 400; here its message is enough.
   app.setErrorHandler((error: Error, _req, reply) => reply.status(400).send({ message: error.message }));
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -20,11 +22,15 @@ afterAll(() => app.close());
 afterEach(() => vi.restoreAllMocks());
 
 /** Posts `parts` as separate writes (so the server reads them as separate chunks). */
-function post(parts: Buffer[]): Promise<{ status: number; body: string }> {
+function post(
+  parts: Buffer[],
+  path = '/echo',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const length = parts.reduce((sum, part) => sum + part.length, 0);
   return new Promise((resolve, reject) => {
     const req = request(
-      { port, host: '127.0.0.1', method: 'POST', path: '/echo', headers: { 'content-length': length } },
+      { port, host: '127.0.0.1', method: 'POST', path, headers: { 'content-length': length, ...headers } },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -82,5 +88,26 @@ describe('readUtf8Body', () => {
     expect(inputs.reduce((sum, size) => sum + size, 0)).toBe(bytes.length);
     // A socket delivers at most 64 KB at a time.
     expect(Math.max(...inputs)).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it("counts a raw text body's characters as they arrive, against its route's text limit", async () => {
+    const markdown = { 'content-type': 'text/markdown' };
+    const send = (text: string, headers = markdown) =>
+      post(
+        // One byte a write: characters arrive split across chunks.
+        [...Buffer.from(text, 'utf8')].map((byte) => Buffer.from([byte])),
+        '/upload',
+        headers,
+      );
+    // 10 characters (é is one, 😀 two, as `length` counts them) pass; 11 are refused.
+    expect(await send('é😀1234567')).toEqual({ status: 200, body: JSON.stringify({ text: 'é😀1234567' }) });
+    const over = await send('é😀12345678');
+    expect(over.status).toBe(400);
+    expect(JSON.parse(over.body).message).toBe(
+      'Invalid request: body.content: String should have at most 10 characters',
+    );
+    // A JSON body is not the raw text: the text limit does not apply to it.
+    const json = await send(JSON.stringify('12345678901'), { 'content-type': 'application/json' });
+    expect(json.status).toBe(200);
   });
 });

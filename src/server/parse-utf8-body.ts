@@ -1,7 +1,13 @@
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { ValidationError } from '../core/errors.js';
-import { type BodyFieldCounter, createBodyFieldCounter, type OverlongField } from './overlong-body-field.js';
+import {
+  type BodyFieldCounter,
+  type BodyFieldLimits,
+  createBodyFieldCounter,
+  type OverlongField,
+  PREFIX_CHARS,
+} from './overlong-body-field.js';
 import { isJsonMediaType } from './read-json-body.js';
 import { RequestValidationError } from './request-validation-error.js';
 
@@ -41,6 +47,24 @@ function counterFor(request: FastifyRequest, contentLength: number): BodyFieldCo
   return contentLength <= smallest ? undefined : createBodyFieldCounter(limits);
 }
 
+/** The text limit of the request's route when its body is not JSON (a raw upload) and could exceed it. */
+function textLimitFor(request: FastifyRequest, contentLength: number): BodyFieldLimits['text'] {
+  const text = request.routeOptions.config.bodyFieldLimits?.text;
+  if (!text || isJsonMediaType(request.headers['content-type'])) return undefined;
+  // A character takes at least one byte: a body of at most `limit` bytes cannot exceed it.
+  return contentLength <= text.limit ? undefined : text;
+}
+
+/** The first PREFIX_CHARS characters of the decoded parts (never half a surrogate pair). */
+function prefixOf(parts: readonly string[]): string {
+  let prefix = '';
+  for (const part of parts) {
+    prefix += part.slice(0, PREFIX_CHARS - prefix.length);
+    if (prefix.length >= PREFIX_CHARS) break;
+  }
+  return /[\uD800-\uDBFF]$/.test(prefix) ? prefix.slice(0, -1) : prefix;
+}
+
 /**
  * Fastify content-type parser for every body, reading the request stream itself:
  * - the body limit (`bodyLimitBytes`, or the route's) is enforced from `Content-Length` before
@@ -51,7 +75,9 @@ function counterFor(request: FastifyRequest, contentLength: number): BodyFieldCo
  *   give (`too_long`, `string_too_long`; the echoed input says "more than" the limit) as soon as
  *   the count passes the limit, without the rest of the body being received, gathered, decoded or
  *   parsed (a PUT of a million messages is refused after its first 100,001, a knowledge document
- *   of 40 MB after its first 5,000,001 characters);
+ *   of 40 MB after its first 5,000,001 characters); a route whose raw text body (not JSON) becomes
+ *   one field (`bodyFieldLimits.text`: a `text/markdown` upload) has the decoded characters
+ *   counted the same way;
  * - the bytes are decoded as strict UTF-8, so a body that is not UTF-8 is refused (400) before any
  *   route sees it, as FastAPI refuses it (its JSON decoder fails with a UnicodeDecodeError,
  *   answered 400 "There was an error parsing the body") instead of storing replacement characters.
@@ -73,7 +99,10 @@ export function readUtf8Body(
     done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
     return;
   }
-  const counter = counterFor(request, Number.isNaN(contentLength) ? Number.POSITIVE_INFINITY : contentLength);
+  const knownLength = Number.isNaN(contentLength) ? Number.POSITIVE_INFINITY : contentLength;
+  const counter = counterFor(request, knownLength);
+  const textLimit = textLimitFor(request, knownLength);
+  let decodedChars = 0;
   // Strict (a byte sequence that is not UTF-8 throws instead of becoming U+FFFD) and streaming:
   // a character split between two chunks is decoded with the second.
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -84,6 +113,7 @@ export function readUtf8Body(
     try {
       const text = chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
       if (text !== '') parts.push(text);
+      decodedChars += text.length;
     } catch {
       notUtf8 = true;
     }
@@ -105,6 +135,10 @@ export function readUtf8Body(
     else if (over) finish(overlongError(over));
     else {
       decode(chunk);
+      if (textLimit && decodedChars > textLimit.limit) {
+        finish(overlongError({ ...textLimit, kind: 'string', prefix: prefixOf(parts) }));
+        return;
+      }
       // Several chunks can arrive in one turn of the event loop: after 4 ms of counting and
       // decoding, let other requests run before reading on.
       if (performance.now() - sliceStart > SLICE_MS) {
@@ -133,6 +167,10 @@ export function readUtf8Body(
           { path: ['body'], message: 'The body is not valid UTF-8' },
         ]),
       );
+      return;
+    }
+    if (textLimit && decodedChars > textLimit.limit) {
+      finish(overlongError({ ...textLimit, kind: 'string', prefix: prefixOf(parts) }));
       return;
     }
     // The decoder drops a UTF-8 byte-order mark (`ignoreBOM` is false).

@@ -56,38 +56,67 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
     expect(parsed.body.detail[0].type).not.toBe('too_long');
   });
 
+  /** Sends `prefix` of a body whose Content-Length promises `length` bytes, and never the rest. */
+  function sendPartly(method: string, path: string, type: string, prefix: string, length: number) {
+    const { port } = new URL(testServer().url);
+    return new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
+      const request = httpRequest(
+        { port, method, path, headers: { 'content-type': type, 'content-length': String(length) } },
+        (response) => {
+          let body = '';
+          response.on('data', (chunk) => {
+            body += chunk;
+          });
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.write(prefix);
+    });
+  }
+
   it('an over-long list is refused while the client is still sending the rest of the body', async () => {
     // Content-Length promises 5 MB; only the first 100,001 items (200 KB) are ever sent. A reader
     // that gathered the whole body before counting would wait for the rest and never answer.
     const prefix = `{"messages": [${Array.from({ length: MAX_SESSION_MESSAGES + 1 }, () => '0').join(',')},`;
-    const { port } = new URL(testServer().url);
-    const answer = await new Promise<{ status: number; body: string; connection?: string }>(
-      (resolve, reject) => {
-        const request = httpRequest(
-          {
-            port,
-            method: 'PUT',
-            path: '/v1/working-memory/streamed',
-            headers: { 'content-type': 'application/json', 'content-length': String(5_000_000) },
-          },
-          (response) => {
-            let body = '';
-            response.on('data', (chunk) => {
-              body += chunk;
-            });
-            response.on('end', () =>
-              resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
-            );
-          },
-        );
-        request.on('error', reject);
-        request.write(prefix);
-      },
+    const answer = await sendPartly(
+      'PUT',
+      '/v1/working-memory/streamed',
+      'application/json',
+      prefix,
+      5_000_000,
     );
     expect(answer.status).toBe(422);
     expect(JSON.parse(answer.body).detail[0]).toMatchObject({ type: 'too_long', loc: ['body', 'messages'] });
     // The rest of the body is not read: the connection closes after the answer.
     expect(answer.connection).toBe('close');
+  });
+
+  it("a document's content over MAX_DOCUMENT_CHARS is refused while the rest is still to come, in JSON or raw", async () => {
+    await send('POST', '/v1/agents', { id: 'streamer' });
+    const over = 'x'.repeat(MAX_DOCUMENT_CHARS + 1);
+    const promised = MAX_DOCUMENT_CHARS + 1_000;
+    const answers = [
+      await sendPartly(
+        'POST',
+        '/v1/agents/streamer/knowledge',
+        'application/json',
+        `{"name": "a.md", "content": "${over}`,
+        promised,
+      ),
+      await sendPartly('POST', '/v1/agents/streamer/knowledge?name=a.md', 'text/markdown', over, promised),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body).error.details.issues[0]).toMatchObject({
+        type: 'string_too_long',
+        loc: ['body', 'content'],
+        input: `${'x'.repeat(200)}… (more than ${MAX_DOCUMENT_CHARS} characters)`,
+      });
+      expect(answer.connection).toBe('close');
+    }
   });
 
   it('keeps the connection open after refusing a body it has read whole', async () => {

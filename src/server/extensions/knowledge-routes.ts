@@ -128,9 +128,12 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
           },
           'admin',
         ),
-        // A JSON upload's content over its limit is refused as it arrives, before the body is
-        // joined and parsed (a 5 MB string held the event loop ~40 ms in those two steps).
-        bodyFieldLimits: { strings: { content: MAX_DOCUMENT_CHARS } },
+        // Content over its limit is refused as it arrives, before the body is joined and parsed
+        // (a 5 MB string held the event loop ~40 ms in those two steps), in JSON or as raw text.
+        bodyFieldLimits: {
+          strings: { content: MAX_DOCUMENT_CHARS },
+          text: { field: 'content', limit: MAX_DOCUMENT_CHARS },
+        },
       },
     },
     async (request, reply) => {
