@@ -4,6 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { readUtf8Body } from './parse-utf8-body.js';
 
 let app: FastifyInstance;
+const ticker = { turn: 0, running: false };
+const turns = { end: 0 };
 let port = 0;
 
 beforeAll(async () => {
@@ -13,6 +15,19 @@ beforeAll(async () => {
   app.post('/echo', async (req) => ({ text: req.body as string }));
   const uploadConfig = { bodyFieldLimits: { text: { field: 'content', limit: 10 } } };
   app.post('/upload', { config: uploadConfig }, async (req) => ({ text: req.body as string }));
+  // Which turn of the event loop (counted by `ticker`) the body ended in, and the handler ran in.
+  app.post(
+    '/turns',
+    {
+      preParsing: (_req, _reply, payload, done) => {
+        payload.on('end', () => {
+          turns.end = ticker.turn;
+        });
+        done(null, payload);
+      },
+    },
+    async () => ({ gap: ticker.turn - turns.end }),
+  );
   // engram's error handler maps a ValidationError to 400; here its message is enough.
   app.setErrorHandler((error: Error, _req, reply) => reply.status(400).send({ message: error.message }));
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -109,5 +124,25 @@ describe('readUtf8Body', () => {
     // A JSON body is not the raw text: the text limit does not apply to it.
     const json = await send(JSON.stringify('12345678901'), { 'content-type': 'application/json' });
     expect(json.status).toBe(200);
+  });
+
+  it("hands a long body to its route turns after the body's end, a short one at once", async () => {
+    ticker.running = true;
+    const tick = () => {
+      ticker.turn++;
+      if (ticker.running) setImmediate(tick);
+    };
+    tick();
+    try {
+      const send = async (text: string) => {
+        const answer = await post([Buffer.from(text)], '/turns');
+        return (JSON.parse(answer.body) as { gap: number }).gap;
+      };
+      expect(await send('x'.repeat(1_000))).toBe(0);
+      // The join and the route's parse each get a turn of their own: other requests run between.
+      expect(await send('x'.repeat(300_000))).toBeGreaterThanOrEqual(1);
+    } finally {
+      ticker.running = false;
+    }
   });
 });

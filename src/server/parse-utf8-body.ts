@@ -14,6 +14,9 @@ import { RequestValidationError } from './request-validation-error.js';
 /** How long counting and decoding a body may hold the event loop before other requests run. */
 const SLICE_MS = 4;
 
+/** Decoded characters from which a body is joined, and handed to its route, in turns of their own. */
+const ALONE_CHARS = 256 * 1024;
+
 /** The answer a route's schema gives for a list or a string over its limit (`too_long`, `string_too_long`). */
 const overlongError = (over: OverlongField) =>
   new RequestValidationError([
@@ -174,7 +177,17 @@ export function readUtf8Body(
       return;
     }
     // The decoder drops a UTF-8 byte-order mark (`ignoreBOM` is false).
-    finish(null, parts.length === 1 ? parts[0] : parts.join(''));
+    if (decodedChars < ALONE_CHARS) {
+      finish(null, parts.length === 1 ? parts[0] : parts.join(''));
+      return;
+    }
+    // A long body's join, and the route's parse that follows it, each hold the loop for a while
+    // (a fresh 1 MB string costs ~3 ms of page faults on the development machine): each gets a
+    // turn of its own, so that other requests run before, between and after them.
+    setImmediate(() => {
+      const body = parts.join('');
+      setImmediate(() => finish(null, body));
+    });
   }
   payload.on('data', onData);
   payload.on('end', onEnd);
