@@ -9,6 +9,19 @@ async function putSession(sessionId: string, body: unknown = {}) {
 }
 
 describe('POST /v1/working-memory/{session_id}/messages (atomic append)', () => {
+  it('answers a long append (its echo encoded in turns of its own) as JSON, byte for byte', async () => {
+    const content = 'é😀'.repeat(150_000);
+    const answer = await testServer().request('/v1/working-memory/long/messages', {
+      method: 'POST',
+      body: { messages: [{ role: 'user', content }] },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const text = await answer.text();
+    expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+    expect((JSON.parse(text) as { messages: { content: string }[] }).messages[0]?.content).toBe(content);
+  });
+
   it('appends in order, creates the session when absent, and returns the new version as ETag', async () => {
     const { request } = testServer();
     const first = await request('/v1/working-memory/chat/messages?namespace=n&user_id=u', {

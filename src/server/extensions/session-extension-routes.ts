@@ -4,6 +4,7 @@ import type { Engram } from '../../engram.js';
 import { sessionRefFromRequest } from '../ams/session-ref-from-request.js';
 import { toAmsMessage, toMessageInput } from '../ams/working-memory-mapper.js';
 import { sessionPathSchema, sessionScopeQuerySchema } from '../ams/working-memory-schemas.js';
+import { jsonAnswer } from '../json-answer.js';
 import { readBody } from '../request-parts.js';
 import type { RouteDocs } from '../route-docs.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from './entity-tag.js';
@@ -76,7 +77,7 @@ export function registerSessionExtensionRoutes(app: FastifyInstance, engram: Eng
       }),
     );
     reply.header('etag', entityTag(session.version));
-    return { session: toSessionStateBody(session), messages: messages.map(toAmsMessage) };
+    return jsonAnswer(reply, { session: toSessionStateBody(session), messages: messages.map(toAmsMessage) });
   });
 
   app.patch('/v1/working-memory/:session_id', patch, async (request, reply) => {
