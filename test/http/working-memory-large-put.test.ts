@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MAX_SESSION_MESSAGES } from '../../src/core/schemas/session.js';
 import { toWorkingMemoryResponse } from '../../src/server/ams/working-memory-mapper.js';
 import { amsWorkingMemoryBodySchema } from '../../src/server/ams/working-memory-schemas.js';
@@ -136,5 +136,38 @@ describe('a PUT of many messages lets other requests run, with the same answers 
     expect(answer.text).toBe(JSON.stringify({ ...before, context, last_accessed, updated_at }));
     // Written chunk by chunk, with its length (not chunked transfer encoding).
     expect(answer.length).toBe(String(Buffer.byteLength(answer.text)));
+  });
+
+  it('a GET of a large session answers the bytes of a whole serialization, in slices, summarized marks included', async () => {
+    const messages = messagesOf(20_000);
+    expect((await put('many-get', { messages })).status).toBe(200);
+    for (const query of ['', '?include_summarized=true']) {
+      const stringify = vi.spyOn(JSON, 'stringify');
+      let response: Response;
+      try {
+        response = await testServer().request(`/v1/working-memory/many-get${query}`);
+        // Never serialized whole: one message at a time (between slices), then the rest.
+        const whole = stringify.mock.calls.filter(([value]) => {
+          const listed = (value as { messages?: unknown } | null)?.messages;
+          return Array.isArray(listed) && listed.length > 1;
+        });
+        expect(whole).toEqual([]);
+      } finally {
+        stringify.mockRestore();
+      }
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      // The bytes JSON.stringify writes for the answer's value (the summarizer may run at any time,
+      // so the answer is compared with itself and with what was put, not with a second read).
+      const answered = JSON.parse(text) as { messages: { content: string; summarized?: boolean }[] };
+      expect(text).toBe(JSON.stringify(answered));
+      const contents = answered.messages.map((message) => message.content);
+      expect(contents).toEqual(messages.slice(messages.length - contents.length).map((m) => m.content));
+      if (query) {
+        expect(contents).toHaveLength(messages.length);
+        expect(answered.messages.every((message) => typeof message.summarized === 'boolean')).toBe(true);
+      } else expect(answered.messages.some((message) => 'summarized' in message)).toBe(false);
+      expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    }
   });
 });

@@ -119,6 +119,19 @@ export interface ResponseStyle {
   markSummarized?: boolean;
 }
 
+/**
+ * How the answer's messages are written: as AMS messages, each marked `summarized` (whether the
+ * running summary covers it) when the style asks for it.
+ */
+export function amsMessageOf(
+  state: SessionState,
+  style: Pick<ResponseStyle, 'markSummarized'>,
+): (message: StoredMessage) => ReturnType<typeof toAmsMessage> & { summarized?: boolean } {
+  if (!style.markSummarized) return toAmsMessage;
+  const throughSeq = state.summarized.throughSeq;
+  return (message) => ({ ...toAmsMessage(message), summarized: message.seq <= throughSeq });
+}
+
 /** WorkingMemoryResponse (§2.5): every declared field present, `null` where unset. */
 export function toWorkingMemoryResponse(
   state: SessionState,
@@ -127,11 +140,8 @@ export function toWorkingMemoryResponse(
   style: ResponseStyle,
 ) {
   const time = (iso: string) => formatAmsDateTime(iso, style.wholeSeconds);
-  const throughSeq = state.summarized.throughSeq;
   return {
-    messages: style.markSummarized
-      ? messages.map((message) => ({ ...toAmsMessage(message), summarized: message.seq <= throughSeq }))
-      : messages.map(toAmsMessage),
+    messages: messages.map(amsMessageOf(state, style)),
     memories: state.memories.map((memory) => toAmsMemory(memory, state.longTermMemoryStrategy)),
     data: state.data ?? (style.nullDataAsEmpty ? {} : null),
     context: state.context,

@@ -5,7 +5,7 @@ const entry = (bytes: number): CachedResponse => ({
   key: { tenantId: 'default', sessionId: 's', namespace: null, userId: null },
   revision: '1.1',
   etag: '"1"',
-  body: Buffer.alloc(bytes),
+  body: [Buffer.alloc(bytes)],
 });
 
 describe('createResponseCache', () => {

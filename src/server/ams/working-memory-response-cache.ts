@@ -7,8 +7,8 @@ export interface CachedResponse {
   /** `store.sessionRevision(key)` read before the session was: a later write makes it stale. */
   revision: string;
   etag: string;
-  /** The serialized JSON body, sent as is. */
-  body: Buffer;
+  /** The serialized JSON body in the chunks it was encoded in (`serializeInSlices`), sent as is. */
+  body: readonly Buffer[];
 }
 
 /** Bounds of the cache: entries and bytes of body; bigger bodies are never cached. */
@@ -23,6 +23,8 @@ export const defaultResponseCacheLimits: ResponseCacheLimits = {
   maxBytes: 32 * 1024 * 1024,
   maxEntryBytes: 1024 * 1024,
 };
+
+const sizeOf = (entry: CachedResponse) => entry.body.reduce((sum, chunk) => sum + chunk.length, 0);
 
 /**
  * A bounded LRU of serialized GET working-memory answers, keyed by tenant and raw request URL (the
@@ -40,7 +42,7 @@ export function createResponseCache(limits: ResponseCacheLimits = defaultRespons
     const entry = entries.get(cacheKey);
     if (!entry) return;
     entries.delete(cacheKey);
-    bytes -= entry.body.length;
+    bytes -= sizeOf(entry);
     if (cacheKey === newest) newest = undefined;
   };
   return {
@@ -57,10 +59,11 @@ export function createResponseCache(limits: ResponseCacheLimits = defaultRespons
     },
     set(cacheKey: string, entry: CachedResponse): void {
       remove(cacheKey);
-      if (entry.body.length > limits.maxEntryBytes) return;
+      const size = sizeOf(entry);
+      if (size > limits.maxEntryBytes) return;
       entries.set(cacheKey, entry);
       newest = cacheKey;
-      bytes += entry.body.length;
+      bytes += size;
       for (const oldest of entries.keys()) {
         if (entries.size <= limits.maxEntries && bytes <= limits.maxBytes) break;
         remove(oldest);

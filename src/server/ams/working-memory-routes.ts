@@ -14,6 +14,7 @@ import { findUniqueSession } from './find-unique-session.js';
 import { contextWindowOf, fitContextWindow } from './fit-context-window.js';
 import { sessionRefFromRequest } from './session-ref-from-request.js';
 import {
+  amsMessageOf,
   toAmsMessage,
   toPutMessageInput,
   toSessionInput,
@@ -86,7 +87,7 @@ function sendJson(reply: FastifyReply, etag: string, body: Buffer): Buffer {
  * Sends an answer serialized in chunks one chunk per write (a long answer is never copied into
  * one buffer, nor written to the socket in one step), with its length, as `sendJson` would.
  */
-function sendJsonChunks(reply: FastifyReply, etag: string, chunks: Buffer[]): Buffer | Readable {
+function sendJsonChunks(reply: FastifyReply, etag: string, chunks: readonly Buffer[]): Buffer | Readable {
   if (chunks.length === 1) return sendJson(reply, etag, chunks[0] as Buffer);
   const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
   reply.header('etag', etag).header('content-length', length).type('application/json; charset=utf-8');
@@ -119,7 +120,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     const cached = cache.get(cacheKey);
     if (cached) {
       if ((await engram.store.sessionRevision(cached.key)) === cached.revision) {
-        return sendJson(reply, cached.etag, cached.body);
+        return sendJsonChunks(reply, cached.etag, cached.body);
       }
       cache.delete(cacheKey);
     }
@@ -148,16 +149,25 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     }
     const window = contextWindowOf(query);
     const fitted = window === null ? null : await fitContextWindow(messages, window, { truncate: true });
-    const response = toWorkingMemoryResponse(session, fitted?.messages ?? messages, fitted?.usage ?? null, {
-      wholeSeconds: true,
-      nullDataAsEmpty: true,
-      markSummarized: includeSummarized,
-    });
+    const { messages: _serializedBelow, ...rest } = toWorkingMemoryResponse(
+      session,
+      [],
+      fitted?.usage ?? null,
+      {
+        wholeSeconds: true,
+        nullDataAsEmpty: true,
+      },
+    );
+    // Serialized one message at a time and encoded in 64 KB chunks, in slices: a session of
+    // thousands of messages was one step (an 837 KB answer held the event loop ~40 ms).
+    const toMessage = amsMessageOf(session, { markSummarized: includeSummarized });
+    const slicer = createEventLoopSlicer();
+    const response = { messages: fitted?.messages ?? messages, ...rest };
+    const body = await serializeInSlices(response, 'messages', toMessage, slicer.pause);
     const etag = entityTag(session.version);
-    const body = Buffer.from(JSON.stringify(response));
     // The AMS fallback depends on which other sessions exist: only exact-key answers are cached.
     if (exact && revision !== null) cache.set(cacheKey, { key, revision, etag, body });
-    return sendJson(reply, etag, body);
+    return sendJsonChunks(reply, etag, body);
   });
 
   const put = { config: { docs: docs.put, bodyFieldLimits: { arrays: PUT_LIMITS } } };
