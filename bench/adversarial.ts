@@ -1,7 +1,8 @@
 /**
  * Adversarial inputs against a real engram server while a client polls `/v1/health`: a message of
  * one long run without whitespace (append and PUT), a `(a+)+$` procedure trigger and a near-miss
- * message, a 4.9 MB Markdown document, PUTs of 100,000 and 1,000,000 messages, and a body over the
+ * message, a 4.9 MB Markdown document, PUTs of 100,000 and 1,000,000 messages, a GET of the
+ * 100,000-message session (its answer: the messages the summary has not covered), a body over the
  * limit, and a document 1 character over MAX_DOCUMENT_CHARS (4xx with a small error body: the
  * answer's size is reported). For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
  * and the server's event-loop delay p99/max (perf_hooks.monitorEventLoopDelay in the server
@@ -15,7 +16,7 @@
  * Usage: node --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
  *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2]
- *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,put-1m,oversize-body,
+ *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,oversize-body,
  *        over-max-document]
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -40,6 +41,7 @@ const allScenarios = [
   'redos',
   'big-document',
   'put-100k',
+  'get-100k',
   'put-1m',
   'oversize-body',
   'over-max-document',
@@ -232,6 +234,13 @@ const scenarios: Record<
     },
     async action(context, body) {
       return String((await call(context, 'PUT', '/v1/working-memory/adv-100k', body)).status);
+    },
+  },
+  'get-100k': {
+    label: 'GET the 100,000-message session (after put-100k), uncached',
+    async action(context) {
+      const { status, text } = await call(context, 'GET', '/v1/working-memory/adv-100k');
+      return `${status}, ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB`;
     },
   },
   'put-1m': {
