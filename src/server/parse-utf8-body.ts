@@ -123,6 +123,11 @@ export function readUtf8Body(
   };
   let received = 0;
   let sliceStart = performance.now();
+  /** The answer for a raw text body past its route's text limit, once it is. */
+  const textOver = () =>
+    textLimit && decodedChars > textLimit.limit
+      ? overlongError({ ...textLimit, kind: 'string', prefix: prefixOf(parts) })
+      : undefined;
 
   const finish = (error: Error | null, body?: string) => {
     payload.removeListener('data', onData);
@@ -138,8 +143,9 @@ export function readUtf8Body(
     else if (over) finish(overlongError(over));
     else {
       decode(chunk);
-      if (textLimit && decodedChars > textLimit.limit) {
-        finish(overlongError({ ...textLimit, kind: 'string', prefix: prefixOf(parts) }));
+      const overText = textOver();
+      if (overText) {
+        finish(overText);
         return;
       }
       // Several chunks can arrive in one turn of the event loop: after 4 ms of counting and
@@ -172,8 +178,9 @@ export function readUtf8Body(
       );
       return;
     }
-    if (textLimit && decodedChars > textLimit.limit) {
-      finish(overlongError({ ...textLimit, kind: 'string', prefix: prefixOf(parts) }));
+    const overText = textOver();
+    if (overText) {
+      finish(overText);
       return;
     }
     // The decoder drops a UTF-8 byte-order mark (`ignoreBOM` is false).
