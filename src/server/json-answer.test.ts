@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
-import { ALONE_ANSWER_CHARS, jsonAnswer } from './json-answer.js';
+import { ALONE_CHARS } from '../engine/event-loop-slicer.js';
+import { jsonAnswer } from './json-answer.js';
 
 const fakeReply = () => ({ type: vi.fn() }) as unknown as FastifyReply & { type: ReturnType<typeof vi.fn> };
 
@@ -19,7 +20,7 @@ describe('jsonAnswer', () => {
 
   it("encodes a long value's JSON in a later turn, byte for byte what JSON.stringify gives", async () => {
     const reply = fakeReply();
-    const value = { messages: [{ content: `${'é😀x'.repeat(ALONE_ANSWER_CHARS / 3)}"\\` }] };
+    const value = { messages: [{ content: `${'é😀x'.repeat(ALONE_CHARS / 3)}"\\` }] };
     let ranBetween = false;
     setImmediate(() => {
       ranBetween = true;

@@ -1,8 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { nextTurn } from '../engine/event-loop-slicer.js';
-
-/** Characters of JSON from which an answer is encoded, and written, in turns of their own. */
-export const ALONE_ANSWER_CHARS = 256 * 1024;
+import { ALONE_CHARS, nextTurn } from '../engine/event-loop-slicer.js';
 
 /**
  * An answer's JSON, for a route to return: the text (Fastify sends it as it would have serialized
@@ -14,7 +11,7 @@ export const ALONE_ANSWER_CHARS = 256 * 1024;
 export async function jsonAnswer(reply: FastifyReply, value: unknown): Promise<string | Buffer> {
   reply.type('application/json; charset=utf-8');
   const text = JSON.stringify(value);
-  if (text.length < ALONE_ANSWER_CHARS) return text;
+  if (text.length < ALONE_CHARS) return text;
   await nextTurn();
   const bytes = Buffer.from(text);
   await nextTurn();

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
 import { ValidationError } from '../core/errors.js';
+import { ALONE_CHARS } from '../engine/event-loop-slicer.js';
 import {
   type BodyFieldCounter,
   type BodyFieldLimits,
@@ -13,9 +14,6 @@ import { RequestValidationError } from './request-validation-error.js';
 
 /** How long counting and decoding a body may hold the event loop before other requests run. */
 const SLICE_MS = 4;
-
-/** Decoded characters from which a body is joined, and handed to its route, in turns of their own. */
-const ALONE_CHARS = 256 * 1024;
 
 /** The answer a route's schema gives for a list or a string over its limit (`too_long`, `string_too_long`). */
 const overlongError = (over: OverlongField) =>

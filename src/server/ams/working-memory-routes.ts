@@ -94,7 +94,7 @@ function sendJsonChunks(reply: FastifyReply, etag: string, chunks: readonly Buff
   return Readable.from(chunks, { objectMode: false });
 }
 
-/** The PUT body's lists, counted before the body is parsed (`overlong-body-array.ts`). */
+/** The PUT body's lists, counted before the body is parsed (`overlong-body-field.ts`). */
 const PUT_LIMITS = { messages: MAX_SESSION_MESSAGES, memories: MAX_SESSION_MEMORIES };
 
 /** AMS working memory (spec §4.2–4.6): list, get, put (full replace), delete. */
