@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { type Logger, pino } from 'pino';
 
 /** Characters of log lines gathered before one write: a busy server pays a system call per ~70 lines. */
@@ -26,12 +27,26 @@ export function createServerLogger(level: string, dest: number | string = 1): Lo
   const destination = pino.destination({ dest, sync: false, minLength: 1 });
   let lines: string[] = [];
   let chars = 0;
-  const release = () => {
-    if (lines.length === 0) return;
+  const take = (): string => {
     const chunk = lines.join('');
     lines = [];
     chars = 0;
-    destination.write(chunk);
+    return chunk;
+  };
+  const release = () => {
+    if (lines.length > 0) destination.write(take());
+  };
+  /**
+   * Writes what the destination holds and the gathered lines, synchronously. Handed to the
+   * destination, the lines would start an asynchronous write that the destination's `flushSync`
+   * leaves to the thread pool, which a process exiting right after may never run: a fatal line lost.
+   */
+  const releaseSync = () => {
+    // The descriptor (the type leaves it out); -1 while a path is being opened: nothing to write to yet.
+    const fd = (destination as unknown as { fd: number }).fd;
+    if (fd < 0) return release();
+    destination.flushSync();
+    if (lines.length > 0) writeSync(fd, take());
   };
   if (!exitListening) {
     exitListening = true;
@@ -40,7 +55,7 @@ export function createServerLogger(level: string, dest: number | string = 1): Lo
       for (const releaseLines of pendingAtExit) releaseLines();
     });
   }
-  pendingAtExit.add(release);
+  pendingAtExit.add(releaseSync);
   setInterval(release, LOG_FLUSH_MS).unref();
   const stream = {
     write(line: string) {
@@ -52,10 +67,7 @@ export function createServerLogger(level: string, dest: number | string = 1): Lo
       release();
       destination.flush(callback);
     },
-    flushSync() {
-      release();
-      destination.flushSync();
-    },
+    flushSync: releaseSync,
   };
   return pino({ level }, stream);
 }
