@@ -1,9 +1,21 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
 import { ALONE_CHARS } from '../engine/event-loop-slicer.js';
-import { jsonAnswer } from './json-answer.js';
+import { jsonAnswer, jsonChunksAnswer, jsonListAnswer } from './json-answer.js';
 
-const fakeReply = () => ({ type: vi.fn() }) as unknown as FastifyReply & { type: ReturnType<typeof vi.fn> };
+const fakeReply = () =>
+  ({ type: vi.fn(), header: vi.fn() }) as unknown as FastifyReply & {
+    type: ReturnType<typeof vi.fn>;
+    header: ReturnType<typeof vi.fn>;
+  };
+
+async function bytesOf(answer: Buffer | Readable): Promise<Buffer> {
+  if (Buffer.isBuffer(answer)) return answer;
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 describe('jsonAnswer', () => {
   it("answers a short value's JSON text at once, typed as JSON", async () => {
@@ -30,5 +42,49 @@ describe('jsonAnswer', () => {
     expect(ranBetween).toBe(true);
     expect(Buffer.isBuffer(answer)).toBe(true);
     expect((answer as Buffer).equals(Buffer.from(JSON.stringify(value)))).toBe(true);
+  });
+});
+
+describe('jsonChunksAnswer', () => {
+  it('answers one chunk as it is and several as a stream with their whole length', async () => {
+    const one = fakeReply();
+    const chunk = Buffer.from('{"a":1}');
+    expect(jsonChunksAnswer(one, [chunk])).toBe(chunk);
+    expect(one.type).toHaveBeenCalledWith('application/json; charset=utf-8');
+    expect(one.header).not.toHaveBeenCalled();
+    const several = fakeReply();
+    const chunks = [Buffer.from('{"a":['), Buffer.from('"é😀"'), Buffer.from(']}')];
+    const answer = jsonChunksAnswer(several, chunks);
+    expect(Buffer.isBuffer(answer)).toBe(false);
+    expect(several.header).toHaveBeenCalledWith('content-length', Buffer.concat(chunks).length);
+    expect((await bytesOf(answer)).toString()).toBe('{"a":["é😀"]}');
+  });
+});
+
+describe('jsonListAnswer', () => {
+  it("writes JSON.stringify's bytes with the list mapped item by item, other work running between items", async () => {
+    const reply = fakeReply();
+    const hits = Array.from({ length: 300 }, (_, index) => ({ index, text: `é😀"\\${'x'.repeat(2_000)}` }));
+    const object = { memories: hits, total: 300, next_offset: null, skipped: undefined };
+    // Every slice takes 5 ms by this clock, so each item's pause yields.
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 5));
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const answer = await jsonListAnswer(reply, object, 'memories', (hit: (typeof hits)[number]) => ({
+      ...hit,
+      mapped: true,
+    }));
+    done = true;
+    now.mockRestore();
+    const expected = JSON.stringify({ ...object, memories: hits.map((hit) => ({ ...hit, mapped: true })) });
+    expect((await bytesOf(answer)).equals(Buffer.from(expected))).toBe(true);
+    expect(reply.type).toHaveBeenCalledWith('application/json; charset=utf-8');
+    expect(turns).toBeGreaterThanOrEqual(hits.length);
   });
 });

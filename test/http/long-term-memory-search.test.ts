@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEngram, type Engram } from '../../src/engram.js';
 import { createServer, type EngramServer } from '../../src/server/create-server.js';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
@@ -282,5 +282,46 @@ describe('tenant scoping', () => {
     expect((await engram.memories.get('another-tenant', 'foreign')).text).toBe('memory foreign');
     const forget = await call('/v1/long-term-memory/forget', 'POST', { policy: { budget: 0 } });
     expect(forget.body.deleted_ids).not.toContain('foreign');
+  });
+});
+
+describe('large answers', () => {
+  it('serializes 100 hits of 20,000 characters hit by hit, answering the bytes of a whole serialization', async () => {
+    const memories = Array.from({ length: 100 }, (_, index) => ({
+      id: `large-${index}`,
+      text: `${index} ${'é😀 long "text"\\ '.repeat(1_250)}`.slice(0, 20_000),
+      namespace: 'large-answers',
+    }));
+    for (let start = 0; start < memories.length; start += 20) {
+      const created = await call('/v1/long-term-memory/', 'POST', {
+        memories: memories.slice(start, start + 20),
+      });
+      expect(created.status).toBe(200);
+    }
+    const stringify = vi.spyOn(JSON, 'stringify');
+    let response: Response;
+    try {
+      response = await fetch(`${url}/v1/long-term-memory/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"text":"","limit":100,"namespace":{"eq":"large-answers"}}',
+      });
+      // Never serialized whole: one hit at a time (between slices), then the rest.
+      const whole = stringify.mock.calls.filter(([value]) => {
+        const listed = (value as { memories?: unknown } | null)?.memories;
+        return Array.isArray(listed) && listed.length > 1;
+      });
+      expect(whole).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    const answer = JSON.parse(text) as { memories: { id: string; text: string }[]; total: number };
+    expect(text).toBe(JSON.stringify(answer));
+    expect(answer.total).toBe(100);
+    expect(answer.memories.map((memory) => memory.text).sort()).toEqual(memories.map((m) => m.text).sort());
   });
 });

@@ -10,6 +10,7 @@ import { MAX_MEMORY_BATCH } from '../../engine/long-term/long-term-memory.js';
 import { assertIdsFreeStanding } from '../../engine/long-term/memory-owner.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
+import { jsonListAnswer } from '../json-answer.js';
 import { readBody, readPath, readQuery } from '../request-parts.js';
 import { validateRequest } from '../validate-request.js';
 import { AmsHttpError } from './ams-http-error.js';
@@ -137,7 +138,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       readQuery(request, optimizeQuerySchema);
       const body = readBody(request, searchBodySchema);
       const tenantId = tenantOf(request);
@@ -152,11 +153,11 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
         );
       }
       const next = body.offset + body.limit;
-      return {
-        memories: hits.map((hit) => toAmsResult(hit, plan.mode, plan.listing)),
-        total,
-        next_offset: next < total ? next : null,
-      };
+      // Up to 100 hits of up to 20,000 characters each: serialized hit by hit in slices.
+      const answer = { memories: hits, total, next_offset: next < total ? next : null };
+      return jsonListAnswer(reply, answer, 'memories', (hit: (typeof hits)[number]) =>
+        toAmsResult(hit, plan.mode, plan.listing),
+      );
     },
   );
 

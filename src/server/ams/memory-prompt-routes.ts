@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildMemoryPrompt } from '../../engine/context/memory-prompt.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
+import { jsonAnswer } from '../json-answer.js';
 import { readBody, readQuery } from '../request-parts.js';
 import { amsTagFilterSchema } from './ams-filters.js';
 import { AmsHttpError } from './ams-http-error.js';
@@ -52,7 +53,7 @@ export function registerMemoryPromptRoutes(app: FastifyInstance, engram: Engram)
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       readQuery(request, optimizeQuerySchema);
       const body = readBody(request, memoryPromptBodySchema);
       const search = searchOf(body.long_term_search, body.session);
@@ -94,7 +95,8 @@ export function registerMemoryPromptRoutes(app: FastifyInstance, engram: Engram)
           new Date(),
         );
       }
-      return {
+      // A prompt under a large model window runs to megabytes: serialized and encoded in turns of their own.
+      return jsonAnswer(reply, {
         messages: prompt.messages.map((message) => ({
           role: message.role,
           content: { type: 'text', text: message.text, annotations: null, _meta: null },
@@ -103,7 +105,7 @@ export function registerMemoryPromptRoutes(app: FastifyInstance, engram: Engram)
           plan && prompt.memories
             ? prompt.memories.map((hit) => toAmsResult(hit, plan.mode, plan.listing))
             : null,
-      };
+      });
     },
   );
 }

@@ -1,5 +1,4 @@
-import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MAX_BUDGET_TOKENS } from '../../core/schemas/agent.js';
 import { MAX_SESSION_MEMORIES, MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { createEventLoopSlicer } from '../../engine/event-loop-slicer.js';
@@ -7,6 +6,7 @@ import { toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
+import { jsonChunksAnswer } from '../json-answer.js';
 import { readBodyMappingItems, readPath, readQuery } from '../request-parts.js';
 import type { RouteDocs } from '../route-docs.js';
 import { serializeInSlices } from '../serialize-in-slices.js';
@@ -77,23 +77,6 @@ const docs = {
   },
 } satisfies Record<string, RouteDocs>;
 
-/** Sends serialized JSON as Fastify would send the object (same content type), with its ETag. */
-function sendJson(reply: FastifyReply, etag: string, body: Buffer): Buffer {
-  reply.header('etag', etag).type('application/json; charset=utf-8');
-  return body;
-}
-
-/**
- * Sends an answer serialized in chunks one chunk per write (a long answer is never copied into
- * one buffer, nor written to the socket in one step), with its length, as `sendJson` would.
- */
-function sendJsonChunks(reply: FastifyReply, etag: string, chunks: readonly Buffer[]): Buffer | Readable {
-  if (chunks.length === 1) return sendJson(reply, etag, chunks[0] as Buffer);
-  const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-  reply.header('etag', etag).header('content-length', length).type('application/json; charset=utf-8');
-  return Readable.from(chunks, { objectMode: false });
-}
-
 /** The PUT body's lists, counted before the body is parsed (`overlong-body-field.ts`). */
 const PUT_LIMITS = { messages: MAX_SESSION_MESSAGES, memories: MAX_SESSION_MEMORIES };
 
@@ -120,7 +103,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     const cached = cache.get(cacheKey);
     if (cached) {
       if ((await engram.store.sessionRevision(cached.key)) === cached.revision) {
-        return sendJsonChunks(reply, cached.etag, cached.body);
+        return jsonChunksAnswer(reply.header('etag', cached.etag), cached.body);
       }
       cache.delete(cacheKey);
     }
@@ -167,7 +150,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     const etag = entityTag(session.version);
     // The AMS fallback depends on which other sessions exist: only exact-key answers are cached.
     if (exact && revision !== null) cache.set(cacheKey, { key, revision, etag, body });
-    return sendJsonChunks(reply, etag, body);
+    return jsonChunksAnswer(reply.header('etag', etag), body);
   });
 
   const put = { config: { docs: docs.put, bodyFieldLimits: { arrays: PUT_LIMITS } } };
@@ -214,7 +197,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     });
     const response = { messages: session.messages, ...rest };
     const chunks = await serializeInSlices(response, 'messages', toAmsMessage, slicer.pause);
-    return sendJsonChunks(reply, entityTag(session.version), chunks);
+    return jsonChunksAnswer(reply.header('etag', entityTag(session.version)), chunks);
   });
 
   app.delete('/v1/working-memory/:session_id', { config: { docs: docs.delete } }, async (request) => {
