@@ -33,7 +33,7 @@ import { createHostGuard } from './host-guard.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
-import type { BodyFieldLimits } from './overlong-body-field.js';
+import { type BodyFieldLimits, warmBodyFieldCounter } from './overlong-body-field.js';
 import { readUtf8Body } from './parse-utf8-body.js';
 import { createRouteTable } from './route-table.js';
 import { type ServerConfig, type ServerConfigInput, serverConfigSchema } from './server-config.js';
@@ -94,6 +94,7 @@ function badUrl(error: Error, reply: FastifyReply): void {
 export function createServer(options: ServerOptions): EngramServer {
   const config = serverConfigSchema.parse(options.config ?? {});
   assertLoopbackHost(config.host, config.auth.mode);
+  warmBodyFieldCounter();
   const logger = options.logger ?? createServerLogger(config.logLevel);
   const { engram } = options;
   const metrics = options.metrics ?? createServerMetrics();
