@@ -13,7 +13,7 @@
  * The server runs in a child process over a temporary SQLite file (in a store thread, as `engram
  * serve` runs it, unless --store-thread main), authentication off, its body
  * limit raised (--body-limit) so that the large inputs reach the server's own limits.
- * Usage: node --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
+ * Usage: node --expose-gc --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
  *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2]
  *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,oversize-body,
