@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngram, type Engram } from '../../src/engram.js';
 import { createServer, type EngramServer } from '../../src/server/create-server.js';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { stringifiedWhole } from '../support/stringified-whole.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 
 // Own server (not useTestServer) to reach the engram behind it: another tenant's records are
@@ -298,23 +299,15 @@ describe('large answers', () => {
       });
       expect(created.status).toBe(200);
     }
-    const stringify = vi.spyOn(JSON, 'stringify');
-    let response: Response;
-    try {
-      response = await fetch(`${url}/v1/long-term-memory/search`, {
+    const { result: response, whole } = await stringifiedWhole('memories', () =>
+      fetch(`${url}/v1/long-term-memory/search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: '{"text":"","limit":100,"namespace":{"eq":"large-answers"}}',
-      });
-      // Never serialized whole: one hit at a time (between slices), then the rest.
-      const whole = stringify.mock.calls.filter(([value]) => {
-        const listed = (value as { memories?: unknown } | null)?.memories;
-        return Array.isArray(listed) && listed.length > 1;
-      });
-      expect(whole).toEqual([]);
-    } finally {
-      stringify.mockRestore();
-    }
+      }),
+    );
+    // Never serialized whole: one hit at a time (between slices), then the rest.
+    expect(whole).toEqual([]);
     const text = await response.text();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');

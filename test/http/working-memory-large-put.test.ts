@@ -1,10 +1,11 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_SESSION_MESSAGES } from '../../src/core/schemas/session.js';
 import { toWorkingMemoryResponse } from '../../src/server/ams/working-memory-mapper.js';
 import { amsWorkingMemoryBodySchema } from '../../src/server/ams/working-memory-schemas.js';
 import { SLICED_JSON_CHARS } from '../../src/server/read-json-body.js';
 import type { RequestValidationError } from '../../src/server/request-validation-error.js';
 import { validateRequest } from '../../src/server/validate-request.js';
+import { stringifiedWhole } from '../support/stringified-whole.js';
 import { useTestServer } from './test-server.js';
 
 // 100,000 short messages are about 6 MB of JSON: over the default 1 MiB body limit.
@@ -142,19 +143,11 @@ describe('a PUT of many messages lets other requests run, with the same answers 
     const messages = messagesOf(20_000);
     expect((await put('many-get', { messages })).status).toBe(200);
     for (const query of ['', '?include_summarized=true']) {
-      const stringify = vi.spyOn(JSON, 'stringify');
-      let response: Response;
-      try {
-        response = await testServer().request(`/v1/working-memory/many-get${query}`);
-        // Never serialized whole: one message at a time (between slices), then the rest.
-        const whole = stringify.mock.calls.filter(([value]) => {
-          const listed = (value as { messages?: unknown } | null)?.messages;
-          return Array.isArray(listed) && listed.length > 1;
-        });
-        expect(whole).toEqual([]);
-      } finally {
-        stringify.mockRestore();
-      }
+      const { result: response, whole } = await stringifiedWhole('messages', () =>
+        testServer().request(`/v1/working-memory/many-get${query}`),
+      );
+      // Never serialized whole: one message at a time (between slices), then the rest.
+      expect(whole).toEqual([]);
       const text = await response.text();
       expect(response.status).toBe(200);
       // The bytes JSON.stringify writes for the answer's value (the summarizer may run at any time,
