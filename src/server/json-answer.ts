@@ -3,16 +3,16 @@ import type { FastifyReply } from 'fastify';
 import { ALONE_CHARS, createEventLoopSlicer, nextTurn } from '../engine/event-loop-slicer.js';
 import { serializeInSlices } from './serialize-in-slices.js';
 
-/**
- * How a route answers JSON that can be large without holding the event loop in one step.
- * Fastify would serialize, measure (`Buffer.byteLength`) and encode an answer in one step: for a
- * 900 KB message echoed by an append, ~20 ms on the 2-vCPU development machine, each pass over a
- * fresh string. Two shapes:
- * - `jsonAnswer`: any value; serialized in one step, encoded in a later turn when long.
- * - `jsonListAnswer` / `jsonChunksAnswer`: an object with one long list (messages, search hits),
- *   serialized item by item in slices and encoded as it grows (`serializeInSlices`), then written
- *   chunk by chunk, never joined.
- */
+// How a route answers JSON that can be large without holding the event loop in one step.
+// Fastify would serialize, measure (`Buffer.byteLength`) and encode an answer in one step: for a
+// 900 KB message echoed by an append, ~20 ms on the 2-vCPU development machine, each pass over a
+// fresh string. Two shapes:
+// - `jsonAnswer`: any value; serialized in one step, encoded in a later turn when long.
+// - `jsonListAnswer` / `jsonChunksAnswer`: an object with one long list (messages, search hits),
+//   serialized item by item in slices and encoded as it grows (`serializeInSlices`), then written
+//   chunk by chunk, never joined.
+
+/** The content type Fastify gives an object it serializes. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
