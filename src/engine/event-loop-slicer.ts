@@ -44,6 +44,9 @@ export const nextTurn = () =>
     schedule();
   });
 
+/** What `pause` answers when the slice goes on: one settled promise for every such call. */
+const NOT_YIELDED: Promise<boolean> = Promise.resolve(false);
+
 /**
  * Cuts long synchronous work into slices: call `pause()` between steps; it yields to the event loop
  * (setImmediate, so I/O callbacks run first) once `sliceMs` have passed since the last yield, and
@@ -57,12 +60,16 @@ export function createEventLoopSlicer(sliceMs = DEFAULT_SLICE_MS): {
   let sliceStart = performance.now();
   const slicer = {
     turns: 0,
-    async pause() {
-      if (performance.now() - sliceStart < sliceMs) return false;
-      await nextTurn();
-      slicer.turns++;
-      sliceStart = performance.now();
-      return true;
+    // Not an async function: most calls do not yield, and a 100,000-message PUT calls this
+    // several times per message; an async function made a new promise on every call (43 MB of
+    // the ~1 GB such a PUT allocated, each collected in a pause of the event loop).
+    pause(): Promise<boolean> {
+      if (performance.now() - sliceStart < sliceMs) return NOT_YIELDED;
+      return nextTurn().then(() => {
+        slicer.turns++;
+        sliceStart = performance.now();
+        return true;
+      });
     },
   };
   return slicer;

@@ -1,5 +1,11 @@
 import type { ToolCall } from '../schemas/message.js';
-import { boundedPieces, MAX_PIECE_CHARS, splitIntoBoundedPieces, TOKENS_PER_CUT } from './bounded-pieces.js';
+import {
+  boundedPieces,
+  MAX_PIECE_CHARS,
+  MAX_RUN_CHARS,
+  splitIntoBoundedPieces,
+  TOKENS_PER_CUT,
+} from './bounded-pieces.js';
 import type { Encoding, ModelInfo } from './model-registry.js';
 
 /** Counts tokens of plain text in one encoding. */
@@ -40,6 +46,9 @@ export function boundedCounter(encoding: Encoding, encode: (text: string) => num
     encoding,
     count(text) {
       if (text.length === 0) return 0;
+      // Within both bounds a text is one piece: no split (and nothing allocated) for the usual
+      // short message.
+      if (text.length <= MAX_RUN_CHARS) return encode(text);
       const pieces = splitIntoBoundedPieces(text);
       if (pieces.length === 1) return encode(text);
       let total = (pieces.length - 1) * TOKENS_PER_CUT;
@@ -98,12 +107,21 @@ export async function countInSlices(
   return total;
 }
 
+/**
+ * Whether a message is counted in one short step anyway (content of at most one piece, no tool
+ * calls): `countContentTokensInSlices` would neither cut nor pause it.
+ */
+export function isShortMessage(message: CountableMessage): boolean {
+  return message.content.length <= MAX_PIECE_CHARS && (message.toolCalls?.length ?? 0) === 0;
+}
+
 /** countContentTokens with countInSlices: the same number, pausing inside long texts. */
 export async function countContentTokensInSlices(
   counter: TokenCounter,
   message: CountableMessage,
   pause: () => Promise<unknown>,
 ): Promise<number> {
+  if (isShortMessage(message)) return countContentTokens(counter, message);
   let total = await countInSlices(counter, message.content, pause);
   if (message.name) total += NAME_OVERHEAD_TOKENS + counter.count(message.name);
   for (const call of message.toolCalls ?? []) {
