@@ -42,6 +42,33 @@ describe('token counting', () => {
     expect(withCall).toBeGreaterThan(plain + 4);
   });
 
+  it('counts a message in slices as in one step, on both sides of the short-message bound, whatever the runs', async () => {
+    const counter = await loadTokenCounter('o200k_base');
+    const call = { id: 'call_1', type: 'function' as const, function: { name: 'f', arguments: '{"a":1}' } };
+    const texts = [
+      'a'.repeat(MAX_RUN_CHARS),
+      'a'.repeat(MAX_RUN_CHARS + 1),
+      'word '.repeat(MAX_PIECE_CHARS / 5),
+      `${'word '.repeat(MAX_PIECE_CHARS / 5)}x`,
+      'é😀'.repeat(MAX_PIECE_CHARS),
+    ];
+    let paused = 0;
+    const pause = async () => {
+      paused++;
+    };
+    for (const content of texts) {
+      for (const message of [{ content }, { content, name: 'ada' }, { content, toolCalls: [call] }]) {
+        const short = content.length <= MAX_PIECE_CHARS && !('toolCalls' in message);
+        expect(isShortMessage(message)).toBe(short);
+        expect(await countContentTokensInSlices(counter, message, pause)).toBe(
+          countContentTokens(counter, message),
+        );
+      }
+    }
+    // Only the texts longer than one piece were counted piece by piece.
+    expect(paused).toBeGreaterThan(0);
+  });
+
   it('applies the approximation factor rounding up, never down', () => {
     expect(messageCost(10, resolveModel('gpt-4o'))).toBe(10 + MESSAGE_OVERHEAD_TOKENS);
     expect(messageCost(10, resolveModel('claude-sonnet-4-5'))).toBe(12 + MESSAGE_OVERHEAD_TOKENS);
@@ -82,32 +109,5 @@ describe('model registry', () => {
   it('rejects unknown models with a validation error naming the model', () => {
     expect(() => resolveModel('gpt-17-ultra')).toThrowError(/Unknown model "gpt-17-ultra"/);
     expect(() => resolveModel('')).toThrowError(/Unknown model/);
-  });
-
-  it('counts a message in slices as in one step, on both sides of the short-message and one-run bounds', async () => {
-    const counter = await loadTokenCounter('o200k_base');
-    const call = { id: 'call_1', type: 'function' as const, function: { name: 'f', arguments: '{"a":1}' } };
-    const texts = [
-      'a'.repeat(MAX_RUN_CHARS),
-      'a'.repeat(MAX_RUN_CHARS + 1),
-      'word '.repeat(MAX_PIECE_CHARS / 5),
-      `${'word '.repeat(MAX_PIECE_CHARS / 5)}x`,
-      'é😀'.repeat(MAX_PIECE_CHARS),
-    ];
-    let paused = 0;
-    const pause = async () => {
-      paused++;
-    };
-    for (const content of texts) {
-      for (const message of [{ content }, { content, name: 'ada' }, { content, toolCalls: [call] }]) {
-        const short = content.length <= MAX_PIECE_CHARS && !('toolCalls' in message);
-        expect(isShortMessage(message)).toBe(short);
-        expect(await countContentTokensInSlices(counter, message, pause)).toBe(
-          countContentTokens(counter, message),
-        );
-      }
-    }
-    // Only the texts longer than one piece were counted piece by piece.
-    expect(paused).toBeGreaterThan(0);
   });
 });
