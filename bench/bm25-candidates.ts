@@ -1,13 +1,13 @@
 /**
- * What `Bm25Index.search` chooses when a filter names a partition of candidates: scoring the
- * candidates, or walking the query terms' postings (MaxScore), and what each costs. The index holds
+ * What `Bm25Index.search` chooses: scoring a filter's partition of candidates, walking the query
+ * terms' postings (MaxScore), or summing every posting by slot, and what each costs. The index holds
  * the assembly workload's memory texts (bench/assembly-workload.ts: every one says "The user
  * mentioned …"); three filters keep 99 %, 1 % and 0.02 % of them (a user's facts, their episodes,
  * an agent's knowledge), each given its partition as candidates. Every third query asks about
- * "user", a word of every document. Per filter and query kind: the mean time of the walk (no
- * candidates), of scoring the candidates (forced), and of `search` as it chooses, which should be
- * near the cheaper of the two (`WALK_COST` in src/core/text/bm25-index.ts). All three must return
- * the same hits; the script checks it.
+ * "user", a word of every document. Per filter and query kind: the mean time of the walk and of the
+ * sums (each forced, no candidates), of scoring the candidates (forced), and of `search` as it chooses, which should be
+ * near the cheapest (`WALK_COST`, `SUM_FREE` and `SUM_WEIGHT` in src/core/text/bm25-index.ts). All
+ * must return the same hits; the script checks it.
  * Usage: npx tsx bench/bm25-candidates.ts [--documents 300000] [--queries 60]
  */
 import { isDeepStrictEqual, parseArgs } from 'node:util';
@@ -56,30 +56,42 @@ for (const filter of filters) {
   const accept = (_id: string, item: { position: number }) => filter.keeps(item.position);
   for (const kind of ['with "user"', 'without'] as const) {
     const list = queries.filter((query) => query.includes('user,') === (kind === 'with "user"'));
-    const walk = meanMs(list, (query) => index.search(query, LIMIT, accept));
+    const walk = meanMs(list, (query) => index.search(query, LIMIT, accept, undefined, 'walk'));
+    const summed = meanMs(list, (query) => index.search(query, LIMIT, accept, undefined, 'sum'));
     // A size of 0 makes any candidates cheaper than the walk: their scoring, forced.
     const scored = meanMs(list, (query) => index.search(query, LIMIT, accept, { size: 0, ids: () => ids }));
     const chosen = meanMs(list, (query) =>
       index.search(query, LIMIT, accept, { size: ids.length, ids: () => ids }),
     );
     if (
+      !isDeepStrictEqual(walk.results, summed.results) ||
       !isDeepStrictEqual(walk.results, scored.results) ||
       !isDeepStrictEqual(walk.results, chosen.results)
     ) {
-      throw new Error(`${filter.name}: the walk and the candidates returned different hits`);
+      throw new Error(`${filter.name}: the walk, the sums and the candidates returned different hits`);
     }
     rows.push([
       filter.name,
       ids.length,
       kind,
       walk.ms,
+      summed.ms,
       scored.ms,
       chosen.ms,
-      chosen.ms / Math.min(walk.ms, scored.ms),
+      chosen.ms / Math.min(walk.ms, summed.ms, scored.ms),
     ]);
   }
 }
 printTable(
-  ['filter', 'candidates', 'queries', 'walk ms', 'candidates ms', 'search ms (chosen)', 'chosen / cheaper'],
+  [
+    'filter',
+    'candidates',
+    'queries',
+    'walk ms',
+    'sums ms',
+    'candidates ms',
+    'search ms (chosen)',
+    'chosen / cheapest',
+  ],
   rows,
 );

@@ -25,8 +25,5 @@ export function searchTextIndex<Item extends HitTraits>(
     (_id, item) => accept(item),
     narrowed ? { size: narrowed.size, ids: narrowed.keys, source: narrowed.source } : undefined,
   );
-  return hits.flatMap(({ id, score }) => {
-    const item = index.item(id);
-    return item ? [{ id, score, traits: hitTraits(item) }] : [];
-  });
+  return hits.map(({ id, score, item }) => ({ id, score, traits: hitTraits(item) }));
 }

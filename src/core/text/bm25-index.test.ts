@@ -60,7 +60,7 @@ describe('Bm25Index pruning', () => {
   const text = fc.array(word, { minLength: 0, maxLength: 12 }).map((words) => words.join(' '));
   const corpus = fc.array(fc.tuple(fc.integer({ min: 0, max: 300 }), text), { maxLength: 400 });
 
-  it('returns exactly the exhaustive top-k, with and without a filter, after removals', () => {
+  it('returns exactly the exhaustive top-k, walked or summed, with and without a filter, after removals', () => {
     fc.assert(
       fc.property(
         corpus,
@@ -74,8 +74,13 @@ describe('Bm25Index pruning', () => {
           for (const key of removed) index.remove(`d${key}`);
           const query = queryWords.join(' ');
           const accept = (id: string) => Number(id.slice(1)) % modulus !== 0;
-          expect(index.search(query, limit)).toEqual(index.searchExhaustive(query, limit));
-          expect(index.search(query, limit, accept)).toEqual(index.searchExhaustive(query, limit, accept));
+          const all = index.searchExhaustive(query, limit);
+          const accepted = index.searchExhaustive(query, limit, accept);
+          // As chosen, and each way forced: MaxScore's walk and the per-slot sums.
+          for (const plan of [undefined, 'walk', 'sum'] as const) {
+            expect(index.search(query, limit, undefined, undefined, plan)).toEqual(all);
+            expect(index.search(query, limit, accept, undefined, plan)).toEqual(accepted);
+          }
         },
       ),
       { numRuns: 300 },

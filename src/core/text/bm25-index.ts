@@ -1,5 +1,6 @@
 import { analyzeText } from './analyze-text.js';
 import { PostingList } from './posting-list.js';
+import { SlotScores } from './slot-scores.js';
 import { type ScoredId, TopHits } from './top-hits.js';
 
 /** Okapi BM25 parameters; the defaults are the usual ones (and SQLite FTS5's). */
@@ -8,7 +9,8 @@ export interface Bm25Options {
   b?: number;
 }
 
-export type Bm25Hit = ScoredId;
+/** A hit, with what the caller attached to its document. */
+export type Bm25Hit<Item = undefined> = ScoredId & { item: Item };
 
 /**
  * Ids known to include every document a search's filter accepts (and maybe others): when scoring
@@ -34,6 +36,19 @@ export interface Candidates {
  * 12–87 ms walked, a user's 990,000 facts 340–370 ms scored against 2–4 ms walked.
  */
 const WALK_COST = 4;
+
+/**
+ * Summing a posting into per-slot scores costs about a quarter of what the MaxScore walk spends
+ * on a posting it visits (`npm run bench:bm25-candidates`, BENCHMARKS.md): summing is chosen when
+ * the query's postings number at most `SUM_WEIGHT` times those the walk is expected to visit.
+ */
+const SUM_WEIGHT = 4;
+
+/** How `search` ranks, when forced (benchmarks and tests): summing every posting, or MaxScore. */
+export type Bm25Plan = 'sum' | 'walk';
+
+/** One index's searches at a time: the per-slot sums are shared (see `SlotScores`). */
+const slotScores = new SlotScores();
 
 /** Relative slack on score bounds, far above the rounding of a sum of a few positive terms. */
 const BOUND_SLACK = 1 + 1e-9;
@@ -150,15 +165,27 @@ export class Bm25Index<Item = undefined> {
     limit: number,
     accept: (id: string, item: Item) => boolean = () => true,
     candidates?: Candidates,
-  ): Bm25Hit[] {
+    plan?: Bm25Plan,
+  ): Bm25Hit<Item>[] {
     const terms = this.queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
-    if (candidates) {
+    const postings = this.postingCount(terms);
+    if (candidates && plan === undefined) {
       const left = 1 - Math.min(1, candidates.size / this.liveCount);
-      if (candidates.size * (terms.length + 1) <= this.postingCount(terms) * WALK_COST * left) {
+      if (candidates.size * (terms.length + 1) <= postings * WALK_COST * left) {
         return this.scoreCandidates(terms, limit, accept, this.candidateSlots(candidates));
       }
     }
+    const sum = plan === undefined ? this.sumsCheaper(terms, postings, limit) : plan === 'sum';
+    return sum ? this.searchBySums(terms, postings, limit, accept) : this.walk(terms, limit, accept);
+  }
+
+  /** MaxScore over the query terms' postings, document by document (see `search`). */
+  private walk(
+    terms: readonly string[],
+    limit: number,
+    accept: (id: string, item: Item) => boolean,
+  ): Bm25Hit<Item>[] {
     const averageLength = this.averageLength();
     const cursors: Cursor[] = [];
     terms.forEach((term, order) => {
@@ -173,7 +200,7 @@ export class Bm25Index<Item = undefined> {
     const reach: number[] = [];
     for (const cursor of cursors) reach.push(((reach.at(-1) ?? 0) + cursor.bound) * BOUND_SLACK);
     const parts = new Float64Array(terms.length);
-    const best = new TopHits(limit);
+    const best = new TopHits<Bm25Hit<Item>>(limit);
     let threshold = Number.NEGATIVE_INFINITY;
     let firstEssential = 0;
     const count = cursors.length;
@@ -218,7 +245,7 @@ export class Bm25Index<Item = undefined> {
         // Below the bar, the document's entry (a read from far in memory) is never needed.
         const entry = score < threshold ? undefined : this.documents[document];
         if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
-          best.add({ id: entry.id, score });
+          best.add({ id: entry.id, score, item: entry.item });
           threshold = best.worstScore;
           while (firstEssential < count && (reach[firstEssential] ?? 0) < threshold) firstEssential++;
         }
@@ -233,7 +260,7 @@ export class Bm25Index<Item = undefined> {
     query: string,
     limit: number,
     accept: (id: string, item: Item) => boolean = () => true,
-  ): Bm25Hit[] {
+  ): Bm25Hit<Item>[] {
     const terms = this.queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
     const averageLength = this.averageLength();
@@ -249,14 +276,86 @@ export class Bm25Index<Item = undefined> {
         scores.set(document, (scores.get(document) ?? 0) + part);
       }
     }
-    const best = new TopHits(limit);
+    const best = new TopHits<Bm25Hit<Item>>(limit);
     for (const [document, score] of scores) {
       const entry = this.documents[document];
       if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
-        best.add({ id: entry.id, score });
+        best.add({ id: entry.id, score, item: entry.item });
       }
     }
     return best.sorted();
+  }
+
+  /**
+   * Sums every posting of the query's terms into per-slot scores (term by term, in query-term
+   * order: the very sums `searchExhaustive` makes), then offers the filter only the sums that can
+   * be among the best `limit` (at or above the `limit`-th largest), and the rest only when the
+   * filter turned down some of those.
+   */
+  private searchBySums(
+    terms: readonly string[],
+    postings: number,
+    limit: number,
+    accept: (id: string, item: Item) => boolean,
+  ): Bm25Hit<Item>[] {
+    const averageLength = this.averageLength();
+    const { lengths } = this;
+    slotScores.begin(this.documents.length, postings);
+    try {
+      for (const term of terms) {
+        const list = this.postings.get(term);
+        if (!list) continue;
+        const idf = this.idf(list);
+        const { documents, frequencies, size } = list;
+        for (let position = 0; position < size; position++) {
+          const document = documents[position] as number;
+          const frequency = frequencies[position] as number;
+          slotScores.add(
+            document,
+            this.contribution(idf, frequency, lengths[document] as number, averageLength),
+          );
+        }
+      }
+      const bar = slotScores.kthLargest(limit);
+      const best = new TopHits<Bm25Hit<Item>>(limit);
+      this.offerSums(best, accept, bar, true);
+      if (!best.full) this.offerSums(best, accept, bar, false);
+      return best.sorted();
+    } finally {
+      slotScores.end();
+    }
+  }
+
+  /** Offers `best` the summed slots at or above `bar` (`above`), or those below it. */
+  private offerSums(
+    best: TopHits<Bm25Hit<Item>>,
+    accept: (id: string, item: Item) => boolean,
+    bar: number,
+    above: boolean,
+  ): void {
+    for (let index = 0; index < slotScores.count; index++) {
+      const slot = slotScores.slotAt(index);
+      const score = slotScores.sumOf(slot);
+      if (score >= bar !== above || score < best.worstScore) continue;
+      const entry = this.documents[slot];
+      if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
+        best.add({ id: entry.id, score, item: entry.item });
+      }
+    }
+  }
+
+  /**
+   * Whether summing every posting costs less than the walk is expected to (see `SUM_WEIGHT`): the
+   * walk visits the postings outside the longest list, and of the longest list about the share it
+   * takes for `limit` documents of the other terms to pass by (they are spread over the slots), after
+   * which the longest term alone cannot reach the bar and its list is only probed.
+   */
+  private sumsCheaper(terms: readonly string[], postings: number, limit: number): boolean {
+    let longest = 0;
+    for (const term of terms) longest = Math.max(longest, this.postings.get(term)?.size ?? 0);
+    const rest = postings - longest;
+    const walked = rest + longest * Math.min(1, limit / rest);
+    return postings <= SUM_WEIGHT * walked;
   }
 
   /** How many postings the query's terms hold together: what a walk of their lists could visit. */
@@ -277,7 +376,7 @@ export class Bm25Index<Item = undefined> {
     limit: number,
     accept: (id: string, item: Item) => boolean,
     sorted: Int32Array,
-  ): Bm25Hit[] {
+  ): Bm25Hit<Item>[] {
     const averageLength = this.averageLength();
     const lists: { list: PostingList; idf: number; position: number }[] = [];
     for (const term of terms) {
@@ -285,7 +384,7 @@ export class Bm25Index<Item = undefined> {
       // Absent terms add nothing, so skipping them keeps the query-term order of the sum.
       if (list) lists.push({ list, idf: this.idf(list), position: 0 });
     }
-    const best = new TopHits(limit);
+    const best = new TopHits<Bm25Hit<Item>>(limit);
     let threshold = Number.NEGATIVE_INFINITY;
     for (let at = 0; at < sorted.length; at++) {
       const document = sorted[at] as number;
@@ -304,7 +403,7 @@ export class Bm25Index<Item = undefined> {
       }
       const held = !matched || score < threshold ? undefined : this.documents[document];
       if (held !== undefined && best.admits(score, held.id) && accept(held.id, held.item)) {
-        best.add({ id: held.id, score });
+        best.add({ id: held.id, score, item: held.item });
         threshold = best.worstScore;
       }
     }

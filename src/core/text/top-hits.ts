@@ -9,8 +9,8 @@ const better = (scoreA: number, idA: string, scoreB: number, idB: string): boole
   scoreA > scoreB || (scoreA === scoreB && idA < idB);
 
 /** The best `capacity` hits seen so far, in a binary heap whose root is the worst of them. */
-export class TopHits {
-  private readonly heap: ScoredId[] = [];
+export class TopHits<Hit extends ScoredId = ScoredId> {
+  private readonly heap: Hit[] = [];
 
   constructor(private readonly capacity: number) {}
 
@@ -30,14 +30,14 @@ export class TopHits {
     return !this.full || worst === undefined || better(score, id, worst.score, worst.id);
   }
 
-  add(hit: ScoredId): void {
+  add(hit: Hit): void {
     const heap = this.heap;
     if (heap.length < this.capacity) {
       heap.push(hit);
       let index = heap.length - 1;
       while (index > 0) {
         const parent = (index - 1) >> 1;
-        const above = heap[parent] as ScoredId;
+        const above = heap[parent] as Hit;
         if (!better(above.score, above.id, hit.score, hit.id)) break;
         heap[index] = above;
         index = parent;
@@ -69,7 +69,7 @@ export class TopHits {
   }
 
   /** The hits kept, best first. */
-  sorted(): ScoredId[] {
+  sorted(): Hit[] {
     return [...this.heap].sort((a, b) =>
       better(a.score, a.id, b.score, b.id) ? -1 : better(b.score, b.id, a.score, a.id) ? 1 : 0,
     );

@@ -16,6 +16,10 @@ const temporaryDirectory = useTemporaryDirectories('engram-sqlite-text-cache-');
 const WORDS = ['kayak', 'lake', 'trip', 'sun', 'paint', 'group', 'support', 'art', 'dog', 'rare', 'tea'];
 const QUERIES = ['kayak trip', 'rare dog', 'sun', 'support group art', 'tea lake paint'];
 
+/** Hits as ids and scores (the mirror's items hold more fields than the references'). */
+const scored = (hits: readonly { id: string; score: number }[] | undefined) =>
+  hits?.map(({ id, score }) => ({ id, score }));
+
 describe('SqliteTextCache', () => {
   it('holds at most maxHeld indexes, dropping the least recently searched', async () => {
     const seed = async (writer: EngramStore) => {
@@ -54,10 +58,10 @@ describe('SqliteTextCache', () => {
       // It fits in one chunk of the build, which the first call makes: no search of it goes to FTS5.
       const mirror = cache.index('small-tenant');
       expect(mirror?.index.size).toBe(3);
-      expect(mirror?.index.search('rare tea', 10)).toEqual(reference.search('rare tea', 10));
+      expect(scored(mirror?.index.search('rare tea', 10))).toEqual(scored(reference.search('rare tea', 10)));
       // Through the store, from its first search on.
       const hits = await writer.memories.searchText('small-tenant', 'rare tea', CURRENT, 10);
-      expect(hits.map(({ id, score }) => ({ id, score }))).toEqual(reference.search('rare tea', 10));
+      expect(scored(hits)).toEqual(scored(reference.search('rare tea', 10)));
     });
   });
 
@@ -101,14 +105,16 @@ describe('SqliteTextCache', () => {
         for (const filter of filters) {
           const accept = compileStableMemoryFilter(filter);
           const expected = (query: string) =>
-            reference.search(query, 30, (_id, fields) => accept(fields as never));
+            scored(reference.search(query, 30, (_id, fields) => accept(fields as never)));
           for (const query of QUERIES) {
-            expect(index?.index.search(query, 30, (_id, fields) => accept(fields))).toEqual(expected(query));
-            const narrowed = index?.partitions.narrowest(filter);
-            const candidates = narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined;
-            expect(index?.index.search(query, 30, (_id, fields) => accept(fields), candidates)).toEqual(
+            expect(scored(index?.index.search(query, 30, (_id, fields) => accept(fields)))).toEqual(
               expected(query),
             );
+            const narrowed = index?.partitions.narrowest(filter);
+            const candidates = narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined;
+            expect(
+              scored(index?.index.search(query, 30, (_id, fields) => accept(fields), candidates)),
+            ).toEqual(expected(query));
           }
         }
       };
