@@ -55,6 +55,6 @@ export function memoizeCounter(
  * A copy of `part` that holds its own characters: V8 makes a slice of a long string point into
  * it, and a memo key that did would keep the whole section it was cut from alive.
  */
-function ownCopy(part: string): string {
+export function ownCopy(part: string): string {
   return Buffer.from(part, 'utf16le').toString('utf16le');
 }

@@ -7,6 +7,7 @@ import {
   TOKENS_PER_CUT,
 } from './bounded-pieces.js';
 import type { Encoding, ModelInfo } from './model-registry.js';
+import { memoizePieces } from './piece-memo.js';
 
 /** Counts tokens of plain text in one encoding. */
 export interface TokenCounter {
@@ -61,12 +62,16 @@ export function boundedCounter(encoding: Encoding, encode: (text: string) => num
 async function importEncoding(encoding: Encoding): Promise<(text: string) => number> {
   // Special-token text inside user content is counted as plain text, never as control tokens.
   const options = { disallowedSpecial: new Set<string>() };
+  // The encodings' own pre-tokenizer patterns, from the package's exported files.
+  const { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } = await import(
+    'gpt-tokenizer/encodingParams/constants'
+  );
   if (encoding === 'o200k_base') {
     const module = await import('gpt-tokenizer/encoding/o200k_base');
-    return (text) => module.countTokens(text, options);
+    return memoizePieces(O200K_TOKEN_SPLIT_REGEX, (text) => module.countTokens(text, options));
   }
   const module = await import('gpt-tokenizer/encoding/cl100k_base');
-  return (text) => module.countTokens(text, options);
+  return memoizePieces(CL100K_TOKEN_SPLIT_REGEX, (text) => module.countTokens(text, options));
 }
 
 /** The parts of a message whose size varies: what gets counted once and cached. */
