@@ -56,12 +56,14 @@ for (const filter of filters) {
   const accept = (_id: string, item: { position: number }) => filter.keeps(item.position);
   for (const kind of ['with "user"', 'without'] as const) {
     const list = queries.filter((query) => query.includes('user,') === (kind === 'with "user"'));
-    const walk = meanMs(list, (query) => index.search(query, LIMIT, accept, undefined, 'walk'));
-    const summed = meanMs(list, (query) => index.search(query, LIMIT, accept, undefined, 'sum'));
+    const walk = meanMs(list, (query) => index.search(query, LIMIT, accept, { plan: 'walk' }));
+    const summed = meanMs(list, (query) => index.search(query, LIMIT, accept, { plan: 'sum' }));
     // A size of 0 makes any candidates cheaper than the walk: their scoring, forced.
-    const scored = meanMs(list, (query) => index.search(query, LIMIT, accept, { size: 0, ids: () => ids }));
+    const scored = meanMs(list, (query) =>
+      index.search(query, LIMIT, accept, { candidates: { size: 0, ids: () => ids } }),
+    );
     const chosen = meanMs(list, (query) =>
-      index.search(query, LIMIT, accept, { size: ids.length, ids: () => ids }),
+      index.search(query, LIMIT, accept, { candidates: { size: ids.length, ids: () => ids } }),
     );
     if (
       !isDeepStrictEqual(walk.results, summed.results) ||

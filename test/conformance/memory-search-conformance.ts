@@ -81,6 +81,24 @@ export function describeMemorySearchConformance(context: MemoryConformanceContex
     expect(idsOf(mine)).toEqual(['k0', 'k1', 'k2']);
   });
 
+  it('stops finding a memory by text once a merge closes it, even right after finding it', async () => {
+    const { memories } = context;
+    await insertAll(memories, [
+      newMemory('plum-1', { text: 'The plum tree by the gate' }),
+      newMemory('plum-2', { text: 'A plum jam recipe' }),
+    ]);
+    const mine = { includeSuperseded: false, userId: { eq: 'user-1' } };
+    // The same filter twice before the merge: whatever a driver keeps of its answers is in place.
+    expect(idsOf(await memories.searchText(TENANT, 'plum', mine, 10)).sort()).toEqual(['plum-1', 'plum-2']);
+    expect(idsOf(await memories.searchText(TENANT, 'plum', mine, 10)).sort()).toEqual(['plum-1', 'plum-2']);
+    await memories.supersede(TENANT, 'plum-1', newMemory('pear-1', { text: 'The pear tree by the gate' }));
+    expect(idsOf(await memories.searchText(TENANT, 'plum', mine, 10))).toEqual(['plum-2']);
+    expect(idsOf(await memories.searchText(TENANT, 'plum', EVERYTHING, 10)).sort()).toEqual([
+      'plum-1',
+      'plum-2',
+    ]);
+  });
+
   it('never lets a query act as FTS5 syntax', async () => {
     const { memories } = context;
     await insertAll(memories, [

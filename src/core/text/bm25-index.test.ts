@@ -78,8 +78,12 @@ describe('Bm25Index pruning', () => {
           const accepted = index.searchExhaustive(query, limit, accept);
           // As chosen, and each way forced: MaxScore's walk and the per-slot sums.
           for (const plan of [undefined, 'walk', 'sum'] as const) {
-            expect(index.search(query, limit, undefined, undefined, plan)).toEqual(all);
-            expect(index.search(query, limit, accept, undefined, plan)).toEqual(accepted);
+            expect(index.search(query, limit, undefined, { plan })).toEqual(all);
+            expect(index.search(query, limit, accept, { plan })).toEqual(accepted);
+            // The filter's answers kept under its key serve the next search the same.
+            const filterKey = `modulus ${modulus}`;
+            expect(index.search(query, limit, accept, { plan, filterKey })).toEqual(accepted);
+            expect(index.search(query, limit, accept, { plan, filterKey })).toEqual(accepted);
           }
         },
       ),
@@ -106,7 +110,7 @@ describe('Bm25Index pruning', () => {
             (id) => accept(id) || Number(id.slice(1)) % 7 === 0,
           );
           const candidates = { size: 0, ids: () => [...ids, ...ids] };
-          expect(index.search(query, limit, accept, candidates)).toEqual(
+          expect(index.search(query, limit, accept, { candidates })).toEqual(
             index.searchExhaustive(query, limit, accept),
           );
         },
@@ -138,12 +142,12 @@ describe('Bm25Index pruning', () => {
     };
     // 2,000 postings of "user" + 40 of "kayak": scoring 1,990 candidates × (2 terms + 1) costs more.
     const accept = (id: string) => Number(id.slice(1)) < 1_990;
-    expect(index.search('user kayak', 10, accept, many)).toEqual(
+    expect(index.search('user kayak', 10, accept, { candidates: many })).toEqual(
       index.searchExhaustive('user kayak', 10, accept),
     );
     expect(asked.many).toBe(0);
     const acceptFew = (id: string) => Number(id.slice(1)) % 100 === 0;
-    expect(index.search('user kayak', 10, acceptFew, some)).toEqual(
+    expect(index.search('user kayak', 10, acceptFew, { candidates: some })).toEqual(
       index.searchExhaustive('user kayak', 10, acceptFew),
     );
     expect(asked.few).toBe(1);
@@ -164,7 +168,7 @@ describe('Bm25Index pruning', () => {
       },
     });
     const accept = (id: string) => source.has(id);
-    const search = () => index.search('kayak', 5, accept, candidates());
+    const search = () => index.search('kayak', 5, accept, { candidates: candidates() });
     const first = search();
     expect(first).toEqual(index.searchExhaustive('kayak', 5, accept));
     expect(search()).toEqual(first);
@@ -194,5 +198,35 @@ describe('Bm25Index pruning', () => {
       { id: 'd1', score: part(2, lengths[1] ?? 0, 2) },
       { id: 'd2', score: part(1, lengths[2] ?? 0, 2) },
     ]);
+  });
+});
+
+describe('Bm25Index filter answers kept by key', () => {
+  it('asks the filter once per document, again after the document changed or was replaced', () => {
+    const index = new Bm25Index<{ open: boolean }>();
+    const items = { a: { open: true }, b: { open: true } };
+    index.add('a', 'kayak lake', items.a);
+    index.add('b', 'kayak trip', items.b);
+    let asked = 0;
+    const accept = (_id: string, item: { open: boolean }) => {
+      asked++;
+      return item.open;
+    };
+    const search = () => index.search('kayak', 10, accept, { filterKey: 'open' }).map((hit) => hit.id);
+    expect(search().sort()).toEqual(['a', 'b']);
+    expect(asked).toBe(2);
+    expect(search().sort()).toEqual(['a', 'b']);
+    expect(asked).toBe(2);
+    // Changed in place: kept answers hold until the index is told.
+    items.a.open = false;
+    expect(search().sort()).toEqual(['a', 'b']);
+    index.changed('a');
+    expect(search()).toEqual(['b']);
+    expect(asked).toBe(3);
+    // A replaced document is a new slot, asked afresh; without a key nothing is kept.
+    index.add('b', 'kayak trip again', { open: false });
+    expect(search()).toEqual([]);
+    expect(index.search('kayak', 10, accept).length).toBe(0);
+    expect(asked).toBe(6);
   });
 });

@@ -1,6 +1,7 @@
 import { analyzeText } from './analyze-text.js';
 import { PostingList } from './posting-list.js';
 import { SlotScores } from './slot-scores.js';
+import { SlotVerdicts } from './slot-verdicts.js';
 import { type ScoredId, TopHits } from './top-hits.js';
 
 /** Okapi BM25 parameters; the defaults are the usual ones (and SQLite FTS5's). */
@@ -47,6 +48,22 @@ const SUM_WEIGHT = 4;
 /** How `search` ranks, when forced (benchmarks and tests): summing every posting, or MaxScore. */
 export type Bm25Plan = 'sum' | 'walk';
 
+export interface Bm25SearchOptions {
+  /** Ids that include every document the filter accepts (see `Candidates`). */
+  candidates?: Candidates | undefined;
+  /** Forces a way of ranking (benchmarks and tests); by default the cheaper one is chosen. */
+  plan?: Bm25Plan | undefined;
+  /**
+   * Names the filter `accept` implements, when its answer for a document changes only with the
+   * document (not with time or access): the index then keeps each answer (`SlotVerdicts`) and asks
+   * `accept` once per document, until the document is replaced or reported `changed`.
+   */
+  filterKey?: string | undefined;
+}
+
+/** The filter as the ranking loops ask it, with the document's slot. */
+type SlotAccept<Item> = (slot: number, id: string, item: Item) => boolean;
+
 /** One index's searches at a time: the per-slot sums are shared (see `SlotScores`). */
 const slotScores = new SlotScores();
 
@@ -84,6 +101,8 @@ export class Bm25Index<Item = undefined> {
   private version = 0;
   /** Sorted slots of a candidate source's ids, at `version` and the source's `size`. */
   private readonly sourceSlots = new WeakMap<object, { version: number; size: number; slots: Int32Array }>();
+  /** What filters named by a `filterKey` answered per slot. */
+  private readonly verdicts = new SlotVerdicts();
 
   constructor(options: Bm25Options = {}) {
     this.k1 = options.k1 ?? 1.2;
@@ -164,28 +183,34 @@ export class Bm25Index<Item = undefined> {
     query: string,
     limit: number,
     accept: (id: string, item: Item) => boolean = () => true,
-    candidates?: Candidates,
-    plan?: Bm25Plan,
+    options: Bm25SearchOptions = {},
   ): Bm25Hit<Item>[] {
     const terms = this.queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
+    const { candidates, plan } = options;
+    const acceptAt = this.verdicts.acceptor(options.filterKey, this.documents.length, accept);
     const postings = this.postingCount(terms);
     if (candidates && plan === undefined) {
       const left = 1 - Math.min(1, candidates.size / this.liveCount);
       if (candidates.size * (terms.length + 1) <= postings * WALK_COST * left) {
-        return this.scoreCandidates(terms, limit, accept, this.candidateSlots(candidates));
+        return this.scoreCandidates(terms, limit, acceptAt, this.candidateSlots(candidates));
       }
     }
     const sum = plan === undefined ? this.sumsCheaper(terms, postings, limit) : plan === 'sum';
-    return sum ? this.searchBySums(terms, postings, limit, accept) : this.walk(terms, limit, accept);
+    return sum ? this.searchBySums(terms, postings, limit, acceptAt) : this.walk(terms, limit, acceptAt);
+  }
+
+  /**
+   * Tells the index that the item of document `id` changed in place in a way a filter may see
+   * (a record closed by a merge): what filters answered about it is asked again.
+   */
+  changed(id: string): void {
+    const slot = this.slotById.get(id);
+    if (slot !== undefined) this.verdicts.forget(slot);
   }
 
   /** MaxScore over the query terms' postings, document by document (see `search`). */
-  private walk(
-    terms: readonly string[],
-    limit: number,
-    accept: (id: string, item: Item) => boolean,
-  ): Bm25Hit<Item>[] {
+  private walk(terms: readonly string[], limit: number, accept: SlotAccept<Item>): Bm25Hit<Item>[] {
     const averageLength = this.averageLength();
     const cursors: Cursor[] = [];
     terms.forEach((term, order) => {
@@ -244,7 +269,7 @@ export class Bm25Index<Item = undefined> {
         for (let order = 0; order < parts.length; order++) score += parts[order] ?? 0;
         // Below the bar, the document's entry (a read from far in memory) is never needed.
         const entry = score < threshold ? undefined : this.documents[document];
-        if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
+        if (entry !== undefined && best.admits(score, entry.id) && accept(document, entry.id, entry.item)) {
           best.add({ id: entry.id, score, item: entry.item });
           threshold = best.worstScore;
           while (firstEssential < count && (reach[firstEssential] ?? 0) < threshold) firstEssential++;
@@ -296,7 +321,7 @@ export class Bm25Index<Item = undefined> {
     terms: readonly string[],
     postings: number,
     limit: number,
-    accept: (id: string, item: Item) => boolean,
+    accept: SlotAccept<Item>,
   ): Bm25Hit<Item>[] {
     const averageLength = this.averageLength();
     const { lengths } = this;
@@ -329,7 +354,7 @@ export class Bm25Index<Item = undefined> {
   /** Offers `best` the summed slots at or above `bar` (`above`), or those below it. */
   private offerSums(
     best: TopHits<Bm25Hit<Item>>,
-    accept: (id: string, item: Item) => boolean,
+    accept: SlotAccept<Item>,
     bar: number,
     above: boolean,
   ): void {
@@ -338,7 +363,7 @@ export class Bm25Index<Item = undefined> {
       const score = slotScores.sumOf(slot);
       if (score >= bar !== above || score < best.worstScore) continue;
       const entry = this.documents[slot];
-      if (entry !== undefined && best.admits(score, entry.id) && accept(entry.id, entry.item)) {
+      if (entry !== undefined && best.admits(score, entry.id) && accept(slot, entry.id, entry.item)) {
         best.add({ id: entry.id, score, item: entry.item });
       }
     }
@@ -374,7 +399,7 @@ export class Bm25Index<Item = undefined> {
   private scoreCandidates(
     terms: readonly string[],
     limit: number,
-    accept: (id: string, item: Item) => boolean,
+    accept: SlotAccept<Item>,
     sorted: Int32Array,
   ): Bm25Hit<Item>[] {
     const averageLength = this.averageLength();
@@ -402,7 +427,7 @@ export class Bm25Index<Item = undefined> {
         }
       }
       const held = !matched || score < threshold ? undefined : this.documents[document];
-      if (held !== undefined && best.admits(score, held.id) && accept(held.id, held.item)) {
+      if (held !== undefined && best.admits(score, held.id) && accept(document, held.id, held.item)) {
         best.add({ id: held.id, score, item: held.item });
         threshold = best.worstScore;
       }

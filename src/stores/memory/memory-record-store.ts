@@ -185,7 +185,9 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       forgetCurrentHash(tenant, old.record);
       old.record.supersededBy = next.entry.id;
       old.record.validTo = next.entry.record.validFrom;
+      // The closed record stays indexed (for filters that include superseded ones), changed in place.
       old.vector?.collection.rowsChanged();
+      tenant.text.changed(id);
       store(tenant, next);
       return copyRecord(next.entry.record);
     },

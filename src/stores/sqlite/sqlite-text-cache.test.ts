@@ -113,7 +113,7 @@ describe('SqliteTextCache', () => {
             const narrowed = index?.partitions.narrowest(filter);
             const candidates = narrowed ? { size: narrowed.size, ids: narrowed.keys } : undefined;
             expect(
-              scored(index?.index.search(query, 30, (_id, fields) => accept(fields), candidates)),
+              scored(index?.index.search(query, 30, (_id, fields) => accept(fields), { candidates })),
             ).toEqual(expected(query));
           }
         }
