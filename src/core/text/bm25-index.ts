@@ -1,17 +1,24 @@
 import { analyzeText } from './analyze-text.js';
+import {
+  type Bm25Hit,
+  type Ranking,
+  scoreSlots,
+  sumPostings,
+  type TermWeights,
+  termScore,
+  walkPostings,
+} from './bm25-rankings.js';
 import { PostingList } from './posting-list.js';
-import { SlotScores } from './slot-scores.js';
 import { SlotVerdicts } from './slot-verdicts.js';
-import { type ScoredId, TopHits } from './top-hits.js';
+import { TopHits } from './top-hits.js';
+
+export type { Bm25Hit } from './bm25-rankings.js';
 
 /** Okapi BM25 parameters; the defaults are the usual ones (and SQLite FTS5's). */
 export interface Bm25Options {
   k1?: number;
   b?: number;
 }
-
-/** A hit, with what the caller attached to its document. */
-export type Bm25Hit<Item = undefined> = ScoredId & { item: Item };
 
 /**
  * Ids known to include every document a search's filter accepts (and maybe others): when scoring
@@ -59,26 +66,6 @@ export interface Bm25SearchOptions {
    * `accept` once per document, until the document is replaced or reported `changed`.
    */
   filterKey?: string | undefined;
-}
-
-/** The filter as the ranking loops ask it, with the document's slot. */
-type SlotAccept<Item> = (slot: number, id: string, item: Item) => boolean;
-
-/** One index's searches at a time: the per-slot sums are shared (see `SlotScores`). */
-const slotScores = new SlotScores();
-
-/** Relative slack on score bounds, far above the rounding of a sum of a few positive terms. */
-const BOUND_SLACK = 1 + 1e-9;
-
-/** One query term's postings being walked, with its weight and score bound. */
-interface Cursor {
-  list: PostingList;
-  idf: number;
-  /** The most this term can add to any document's score. */
-  bound: number;
-  /** Its position in the query's term order, the order in which scores are summed. */
-  order: number;
-  position: number;
 }
 
 /**
@@ -173,11 +160,12 @@ export class Bm25Index<Item = undefined> {
   /**
    * Scores documents matching any query term, best first (ties by id). `accept` filters by id
    * before ranking (so filters never shrink a page after the fact) and is asked only about
-   * documents that would enter the best `limit` seen so far. The result is exactly that of scoring
-   * every matching document (`searchExhaustive`): MaxScore (Turtle & Flood) walks the postings
-   * document by document, and once the `limit`-th best score exceeds what the rarest-weighted
-   * terms could add together, documents found only in those terms' lists are never scored; their
-   * lists are merely probed for the documents the other terms bring.
+   * documents that could enter the best `limit`. The result is exactly that of scoring every
+   * matching document (`searchExhaustive`), found the cheapest of three ways (`bm25-rankings.ts`):
+   * scoring the filter's candidates when they are few, summing every posting by slot, or MaxScore
+   * (Turtle & Flood), which walks the postings document by document and, once the `limit`-th best
+   * score exceeds what the rarest-weighted terms could add together, never scores documents found
+   * only in those terms' lists (they are merely probed for the documents the other terms bring).
    */
   search(
     query: string,
@@ -190,14 +178,26 @@ export class Bm25Index<Item = undefined> {
     const { candidates, plan } = options;
     const acceptAt = this.verdicts.acceptor(options.filterKey, this.documents.length, accept);
     const postings = this.postingCount(terms);
+    const ranking: Ranking<Item> = {
+      terms: terms.flatMap((term) => {
+        const list = this.postings.get(term);
+        // Absent terms add nothing, so leaving them out keeps the query-term order of every sum.
+        return list ? [{ list, idf: this.idf(list) }] : [];
+      }),
+      limit,
+      accept: acceptAt,
+      documents: this.documents,
+      lengths: this.lengths,
+      weights: this.weights(),
+    };
     if (candidates && plan === undefined) {
       const left = 1 - Math.min(1, candidates.size / this.liveCount);
       if (candidates.size * (terms.length + 1) <= postings * WALK_COST * left) {
-        return this.scoreCandidates(terms, limit, acceptAt, this.candidateSlots(candidates));
+        return scoreSlots(ranking, this.candidateSlots(candidates));
       }
     }
     const sum = plan === undefined ? this.sumsCheaper(terms, postings, limit) : plan === 'sum';
-    return sum ? this.searchBySums(terms, postings, limit, acceptAt) : this.walk(terms, limit, acceptAt);
+    return sum ? sumPostings(ranking, postings) : walkPostings(ranking);
   }
 
   /**
@@ -210,76 +210,6 @@ export class Bm25Index<Item = undefined> {
   }
 
   /** MaxScore over the query terms' postings, document by document (see `search`). */
-  private walk(terms: readonly string[], limit: number, accept: SlotAccept<Item>): Bm25Hit<Item>[] {
-    const averageLength = this.averageLength();
-    const cursors: Cursor[] = [];
-    terms.forEach((term, order) => {
-      const list = this.postings.get(term);
-      if (!list) return;
-      const idf = this.idf(list);
-      const bound = this.contribution(idf, list.maxFrequency, list.minLength, averageLength);
-      cursors.push({ list, idf, bound, order, position: 0 });
-    });
-    // Ascending bounds: a prefix of cursors whose bounds sum below the threshold is non-essential.
-    cursors.sort((a, b) => a.bound - b.bound);
-    const reach: number[] = [];
-    for (const cursor of cursors) reach.push(((reach.at(-1) ?? 0) + cursor.bound) * BOUND_SLACK);
-    const parts = new Float64Array(terms.length);
-    const best = new TopHits<Bm25Hit<Item>>(limit);
-    let threshold = Number.NEGATIVE_INFINITY;
-    let firstEssential = 0;
-    const count = cursors.length;
-    for (;;) {
-      let document = 0x7fffffff;
-      for (let index = firstEssential; index < count; index++) {
-        const { list, position } = cursors[index] as Cursor;
-        if (position < list.size) document = Math.min(document, list.documents[position] ?? document);
-      }
-      if (document === 0x7fffffff) break;
-      let partial = 0;
-      for (let index = firstEssential; index < count; index++) {
-        const cursor = cursors[index] as Cursor;
-        const { list } = cursor;
-        if (cursor.position < list.size && list.documents[cursor.position] === document) {
-          const part = this.contributionAt(cursor, document, averageLength);
-          parts[cursor.order] = part;
-          partial += part;
-          cursor.position++;
-        }
-      }
-      // Non-essential terms, largest bound first, while the document can still make the cut.
-      let hopeless = false;
-      for (let index = firstEssential - 1; index >= 0; index--) {
-        if ((partial + (reach[index] ?? 0)) * BOUND_SLACK < threshold) {
-          hopeless = true;
-          break;
-        }
-        const cursor = cursors[index] as Cursor;
-        const { list } = cursor;
-        cursor.position = list.seek(cursor.position, document);
-        if (cursor.position < list.size && list.documents[cursor.position] === document) {
-          const part = this.contributionAt(cursor, document, averageLength);
-          parts[cursor.order] = part;
-          partial += part;
-        }
-      }
-      if (!hopeless) {
-        // Summed in query-term order, exactly as exhaustive scoring sums it.
-        let score = 0;
-        for (let order = 0; order < parts.length; order++) score += parts[order] ?? 0;
-        // Below the bar, the document's entry (a read from far in memory) is never needed.
-        const entry = score < threshold ? undefined : this.documents[document];
-        if (entry !== undefined && best.admits(score, entry.id) && accept(document, entry.id, entry.item)) {
-          best.add({ id: entry.id, score, item: entry.item });
-          threshold = best.worstScore;
-          while (firstEssential < count && (reach[firstEssential] ?? 0) < threshold) firstEssential++;
-        }
-      }
-      parts.fill(0);
-    }
-    return best.sorted();
-  }
-
   /** The same result as `search`, by scoring every matching document: the reference for tests. */
   searchExhaustive(
     query: string,
@@ -288,7 +218,7 @@ export class Bm25Index<Item = undefined> {
   ): Bm25Hit<Item>[] {
     const terms = this.queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
-    const averageLength = this.averageLength();
+    const weights = this.weights();
     const scores = new Map<number, number>();
     for (const term of terms) {
       const list = this.postings.get(term);
@@ -297,7 +227,7 @@ export class Bm25Index<Item = undefined> {
       for (let position = 0; position < list.size; position++) {
         const document = list.documents[position] ?? 0;
         const frequency = list.frequencies[position] ?? 0;
-        const part = this.contribution(idf, frequency, this.lengths[document] ?? 0, averageLength);
+        const part = termScore(weights, idf, frequency, this.lengths[document] ?? 0);
         scores.set(document, (scores.get(document) ?? 0) + part);
       }
     }
@@ -309,64 +239,6 @@ export class Bm25Index<Item = undefined> {
       }
     }
     return best.sorted();
-  }
-
-  /**
-   * Sums every posting of the query's terms into per-slot scores (term by term, in query-term
-   * order: the very sums `searchExhaustive` makes), then offers the filter only the sums that can
-   * be among the best `limit` (at or above the `limit`-th largest), and the rest only when the
-   * filter turned down some of those.
-   */
-  private searchBySums(
-    terms: readonly string[],
-    postings: number,
-    limit: number,
-    accept: SlotAccept<Item>,
-  ): Bm25Hit<Item>[] {
-    const averageLength = this.averageLength();
-    const { lengths } = this;
-    slotScores.begin(this.documents.length, postings);
-    try {
-      for (const term of terms) {
-        const list = this.postings.get(term);
-        if (!list) continue;
-        const idf = this.idf(list);
-        const { documents, frequencies, size } = list;
-        for (let position = 0; position < size; position++) {
-          const document = documents[position] as number;
-          const frequency = frequencies[position] as number;
-          slotScores.add(
-            document,
-            this.contribution(idf, frequency, lengths[document] as number, averageLength),
-          );
-        }
-      }
-      const bar = slotScores.kthLargest(limit);
-      const best = new TopHits<Bm25Hit<Item>>(limit);
-      this.offerSums(best, accept, bar, true);
-      if (!best.full) this.offerSums(best, accept, bar, false);
-      return best.sorted();
-    } finally {
-      slotScores.end();
-    }
-  }
-
-  /** Offers `best` the summed slots at or above `bar` (`above`), or those below it. */
-  private offerSums(
-    best: TopHits<Bm25Hit<Item>>,
-    accept: SlotAccept<Item>,
-    bar: number,
-    above: boolean,
-  ): void {
-    for (let index = 0; index < slotScores.count; index++) {
-      const slot = slotScores.slotAt(index);
-      const score = slotScores.sumOf(slot);
-      if (score >= bar !== above || score < best.worstScore) continue;
-      const entry = this.documents[slot];
-      if (entry !== undefined && best.admits(score, entry.id) && accept(slot, entry.id, entry.item)) {
-        best.add({ id: entry.id, score, item: entry.item });
-      }
-    }
   }
 
   /**
@@ -388,51 +260,6 @@ export class Bm25Index<Item = undefined> {
     let count = 0;
     for (const term of terms) count += this.postings.get(term)?.size ?? 0;
     return count;
-  }
-
-  /**
-   * Scores only `ids` (each looked up in the query terms' postings), summing in query-term order as
-   * `search` does: the same hits, at a cost that follows the candidates, not the postings. The
-   * candidates are taken in slot order, so each term's list is searched forward from where the
-   * previous candidate left it (a gallop over the gap, not a binary search of the whole list).
-   */
-  private scoreCandidates(
-    terms: readonly string[],
-    limit: number,
-    accept: SlotAccept<Item>,
-    sorted: Int32Array,
-  ): Bm25Hit<Item>[] {
-    const averageLength = this.averageLength();
-    const lists: { list: PostingList; idf: number; position: number }[] = [];
-    for (const term of terms) {
-      const list = this.postings.get(term);
-      // Absent terms add nothing, so skipping them keeps the query-term order of the sum.
-      if (list) lists.push({ list, idf: this.idf(list), position: 0 });
-    }
-    const best = new TopHits<Bm25Hit<Item>>(limit);
-    let threshold = Number.NEGATIVE_INFINITY;
-    for (let at = 0; at < sorted.length; at++) {
-      const document = sorted[at] as number;
-      if (at > 0 && sorted[at - 1] === document) continue;
-      let score = 0;
-      let matched = false;
-      for (const entry of lists) {
-        const { list } = entry;
-        const position = list.seek(entry.position, document);
-        entry.position = position;
-        if (position < list.size && list.documents[position] === document) {
-          matched = true;
-          const frequency = list.frequencies[position] ?? 0;
-          score += this.contribution(entry.idf, frequency, this.lengths[document] ?? 0, averageLength);
-        }
-      }
-      const held = !matched || score < threshold ? undefined : this.documents[document];
-      if (held !== undefined && best.admits(score, held.id) && accept(document, held.id, held.item)) {
-        best.add({ id: held.id, score, item: held.item });
-        threshold = best.worstScore;
-      }
-    }
-    return best.sorted();
   }
 
   /**
@@ -460,25 +287,11 @@ export class Bm25Index<Item = undefined> {
     return this.liveCount === 0 ? [] : [...new Set(analyzeText(query))];
   }
 
-  private averageLength(): number {
-    return this.totalLength / this.liveCount || 1;
+  private weights(): TermWeights {
+    return { k1: this.k1, b: this.b, averageLength: this.totalLength / this.liveCount || 1 };
   }
 
   private idf(list: PostingList): number {
     return Math.log(1 + (this.liveCount - list.size + 0.5) / (list.size + 0.5));
-  }
-
-  /** A term's share of a document's score; monotone (also in floating point) in frequency and length. */
-  /** The contribution of the posting under `cursor` (which sits on `document`). */
-  private contributionAt(cursor: Cursor, document: number, averageLength: number): number {
-    const frequency = cursor.list.frequencies[cursor.position] ?? 0;
-    return this.contribution(cursor.idf, frequency, this.lengths[document] ?? 0, averageLength);
-  }
-
-  private contribution(idf: number, frequency: number, length: number, averageLength: number): number {
-    return (
-      (idf * frequency * (this.k1 + 1)) /
-      (frequency + this.k1 * (1 - this.b + (this.b * length) / averageLength))
-    );
   }
 }
