@@ -3,7 +3,7 @@ import { ownCopy } from './memoize-counter.js';
 /** Pieces longer than this are counted, never kept (words and their punctuation are shorter). */
 const LONGEST_KEPT_PIECE_CHARS = 32;
 /** Pieces kept at most, oldest out first: about a megabyte at most. */
-const MAX_KEPT_PIECES = 16_384;
+const KEPT_PIECES = 16_384;
 /** After this many pieces of one text missed the memo, the rest is counted in one call. */
 const MISSES_BEFORE_WHOLE = 16;
 
@@ -43,7 +43,7 @@ export function memoizePieces(split: RegExp, count: (text: string) => number): (
       const counted = count(piece);
       total += counted;
       if (piece.length <= LONGEST_KEPT_PIECE_CHARS) {
-        if (memo.size >= MAX_KEPT_PIECES) memo.delete(memo.keys().next().value as string);
+        if (memo.size >= KEPT_PIECES) memo.delete(memo.keys().next().value as string);
         memo.set(ownCopy(piece), counted);
       }
     }
