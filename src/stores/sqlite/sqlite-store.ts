@@ -42,18 +42,12 @@ import { createSqliteJobStore } from './sqlite-job-store.js';
 import { createSqliteMemoryRecordStore } from './sqlite-memory-record-store.js';
 import { sessionRevisionOf } from './sqlite-revision-reader.js';
 import { type ListFilter, prepareStatements } from './statements.js';
-import { startWalCheckpointer } from './wal-checkpointer.js';
 
 export interface SqliteStoreOptions extends StoreOptions {
   /** Database file (parent directories are created), or `':memory:'` for a private in-memory database. */
   path: string;
   /** Compute vector distances with sqlite-vec when it loads (default); false forces the JavaScript fallback. */
   vectorExtension?: boolean;
-  /**
-   * Checkpoint the WAL from a connection in a thread of its own (default for a file), instead of
-   * inside whichever commit crosses SQLite's 1,000-page mark (`wal-checkpointer.ts`).
-   */
-  backgroundCheckpoints?: boolean;
 }
 
 /** A new session row's incarnation: 48 random bits, so a re-created session never looks like the old one. */
@@ -96,9 +90,6 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
   const statements = prepareStatements(database);
   const clock = options.clock ?? (() => new Date());
   let closed = false;
-  const onFile = options.path !== ':memory:' && options.path !== '';
-  const checkpointer =
-    onFile && options.backgroundCheckpoints !== false ? startWalCheckpointer(database, options.path) : null;
 
   const liveSession = (key: SessionKey, nowMs: number): SessionRow | undefined => {
     const row = statements.selectSession.get(sessionKeyId(key));
@@ -369,7 +360,6 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
     close: async () => {
       if (closed) return;
       closed = true;
-      await checkpointer?.close();
       database.close();
     },
   };
