@@ -53,6 +53,11 @@ interface Cursor {
   position: number;
 }
 
+/** The score of the posting under `cursor`, whose document has `length` terms. */
+function cursorScore(weights: TermWeights, cursor: Cursor, length: number): number {
+  return termScore(weights, cursor.idf, cursor.list.frequencies[cursor.position] as number, length);
+}
+
 /** MaxScore over the query terms' postings, document by document (see `Bm25Index.search`). */
 export function walkPostings<Item>(ranking: Ranking<Item>): Bm25Hit<Item>[] {
   const { terms, limit, accept, documents, lengths, weights } = ranking;
@@ -84,12 +89,7 @@ export function walkPostings<Item>(ranking: Ranking<Item>): Bm25Hit<Item>[] {
       const cursor = cursors[index] as Cursor;
       const { list } = cursor;
       if (cursor.position < list.size && list.documents[cursor.position] === document) {
-        const part = termScore(
-          weights,
-          cursor.idf,
-          cursor.list.frequencies[cursor.position] as number,
-          lengths[document] as number,
-        );
+        const part = cursorScore(weights, cursor, lengths[document] as number);
         parts[cursor.order] = part;
         partial += part;
         cursor.position++;
@@ -106,12 +106,7 @@ export function walkPostings<Item>(ranking: Ranking<Item>): Bm25Hit<Item>[] {
       const { list } = cursor;
       cursor.position = list.seek(cursor.position, document);
       if (cursor.position < list.size && list.documents[cursor.position] === document) {
-        const part = termScore(
-          weights,
-          cursor.idf,
-          cursor.list.frequencies[cursor.position] as number,
-          lengths[document] as number,
-        );
+        const part = cursorScore(weights, cursor, lengths[document] as number);
         parts[cursor.order] = part;
         partial += part;
       }
