@@ -209,7 +209,6 @@ export class Bm25Index<Item = undefined> {
     if (slot !== undefined) this.verdicts.forget(slot);
   }
 
-  /** MaxScore over the query terms' postings, document by document (see `search`). */
   /** The same result as `search`, by scoring every matching document: the reference for tests. */
   searchExhaustive(
     query: string,
