@@ -1,4 +1,5 @@
 import type { MemoryFilter } from '../core/schemas/memory-record.js';
+import { SlotVerdicts } from '../core/slot-verdicts.js';
 import { EXACT_SEARCH_THRESHOLD, IvfIndex, type IvfSearchOptions } from '../core/vectors/ivf-index.js';
 import type { Neighbour } from '../core/vectors/nearest-heap.js';
 import type { PackedVectors } from '../core/vectors/packed-vectors.js';
@@ -19,8 +20,6 @@ const REMEMBERED_SLOTS = 20_000;
  * never more than half the floats the collection itself holds.
  */
 const PACKED_FLOATS = 4_000_000;
-/** Filters whose verdict on each row is kept (a byte per row each), least recently used dropped. */
-const VERDICT_FILTERS = 16;
 /** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
 const TRAINING_SLICE_MS = 4;
 
@@ -83,12 +82,10 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
    */
   private readonly rememberedFilters = new Map<string, RememberedFilter>();
   /**
-   * Per filter (by its JSON), what it answered for each slot the index asked about: 0 not asked
-   * yet, 1 accepted, 2 rejected. A turn's working set asks the same filter of the same user's
-   * rows on every turn, each row scattered in memory; a byte per slot answers again without
-   * reading the row. Unlike `rememberedFilters` it outlives writes: a slot written is reset alone.
+   * What each filter (by its JSON) answered for each slot the index asked about. Unlike
+   * `rememberedFilters` it outlives writes: a slot written is reset alone.
    */
-  private readonly verdicts = new Map<string, Int8Array>();
+  private readonly verdicts = new SlotVerdicts();
 
   constructor(readonly dimensions: number) {
     this.index = new IvfIndex(dimensions);
@@ -120,7 +117,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     this.partitions.add(slot, row);
     this.rows[slot] = row;
     this.index.add(slot, vector);
-    this.forgetVerdicts(slot);
+    this.verdicts.forget(slot);
   }
 
   delete(key: number): boolean {
@@ -133,7 +130,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     this.rows[slot] = undefined;
     this.freeSlots.push(slot);
     this.index.remove(slot);
-    this.forgetVerdicts(slot);
+    this.verdicts.forget(slot);
     return true;
   }
 
@@ -143,33 +140,10 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     this.verdicts.clear();
   }
 
-  /** Drops every filter's verdict on `slot` (its row changed). */
-  private forgetVerdicts(slot: number): void {
-    for (const verdicts of this.verdicts.values()) if (slot < verdicts.length) verdicts[slot] = 0;
-  }
-
   /** `accept` over slots, answering from the filter's kept verdicts (`key` null: none kept). */
   private acceptSlot(key: string | null, accept: (row: Row) => boolean): (slot: number) => boolean {
     const { rowAt } = this;
-    if (key === null) return (slot) => accept(rowAt(slot));
-    let verdicts = this.verdicts.get(key);
-    if (verdicts === undefined || verdicts.length < this.rows.length) {
-      const grown = new Int8Array(Math.max(this.rows.length, 2 * (verdicts?.length ?? 0)));
-      if (verdicts) grown.set(verdicts);
-      verdicts = grown;
-    }
-    this.verdicts.delete(key);
-    this.verdicts.set(key, verdicts);
-    if (this.verdicts.size > VERDICT_FILTERS)
-      this.verdicts.delete(this.verdicts.keys().next().value as string);
-    const kept = verdicts;
-    return (slot) => {
-      const verdict = kept[slot];
-      if (verdict !== 0 && verdict !== undefined) return verdict === 1;
-      const accepted = accept(rowAt(slot));
-      kept[slot] = accepted ? 1 : 2;
-      return accepted;
-    };
+    return this.verdicts.acceptor(key ?? undefined, this.rows.length, (slot) => accept(rowAt(slot)));
   }
 
   /**

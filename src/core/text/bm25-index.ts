@@ -1,3 +1,4 @@
+import { SlotVerdicts } from '../slot-verdicts.js';
 import { analyzeText } from './analyze-text.js';
 import {
   type Bm25Hit,
@@ -9,7 +10,6 @@ import {
   walkPostings,
 } from './bm25-rankings.js';
 import { PostingList } from './posting-list.js';
-import { SlotVerdicts } from './slot-verdicts.js';
 import { TopHits } from './top-hits.js';
 
 export type { Bm25Hit } from './bm25-rankings.js';
@@ -176,7 +176,10 @@ export class Bm25Index<Item = undefined> {
     const terms = this.queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
     const { candidates, plan } = options;
-    const acceptAt = this.verdicts.acceptor(options.filterKey, this.documents.length, accept);
+    const acceptAt = this.verdicts.acceptor(options.filterKey, this.documents.length, (slot) => {
+      const document = this.documents[slot];
+      return document !== undefined && accept(document.id, document.item);
+    });
     const postings = this.postingCount(terms);
     const ranking: Ranking<Item> = {
       terms: terms.flatMap((term) => {

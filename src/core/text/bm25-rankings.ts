@@ -8,8 +8,8 @@ import { type ScoredId, TopHits } from './top-hits.js';
 /** A hit, with what the caller attached to its document. */
 export type Bm25Hit<Item = undefined> = ScoredId & { item: Item };
 
-/** The filter as the ranking loops ask it, with the document's slot. */
-export type SlotAccept<Item> = (slot: number, id: string, item: Item) => boolean;
+/** The filter as the ranking loops ask it: about the document in a slot. */
+export type SlotAccept = (slot: number) => boolean;
 
 /** What BM25 weighs a posting with: its parameters and the index's average document length. */
 export interface TermWeights {
@@ -22,7 +22,7 @@ export interface TermWeights {
 export interface Ranking<Item> {
   terms: readonly { list: PostingList; idf: number }[];
   limit: number;
-  accept: SlotAccept<Item>;
+  accept: SlotAccept;
   /** Per slot: the document's id and item (undefined once removed). */
   documents: readonly ({ id: string; item: Item } | undefined)[];
   /** Per slot: the document's length in terms. */
@@ -117,7 +117,7 @@ export function walkPostings<Item>(ranking: Ranking<Item>): Bm25Hit<Item>[] {
       for (let order = 0; order < parts.length; order++) score += parts[order] ?? 0;
       // Below the bar, the document's entry (a read from far in memory) is never needed.
       const entry = score < threshold ? undefined : documents[document];
-      if (entry !== undefined && best.admits(score, entry.id) && accept(document, entry.id, entry.item)) {
+      if (entry !== undefined && best.admits(score, entry.id) && accept(document)) {
         best.add({ id: entry.id, score, item: entry.item });
         threshold = best.worstScore;
         while (firstEssential < count && (reach[firstEssential] ?? 0) < threshold) firstEssential++;
@@ -168,7 +168,7 @@ function offerSums<Item>(
     const score = slotScores.sumOf(slot);
     if (score >= bar !== above || score < best.worstScore) continue;
     const entry = documents[slot];
-    if (entry !== undefined && best.admits(score, entry.id) && accept(slot, entry.id, entry.item)) {
+    if (entry !== undefined && best.admits(score, entry.id) && accept(slot)) {
       best.add({ id: entry.id, score, item: entry.item });
     }
   }
@@ -201,7 +201,7 @@ export function scoreSlots<Item>(ranking: Ranking<Item>, sorted: Int32Array): Bm
       }
     }
     const held = !matched || score < threshold ? undefined : documents[document];
-    if (held !== undefined && best.admits(score, held.id) && accept(document, held.id, held.item)) {
+    if (held !== undefined && best.admits(score, held.id) && accept(document)) {
       best.add({ id: held.id, score, item: held.item });
       threshold = best.worstScore;
     }
