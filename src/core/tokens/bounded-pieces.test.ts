@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { exactTokenCounts } from '../../../test/support/exact-token-counts.js';
 import {
   boundedPieces,
   MAX_PIECE_CHARS,
@@ -11,9 +10,8 @@ import {
 } from './bounded-pieces.js';
 import { boundedCounter, countInSlices } from './token-counter.js';
 
-const options = { disallowedSpecial: new Set<string>() };
-const exactO200k = (text: string) => countO200k(text, options);
-const exactCl100k = (text: string) => countCl100k(text, options);
+const exactO200k = exactTokenCounts.o200k_base;
+const exactCl100k = exactTokenCounts.cl100k_base;
 
 /** Longest run of whitespace or of non-whitespace in `text`. */
 const longestRun = (text: string) => Math.max(0, ...(text.match(/\s+|\S+/g) ?? []).map((run) => run.length));

@@ -1,14 +1,9 @@
 import fc from 'fast-check';
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { exactTokenCounts } from '../../../test/support/exact-token-counts.js';
 import { nextLineCut } from './line-cuts.js';
 
-const options = { disallowedSpecial: new Set<string>() };
-const encoders = {
-  cl100k_base: (text: string) => countCl100k(text, options),
-  o200k_base: (text: string) => countO200k(text, options),
-};
+const encoders = exactTokenCounts;
 
 /** The characters around line ends that the pre-tokenizers treat differently. */
 const alphabet = [

@@ -1,18 +1,12 @@
 import fc from 'fast-check';
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
+import { exactTokenCounts } from '../../../test/support/exact-token-counts.js';
 import { memoizePieces } from './piece-memo.js';
 
-const options = { disallowedSpecial: new Set<string>() };
 const encodings = [
-  { name: 'o200k_base', split: O200K_TOKEN_SPLIT_REGEX, count: (text: string) => countO200k(text, options) },
-  {
-    name: 'cl100k_base',
-    split: CL100K_TOKEN_SPLIT_REGEX,
-    count: (text: string) => countCl100k(text, options),
-  },
+  { name: 'o200k_base', split: O200K_TOKEN_SPLIT_REGEX, count: exactTokenCounts.o200k_base },
+  { name: 'cl100k_base', split: CL100K_TOKEN_SPLIT_REGEX, count: exactTokenCounts.cl100k_base },
 ];
 
 // What the patterns tell apart: whitespace runs before words and line ends, contractions in both
