@@ -52,6 +52,18 @@ const WALK_COST = 4;
  */
 const SUM_WEIGHT = 4;
 
+/**
+ * Whether summing every posting costs less than the walk is expected to (see `SUM_WEIGHT`): the
+ * walk visits the postings outside the longest list, and of the longest list about the share it
+ * takes for `limit` documents of the other terms to pass by (they are spread over the slots), after
+ * which the longest term alone cannot reach the bar and its list is only probed.
+ */
+function sumsCheaper(postings: number, longest: number, limit: number): boolean {
+  const rest = postings - longest;
+  const walked = rest + longest * Math.min(1, limit / rest);
+  return postings <= SUM_WEIGHT * walked;
+}
+
 /** How `search` ranks, when forced (benchmarks and tests): summing every posting, or MaxScore. */
 export type Bm25Plan = 'sum' | 'walk';
 
@@ -180,7 +192,6 @@ export class Bm25Index<Item = undefined> {
       const document = this.documents[slot];
       return document !== undefined && accept(document.id, document.item);
     });
-    const postings = this.postingCount(terms);
     const ranking: Ranking<Item> = {
       terms: terms.flatMap((term) => {
         const list = this.postings.get(term);
@@ -193,13 +204,19 @@ export class Bm25Index<Item = undefined> {
       lengths: this.lengths,
       weights: this.weights(),
     };
+    let postings = 0;
+    let longest = 0;
+    for (const { list } of ranking.terms) {
+      postings += list.size;
+      longest = Math.max(longest, list.size);
+    }
     if (candidates && plan === undefined) {
       const left = 1 - Math.min(1, candidates.size / this.liveCount);
       if (candidates.size * (terms.length + 1) <= postings * WALK_COST * left) {
         return scoreSlots(ranking, this.candidateSlots(candidates));
       }
     }
-    const sum = plan === undefined ? this.sumsCheaper(terms, postings, limit) : plan === 'sum';
+    const sum = plan === undefined ? sumsCheaper(postings, longest, limit) : plan === 'sum';
     return sum ? sumPostings(ranking, postings) : walkPostings(ranking);
   }
 
@@ -241,27 +258,6 @@ export class Bm25Index<Item = undefined> {
       }
     }
     return best.sorted();
-  }
-
-  /**
-   * Whether summing every posting costs less than the walk is expected to (see `SUM_WEIGHT`): the
-   * walk visits the postings outside the longest list, and of the longest list about the share it
-   * takes for `limit` documents of the other terms to pass by (they are spread over the slots), after
-   * which the longest term alone cannot reach the bar and its list is only probed.
-   */
-  private sumsCheaper(terms: readonly string[], postings: number, limit: number): boolean {
-    let longest = 0;
-    for (const term of terms) longest = Math.max(longest, this.postings.get(term)?.size ?? 0);
-    const rest = postings - longest;
-    const walked = rest + longest * Math.min(1, limit / rest);
-    return postings <= SUM_WEIGHT * walked;
-  }
-
-  /** How many postings the query's terms hold together: what a walk of their lists could visit. */
-  private postingCount(terms: readonly string[]): number {
-    let count = 0;
-    for (const term of terms) count += this.postings.get(term)?.size ?? 0;
-    return count;
   }
 
   /**
