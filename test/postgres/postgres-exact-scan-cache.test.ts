@@ -14,7 +14,12 @@ describe.skipIf(database === null)('PostgreSQL exact vector scans kept in proces
   const { url, schema, truncate } = database ?? { url: '', schema: '', truncate: async () => {} };
   const stores: PostgresStore[] = [];
   const server = async () => {
-    const store = await createPostgresStore({ connectionString: url, schema, poolSize: 2 });
+    const store = await createPostgresStore({
+      connectionString: url,
+      schema,
+      inProcessVectorIndex: false,
+      poolSize: 2,
+    });
     stores.push(store);
     return store;
   };

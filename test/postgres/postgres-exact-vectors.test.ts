@@ -21,6 +21,8 @@ describe.skipIf(database === null)('PostgreSQL store without pgvector', () => {
       connectionString: url,
       schema,
       vectorExtension: false,
+      // The SQL scan, not the in-process mirror (which answers the same).
+      inProcessVectorIndex: false,
       warn: (message) => warnings.push(message),
     });
     try {

@@ -40,7 +40,12 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
   beforeAll(async () => {
     // Past the exact-search limit, so that searches go through the HNSW index.
     // A quality other than the default, which the index must be built with.
-    seeder = await createPostgresStore({ connectionString: url, schema, hnswEfConstruction: 48 });
+    seeder = await createPostgresStore({
+      connectionString: url,
+      schema,
+      inProcessVectorIndex: false,
+      hnswEfConstruction: 48,
+    });
     const total = EXACT_SEARCH_LIMIT + 100;
     for (let start = 0; start < total; start += 1_000) {
       await seeder.memories.insertMemories(
@@ -91,7 +96,7 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
       ids.map((id, index) => newMemory(id, { vector: near(index) })),
     );
     await seeder.memories.settled();
-    const reader = await createPostgresStore({ connectionString: url, schema });
+    const reader = await createPostgresStore({ connectionString: url, schema, inProcessVectorIndex: false });
     try {
       // As a server that died before its indexer ran leaves them: outside the graph.
       await query(
@@ -110,7 +115,7 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
     } finally {
       await reader.close();
     }
-    const resumer = await createPostgresStore({ connectionString: url, schema });
+    const resumer = await createPostgresStore({ connectionString: url, schema, inProcessVectorIndex: false });
     try {
       await resumer.memories.settled();
       expect(await tailCount()).toBe(0);
@@ -122,7 +127,12 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
 
   it('inserts into the graph at once when the tail is full', async () => {
     const blocked = ['seed-1', 'seed-2'];
-    const writer = await createPostgresStore({ connectionString: url, schema, vectorTailLimit: 2 });
+    const writer = await createPostgresStore({
+      connectionString: url,
+      schema,
+      inProcessVectorIndex: false,
+      vectorTailLimit: 2,
+    });
     const holder = new pg.Client({ connectionString: url, options: `-c search_path=${schema},public` });
     await holder.connect();
     try {
@@ -148,7 +158,12 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
       await holder.end();
       await writer.close();
     }
-    const always = await createPostgresStore({ connectionString: url, schema, vectorTailLimit: 0 });
+    const always = await createPostgresStore({
+      connectionString: url,
+      schema,
+      inProcessVectorIndex: false,
+      vectorTailLimit: 0,
+    });
     try {
       await always.memories.insertMemories(TENANT, [newMemory('limit-0', { vector: spread(9.5) })]);
       expect(await insertedIndexed(['limit-0'])).toEqual([true]);
@@ -158,8 +173,13 @@ describe.skipIf(database === null)('PostgreSQL vectors written outside the graph
   });
 
   it('runs the indexer only after a write that left vectors in the tail', async () => {
-    const direct = await createPostgresStore({ connectionString: url, schema, vectorTailLimit: 0 });
-    const tailed = await createPostgresStore({ connectionString: url, schema });
+    const direct = await createPostgresStore({
+      connectionString: url,
+      schema,
+      inProcessVectorIndex: false,
+      vectorTailLimit: 0,
+    });
+    const tailed = await createPostgresStore({ connectionString: url, schema, inProcessVectorIndex: false });
     /** Database round trips of one single-vector insert and the background work it starts. */
     const tripsOf = async (store: PostgresStore, id: string, index: number) => {
       const before = store.roundTrips();

@@ -33,6 +33,7 @@ import { type PostgresDatabase, type Queryable, sqlState } from './postgres-data
 import { createPostgresMemoryCounts } from './postgres-memory-counts.js';
 import { postgresSessionNeighbors } from './postgres-session-neighbors.js';
 import { createPostgresTextSearch } from './postgres-text-search.js';
+import { searchVectorMirror } from './postgres-vector-mirror.js';
 import { createPostgresVectorSearch, type PendingEmbedding } from './postgres-vector-search.js';
 
 /** The contract, plus whether pgvector answers vector search (else an exact scan in SQL). */
@@ -75,6 +76,7 @@ export async function createPostgresMemoryRecordStore(
     tailLimit?: number;
     efConstruction?: number;
     inProcessText?: boolean;
+    inProcessVectors?: boolean;
   } = {},
 ): Promise<PostgresMemoryRecordStore> {
   const vectors = await createPostgresVectorSearch(
@@ -85,7 +87,11 @@ export async function createPostgresMemoryRecordStore(
     options.efConstruction,
   );
   const count = createPostgresMemoryCounts(database);
-  const text = createPostgresTextSearch(database, options.inProcessText ?? true);
+  const text = createPostgresTextSearch(
+    database,
+    options.inProcessText ?? true,
+    options.inProcessVectors ?? true,
+  );
 
   /** Inserts `records` (already checked for duplicates) and their embeddings; a taken id is a ValidationError. */
   const insertRecords = async (
@@ -138,17 +144,16 @@ export async function createPostgresMemoryRecordStore(
     ]);
 
   /**
-   * Moves the tenant's memory revision in the writing transaction (the row lock is held to commit,
-   * and the value is drawn once it is taken, so revisions grow in commit order). Triggers on
-   * `memories` move it for every row inserted, deleted or changed in a field a filter reads, and
-   * log those rows for the text indexes (migration 8); this covers what they do not see: vectors,
-   * and new versions whose filter fields did not change.
+   * Logs the rows `pks` at a new memory revision of the tenant in the writing transaction
+   * (`engram_log_memory_rows`, migration 8: the revision row's lock is held to commit, so
+   * revisions grow in commit order). Triggers on `memories` do this for every row inserted,
+   * deleted or changed in a field a filter reads; this covers what they do not see: vectors
+   * (which the in-process mirrors hold too), and new versions whose filter fields did not change.
    */
-  const bump = (client: Queryable, tenantId: string) =>
+  const logRows = (client: Queryable, tenantId: string, pks: number[]) =>
     client.query(
-      `INSERT INTO memory_revisions (tenant_id, revision) VALUES ($1, nextval('memory_revision_seq'))
-      ON CONFLICT (tenant_id) DO UPDATE SET revision = nextval('memory_revision_seq')`,
-      [tenantId],
+      'SELECT engram_log_memory_rows(array_fill($1::text, ARRAY[cardinality($2::bigint[])]), $2::bigint[])',
+      [tenantId, pks],
     );
 
   return {
@@ -237,7 +242,7 @@ export async function createPostgresMemoryRecordStore(
               },
             ]);
           } else await client.query('DELETE FROM memory_embeddings WHERE memory_pk = $1', [row.pk]);
-          await bump(client, tenantId);
+          await logRows(client, tenantId, [row.pk]);
           return { ...record, embeddingModel: next.embedding?.model ?? null };
         })
         .then((record) => {
@@ -324,6 +329,13 @@ export async function createPostgresMemoryRecordStore(
 
     async searchVector(tenantId, vector, model, filter, limit) {
       assertUsableVector(vector, ['vector']);
+      if (filter.lastAccessed === undefined) {
+        const mirrored = (await text.mirror(tenantId))?.vectors?.byModel.get(model);
+        if (mirrored) {
+          assertDimensions(model, mirrored.dimensions, vector, ['vector']);
+          return searchVectorMirror(mirrored, vector, filter, limit);
+        }
+      }
       const dimensions = await vectors.dimensionsOf(database, tenantId, model);
       if (dimensions === undefined) return [];
       assertDimensions(model, dimensions, vector, ['vector']);
@@ -370,7 +382,12 @@ export async function createPostgresMemoryRecordStore(
               path: ['embeddings', index, 'vector'],
             })),
           );
-          if (rows.length > 0) await bump(client, tenantId);
+          if (rows.length > 0)
+            await logRows(
+              client,
+              tenantId,
+              rows.map((row) => row.pk),
+            );
         })
         .then(() => vectors.afterWrite()),
   };

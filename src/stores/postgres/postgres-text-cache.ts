@@ -1,4 +1,5 @@
 import { coalescingQueue } from '../../core/coalescing-queue.js';
+import type { StableMemoryFields } from '../memory-filter.js';
 import { type FilterColumns, toStableFields } from '../stable-fields.js';
 import {
   applyRowChange,
@@ -9,6 +10,13 @@ import {
   type TextMirror,
 } from '../text-mirror.js';
 import type { PostgresDatabase } from './postgres-database.js';
+import {
+  MAX_MIRRORED_VECTOR_FLOATS,
+  mirrorVector,
+  newVectorMirror,
+  type VectorMirror,
+  vectorFloats,
+} from './postgres-vector-mirror.js';
 
 /** Rows read per statement of a load or of a catch-up; a search reads at most one page itself. */
 const LOAD_CHUNK = 2_000;
@@ -19,10 +27,23 @@ const PRUNE_INTERVAL_MS = 60_000;
 /** Entries one prune deletes at most, so that it stays far inside `statement_timeout`. */
 const PRUNE_BATCH = 50_000;
 
-/** A memory row's pk (null: no row), text and the columns a filter reads (but `last_accessed`). */
+/**
+ * A memory row's pk (null: no row), text, the columns a filter reads (but `last_accessed`), and
+ * its vector's model and `array_send` bytes (null: none, or not asked for).
+ */
 interface MirrorRow extends FilterColumns {
   pk: number | null;
   text: string;
+  vector_model: string | null;
+  vector_bytes: Uint8Array | null;
+}
+
+/**
+ * A tenant's text index and, unless they outgrew `MAX_TENANT_VECTOR_FLOATS` (or in-process
+ * vectors are off), its vectors: one load and one catch-up of the change log serve both.
+ */
+export interface TenantMirror extends TextMirror {
+  vectors: VectorMirror | null;
 }
 
 /** The tenant's revision and pruned-log floor, read in the statement of every page (one snapshot). */
@@ -33,12 +54,18 @@ interface Revision {
 
 const ROW_COLUMNS = `m.pk, m.id, m.text, m.valid_to, m.namespace, m.user_id, m.session_id, m.agent_id,
   m.document_id, m.memory_type, m.topics, m.entities, m.event_date, m.created_at, m.pinned`;
+/** A row's vector, binary (`arraySendVector`), when the statement's parameter `wanted` asks for it. */
+const vectorColumns = (wanted: string) =>
+  `e.model AS vector_model, CASE WHEN ${wanted} THEN array_send(e.vector) END AS vector_bytes`;
 const REVISION = `(SELECT coalesce(max(revision), 0) AS revision, coalesce(max(log_floor), 0) AS log_floor
   FROM memory_revisions WHERE tenant_id = $1) AS s`;
 
 /** A page of the tenant's rows after an id, in id order (the unique index: no sort), with its revision. */
-const LOAD_PAGE = `SELECT s.revision, s.log_floor, ${ROW_COLUMNS} FROM ${REVISION} LEFT JOIN LATERAL (
-  SELECT ${ROW_COLUMNS} FROM memories m WHERE m.tenant_id = $1 AND m.id > $2 ORDER BY m.id LIMIT $3
+const LOAD_PAGE = `SELECT s.revision, s.log_floor, ${ROW_COLUMNS}, m.vector_model, m.vector_bytes
+FROM ${REVISION} LEFT JOIN LATERAL (
+  SELECT ${ROW_COLUMNS}, ${vectorColumns('$4::boolean')}
+  FROM memories m LEFT JOIN memory_embeddings e ON e.memory_pk = m.pk
+  WHERE m.tenant_id = $1 AND m.id > $2 ORDER BY m.id LIMIT $3
 ) AS m ON true`;
 
 /**
@@ -46,11 +73,12 @@ const LOAD_PAGE = `SELECT s.revision, s.log_floor, ${ROW_COLUMNS} FROM ${REVISIO
  * sort), each as it is now (null columns: gone), with the tenant's revision.
  */
 const CHANGES_PAGE = `SELECT s.revision, s.log_floor, c.memory_pk AS changed_pk, c.revision AS logged_at,
-  ${ROW_COLUMNS} FROM ${REVISION} LEFT JOIN LATERAL (
+  ${ROW_COLUMNS}, ${vectorColumns('$5::boolean')} FROM ${REVISION} LEFT JOIN LATERAL (
   SELECT l.revision, l.memory_pk FROM memory_changes l
   WHERE l.tenant_id = $1 AND (l.revision, l.memory_pk) > ($2::bigint, $3::bigint)
   ORDER BY l.revision, l.memory_pk LIMIT $4
-) AS c ON true LEFT JOIN memories m ON m.pk = c.memory_pk AND m.tenant_id = $1`;
+) AS c ON true LEFT JOIN memories m ON m.pk = c.memory_pk AND m.tenant_id = $1
+LEFT JOIN memory_embeddings e ON e.memory_pk = m.pk`;
 
 /** Deletes a batch of entries past the retention and records, per tenant, the newest revision deleted. */
 const PRUNE = `WITH gone AS (
@@ -75,6 +103,12 @@ type CatchUp = 'current' | 'more' | 'pruned';
  * search on every other. Text search then costs one round trip and what ranking costs in process,
  * not scoring every row holding a query word in SQL (docs/stores/postgres.md, "Text search").
  *
+ * The same pages carry each row's vector (`vectors`, default true), which the mirror keeps for
+ * exact vector search in process (`postgres-vector-mirror.ts`) until the tenant's vectors pass
+ * `MAX_TENANT_VECTOR_FLOATS`; writes that change a vector without a memory row log it themselves
+ * (`logRows` in the record store). Past `MAX_MIRRORED_VECTOR_FLOATS` in all, publishing a mirror
+ * drops the least recently searched others.
+ *
  * A tenant's index is built `LOAD_CHUNK` rows per statement: the first page in the search that
  * starts it (a tenant that fits is answered from its index at once), the rest in the background
  * while BM25 in SQL answers. A catch-up of more than one page runs in the background likewise.
@@ -82,14 +116,18 @@ type CatchUp = 'current' | 'more' | 'pruned';
  */
 export function createPostgresTextCache(
   database: PostgresDatabase,
-  { maxHeld = MAX_HELD_MIRRORS, pageSize = LOAD_CHUNK }: { maxHeld?: number; pageSize?: number } = {},
+  {
+    maxHeld = MAX_HELD_MIRRORS,
+    pageSize = LOAD_CHUNK,
+    vectors = true,
+  }: { maxHeld?: number; pageSize?: number; vectors?: boolean } = {},
 ) {
   /** Ready indexes by tenant, least recently searched first. */
-  const mirrors = new Map<string, TextMirror>();
+  const mirrors = new Map<string, TenantMirror>();
   /** Tenants whose index is being built or caught up in the background. */
   const building = new Map<string, Promise<void>>();
   /** One lookup per tenant at a time, so pages of the log are applied in the order they were read. */
-  const oneAtATime = coalescingQueue<TextMirror | undefined>();
+  const oneAtATime = coalescingQueue<TenantMirror | undefined>();
   let stopping = false;
   let pruning: Promise<void> | undefined;
 
@@ -112,15 +150,43 @@ export function createPostgresTextCache(
   }, PRUNE_INTERVAL_MS);
   pruneTimer.unref();
 
+  /** Applies a row's vector to the mirror; a tenant whose vectors cannot be mirrored loses them all. */
+  const applyVector = (
+    mirror: TenantMirror,
+    pk: number,
+    fields: StableMemoryFields | undefined,
+    row: MirrorRow,
+  ) => {
+    if (mirror.vectors && !mirrorVector(mirror.vectors, pk, fields, row.vector_model, row.vector_bytes)) {
+      mirror.vectors = null;
+    }
+  };
+
+  /**
+   * Publishes the mirror (`publishMirror`), then drops the least recently searched others while
+   * the vectors held exceed `MAX_MIRRORED_VECTOR_FLOATS`.
+   */
+  const publish = (tenantId: string, mirror: TenantMirror): void => {
+    publishMirror(mirrors, tenantId, mirror, maxHeld);
+    let floats = 0;
+    for (const held of mirrors.values()) floats += vectorFloats(held.vectors);
+    for (const [key, held] of mirrors) {
+      if (floats <= MAX_MIRRORED_VECTOR_FLOATS) break;
+      if (key === tenantId) continue;
+      mirrors.delete(key);
+      floats -= vectorFloats(held.vectors);
+    }
+  };
+
   /** Applies one page of the change log after `after` (a revision and pk of the log's order). */
   const catchUpPage = async (
     tenantId: string,
-    mirror: TextMirror,
+    mirror: TenantMirror,
     after: [number, number],
   ): Promise<{ state: CatchUp; after: [number, number] }> => {
     const rows = await database.query<
       Revision & MirrorRow & { changed_pk: number | null; logged_at: number }
-    >(CHANGES_PAGE, [tenantId, after[0], after[1], pageSize]);
+    >(CHANGES_PAGE, [tenantId, after[0], after[1], pageSize, mirror.vectors !== null]);
     const [first] = rows;
     if (!first || first.log_floor > mirror.applied) return { state: 'pruned', after };
     let next = after;
@@ -128,8 +194,9 @@ export function createPostgresTextCache(
     for (const row of rows) {
       if (row.changed_pk === null) continue;
       applied += 1;
-      const now = row.pk === null ? undefined : { text: row.text, fields: toStableFields(row) };
-      applyRowChange(mirror, row.changed_pk, now);
+      const fields = row.pk === null ? undefined : toStableFields(row);
+      applyRowChange(mirror, row.changed_pk, fields && { text: row.text, fields });
+      applyVector(mirror, row.changed_pk, fields, row);
       next = [row.logged_at, row.changed_pk];
     }
     if (applied === pageSize) return { state: 'more', after: next };
@@ -139,7 +206,7 @@ export function createPostgresTextCache(
   };
 
   /** Catches the mirror up page by page to the end of the log; false when entries it needed were pruned. */
-  const catchUpToEnd = async (tenantId: string, mirror: TextMirror, after: [number, number]) => {
+  const catchUpToEnd = async (tenantId: string, mirror: TenantMirror, after: [number, number]) => {
     let position = after;
     for (;;) {
       if (stopping) return false;
@@ -150,10 +217,10 @@ export function createPostgresTextCache(
   };
 
   /** Runs `work` for the tenant in the background; its searches go to SQL until it publishes. */
-  const inBackground = (tenantId: string, work: () => Promise<TextMirror | undefined>): void => {
+  const inBackground = (tenantId: string, work: () => Promise<TenantMirror | undefined>): void => {
     const done = work()
       .then((mirror) => {
-        if (mirror) publishMirror(mirrors, tenantId, mirror, maxHeld);
+        if (mirror) publish(tenantId, mirror);
       })
       .catch(() => {
         // BM25 in SQL keeps answering; the tenant's next search builds its index again.
@@ -162,18 +229,24 @@ export function createPostgresTextCache(
     building.set(tenantId, done);
   };
 
-  const startLoad = async (tenantId: string): Promise<TextMirror | undefined> => {
+  const startLoad = async (tenantId: string): Promise<TenantMirror | undefined> => {
+    const mirror: TenantMirror = { ...newTextMirror(0), vectors: vectors ? newVectorMirror() : null };
     const loadPage = (after: string) =>
-      database.query<Revision & MirrorRow>(LOAD_PAGE, [tenantId, after, pageSize]);
+      database.query<Revision & MirrorRow>(LOAD_PAGE, [tenantId, after, pageSize, mirror.vectors !== null]);
     const first = await loadPage('');
-    const mirror = newTextMirror(first[0]?.revision ?? 0);
+    mirror.applied = first[0]?.revision ?? 0;
     const add = (rows: MirrorRow[]) => {
-      for (const row of rows) if (row.pk !== null) mirrorRow(mirror, row.pk, row.text, toStableFields(row));
+      for (const row of rows) {
+        if (row.pk === null) continue;
+        const fields = toStableFields(row);
+        mirrorRow(mirror, row.pk, row.text, fields);
+        applyVector(mirror, row.pk, fields, row);
+      }
     };
     add(first);
     if (first.filter((row) => row.pk !== null).length < pageSize) {
       // One snapshot holds the revision and every row: nothing to catch up.
-      publishMirror(mirrors, tenantId, mirror, maxHeld);
+      publish(tenantId, mirror);
       return mirror;
     }
     inBackground(tenantId, async () => {
@@ -190,7 +263,7 @@ export function createPostgresTextCache(
     return undefined;
   };
 
-  const lookup = async (tenantId: string): Promise<TextMirror | undefined> => {
+  const lookup = async (tenantId: string): Promise<TenantMirror | undefined> => {
     if (building.has(tenantId) || stopping) return undefined;
     const held = mirrors.get(tenantId);
     if (!held) return startLoad(tenantId);
@@ -211,10 +284,11 @@ export function createPostgresTextCache(
 
   return {
     /**
-     * The tenant's text index, current with every commit its statement saw; undefined while it is
-     * being built or caught up in the background (BM25 in SQL answers meanwhile).
+     * The tenant's text index (and vectors, see `TenantMirror`), current with every commit its
+     * statement saw; undefined while it is being built or caught up in the background (searches
+     * run in SQL meanwhile).
      */
-    index: (tenantId: string): Promise<TextMirror | undefined> =>
+    index: (tenantId: string): Promise<TenantMirror | undefined> =>
       oneAtATime(tenantId, () => lookup(tenantId)),
 
     /**

@@ -16,9 +16,13 @@ import { type LearnedStatistics, TextStatisticsCache } from './text-statistics-c
  * the statistics this process has cached for the tenant (validated by the memory revision in the
  * statement) and, when they allow it, a pruning plan that the statement checks (`bm25PruningPlan`).
  */
-export function createPostgresTextSearch(database: PostgresDatabase, inProcess = true) {
+export function createPostgresTextSearch(
+  database: PostgresDatabase,
+  inProcess = true,
+  inProcessVectors = true,
+) {
   const textStatistics = new TextStatisticsCache();
-  const cache = inProcess ? createPostgresTextCache(database) : undefined;
+  const cache = inProcess ? createPostgresTextCache(database, { vectors: inProcessVectors }) : undefined;
   let prunedSearches = 0;
 
   const searchText = async (
@@ -87,6 +91,11 @@ export function createPostgresTextSearch(database: PostgresDatabase, inProcess =
 
   return {
     searchText,
+    /**
+     * The tenant's in-process mirror (text and vectors), current with every commit before the
+     * call; undefined while it is built or caught up, or with in-process text off.
+     */
+    mirror: (tenantId: string) => cache?.index(tenantId) ?? Promise.resolve(undefined),
     prunedTextSearches: () => prunedSearches,
     pruneChanges: (retentionMs?: number) => cache?.pruneChanges(retentionMs) ?? Promise.resolve(),
     settled: () => cache?.settled() ?? Promise.resolve(),
