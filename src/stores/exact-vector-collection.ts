@@ -1,11 +1,11 @@
 import type { MemoryFilter } from '../core/schemas/memory-record.js';
-import { SlotVerdicts } from '../core/slot-verdicts.js';
 import { dotProduct, unitDistance } from '../core/vectors/dot-product.js';
 import { NearestHeap } from '../core/vectors/nearest-heap.js';
 import { scanVectors } from '../core/vectors/packed-vectors.js';
 import { VectorArena } from '../core/vectors/vector-arena.js';
-import { FilterPartitions, type PartitionFields } from './filter-partitions.js';
+import type { PartitionFields } from './filter-partitions.js';
 import { compareCodePoints } from './memory/list-order.js';
+import { RowSlots } from './row-slots.js';
 
 /** Slots a collection has room for at first; it doubles when full. */
 const INITIAL_CAPACITY = 16;
@@ -33,17 +33,13 @@ const PARTITION_SHARE = 0.25;
  * A removed row's slot is skipped (its row is gone) until a new row takes it.
  */
 export class ExactVectorCollection<Row extends { readonly id: string } & PartitionFields> {
-  private readonly slotOf = new Map<number, number>();
-  private readonly rows: (Row | undefined)[] = [];
-  private readonly freeSlots: number[] = [];
-  private readonly partitions = new FilterPartitions<number>();
-  private readonly verdicts = new SlotVerdicts();
+  private readonly rowSlots = new RowSlots<Row>();
   /** The arena holding `vectors` (from float index `start`), or null when they are in an ordinary array. */
   private arena: VectorArena | null = null;
   private start = 0;
   private vectors: Float32Array = new Float32Array(0);
-  /** Slot i at index i: the keys `scanVectors` offers to the heap. */
-  private slots: Int32Array = new Int32Array(0);
+  /** Slot i at index i (as long as the room for vectors): the keys `scanVectors` offers to the heap. */
+  private identity: Int32Array = new Int32Array(0);
 
   constructor(readonly dimensions: number) {
     this.grow(INITIAL_CAPACITY);
@@ -51,7 +47,7 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
 
   /** Rows held. */
   get size(): number {
-    return this.slotOf.size;
+    return this.rowSlots.size;
   }
 
   /** Floats reserved for vectors (slots of every row held or freed, and room to grow). */
@@ -64,17 +60,8 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
     if (vector.length !== this.dimensions) {
       throw new Error(`vector of ${vector.length} dimensions in a collection of ${this.dimensions}`);
     }
-    let slot = this.slotOf.get(key);
-    if (slot === undefined) {
-      slot = this.freeSlots.pop() ?? this.rows.length;
-      if (slot >= this.slots.length) this.grow(this.slots.length * 2);
-      this.slotOf.set(key, slot);
-    }
-    const previous = this.rows[slot];
-    if (previous !== undefined) this.partitions.remove(slot, previous);
-    this.partitions.add(slot, row);
-    this.rows[slot] = row;
-    this.verdicts.forget(slot);
+    const slot = this.rowSlots.put(key, row);
+    if (slot >= this.identity.length) this.grow(this.identity.length * 2);
     const { dimensions } = this;
     const norm = Math.sqrt(dotProduct(vector, 0, vector, 0, dimensions));
     const at = slot * dimensions;
@@ -85,15 +72,7 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
 
   /** Removes the row under `key`; false when there is none. */
   delete(key: number): boolean {
-    const slot = this.slotOf.get(key);
-    if (slot === undefined) return false;
-    this.slotOf.delete(key);
-    const row = this.rows[slot];
-    if (row !== undefined) this.partitions.remove(slot, row);
-    this.rows[slot] = undefined;
-    this.verdicts.forget(slot);
-    this.freeSlots.push(slot);
-    return true;
+    return this.rowSlots.remove(key) !== undefined;
   }
 
   /**
@@ -109,21 +88,18 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
     filter?: MemoryFilter,
   ): { row: Row; distance: number }[] {
     if (limit <= 0 || this.size === 0) return [];
-    const { rows, dimensions, vectors } = this;
+    const { dimensions, vectors } = this;
+    const { rows, partitions, verdicts } = this.rowSlots;
     const unit = new Float32Array(dimensions);
     const norm = Math.sqrt(dotProduct(query, 0, query, 0, dimensions));
     if (norm > 0)
       for (let axis = 0; axis < dimensions; axis += 1) unit[axis] = (query[axis] as number) / norm;
-    const acceptAt = this.verdicts.acceptor(
-      filter ? JSON.stringify(filter) : undefined,
-      rows.length,
-      (slot) => {
-        const row = rows[slot];
-        return row !== undefined && accept(row);
-      },
-    );
+    const acceptAt = verdicts.acceptor(filter ? JSON.stringify(filter) : undefined, rows.length, (slot) => {
+      const row = rows[slot];
+      return row !== undefined && accept(row);
+    });
     const heap = new NearestHeap(limit, this.tieBreak);
-    const narrowed = filter ? this.partitions.narrowest(filter) : null;
+    const narrowed = filter ? partitions.narrowest(filter) : null;
     if (narrowed && narrowed.size < rows.length * PARTITION_SHARE) {
       // The partitions of one union are disjoint (one user, agent or type per row): no repeats.
       for (const slot of narrowed.keys()) {
@@ -132,14 +108,14 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
       }
     } else {
       const place = this.arena ? { arena: this.arena, start: this.start } : null;
-      scanVectors(vectors, this.slots, rows.length, dimensions, unit, heap, acceptAt, place);
+      scanVectors(vectors, this.identity, rows.length, dimensions, unit, heap, acceptAt, place);
     }
     return heap.sorted().map(({ key, distance }) => ({ row: rows[key] as Row, distance }));
   }
 
   /** Equal distances go by row id, by code point. */
   private readonly tieBreak = (left: number, right: number): number =>
-    compareCodePoints((this.rows[left] as Row).id, (this.rows[right] as Row).id);
+    compareCodePoints((this.rowSlots.rows[left] as Row).id, (this.rowSlots.rows[right] as Row).id);
 
   /** Moves the vectors to room for `capacity` slots (a new arena: one never grows under a view). */
   private grow(capacity: number): void {
@@ -152,6 +128,6 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
     this.arena = arena && start >= 0 ? arena : null;
     this.start = Math.max(start, 0);
     this.vectors = vectors;
-    this.slots = Int32Array.from({ length: capacity }, (_, slot) => slot);
+    this.identity = Int32Array.from({ length: capacity }, (_, slot) => slot);
   }
 }

@@ -1,10 +1,10 @@
 import type { MemoryFilter } from '../core/schemas/memory-record.js';
-import { SlotVerdicts } from '../core/slot-verdicts.js';
 import { EXACT_SEARCH_THRESHOLD, IvfIndex, type IvfSearchOptions } from '../core/vectors/ivf-index.js';
 import type { Neighbour } from '../core/vectors/nearest-heap.js';
 import type { PackedVectors } from '../core/vectors/packed-vectors.js';
-import { FilterPartitions, type PartitionFields } from './filter-partitions.js';
+import type { PartitionFields } from './filter-partitions.js';
 import { compareCodePoints } from './memory/list-order.js';
+import { RowSlots } from './row-slots.js';
 
 /** Accepted candidates an index search scans per result asked for, and at least: slack for filters. */
 const OVERSAMPLING = 8;
@@ -57,12 +57,9 @@ interface RememberedFilter {
  * distance go by row id, by code point.
  */
 export class VectorCollection<Row extends { readonly id: string } & PartitionFields> {
-  /** The driver's keys, by the dense slot the index knows each row under. */
-  private readonly slotOf = new Map<number, number>();
-  private readonly rows: (Row | undefined)[] = [];
-  private readonly freeSlots: number[] = [];
-  /** Slots by user, agent, memory type and document presence. */
-  private readonly partitions = new FilterPartitions<number>();
+  /** The rows by the dense slot the index knows each under, with their partitions and kept filter answers. */
+  private readonly slots = new RowSlots<Row>();
+  private readonly rows = this.slots.rows;
   private readonly index: IvfIndex;
   /** The slots a filter accepts, while they are few enough for an exact scan (reused: no garbage). */
   private readonly accepted = new Int32Array(EXACT_SEARCH_THRESHOLD + 1);
@@ -81,18 +78,13 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
    * the rows' fields (the drivers' compiled filters do); any change of a row bumps `version`.
    */
   private readonly rememberedFilters = new Map<string, RememberedFilter>();
-  /**
-   * What each filter (by its JSON) answered for each slot the index asked about. Unlike
-   * `rememberedFilters` it outlives writes: a slot written is reset alone.
-   */
-  private readonly verdicts = new SlotVerdicts();
 
   constructor(readonly dimensions: number) {
     this.index = new IvfIndex(dimensions);
   }
 
   get size(): number {
-    return this.slotOf.size;
+    return this.slots.size;
   }
 
   /** How many vectors the last search computed a distance to (for tests and benchmarks). */
@@ -101,49 +93,33 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   }
 
   keys(): IterableIterator<number> {
-    return this.slotOf.keys();
+    return this.slots.slotOf.keys();
   }
 
   /** Stores (or replaces) the row and vector under `key`; the vector is copied. */
   set(key: number, row: Row, vector: Float32Array): void {
-    let slot = this.slotOf.get(key);
-    if (slot === undefined) {
-      slot = this.freeSlots.pop() ?? this.rows.length;
-      this.slotOf.set(key, slot);
-    }
     this.version += 1;
-    const previous = this.rows[slot];
-    if (previous !== undefined) this.partitions.remove(slot, previous);
-    this.partitions.add(slot, row);
-    this.rows[slot] = row;
-    this.index.add(slot, vector);
-    this.verdicts.forget(slot);
+    this.index.add(this.slots.put(key, row), vector);
   }
 
   delete(key: number): boolean {
-    const slot = this.slotOf.get(key);
+    const slot = this.slots.remove(key);
     if (slot === undefined) return false;
     this.version += 1;
-    this.slotOf.delete(key);
-    const row = this.rows[slot];
-    if (row !== undefined) this.partitions.remove(slot, row);
-    this.rows[slot] = undefined;
-    this.freeSlots.push(slot);
     this.index.remove(slot);
-    this.verdicts.forget(slot);
     return true;
   }
 
   /** Tells the collection that rows it holds were changed in place (their fields, not their vectors). */
   rowsChanged(): void {
     this.version += 1;
-    this.verdicts.clear();
+    this.slots.verdicts.clear();
   }
 
   /** `accept` over slots, answering from the filter's kept verdicts (`key` null: none kept). */
   private acceptSlot(key: string | null, accept: (row: Row) => boolean): (slot: number) => boolean {
     const { rowAt } = this;
-    return this.verdicts.acceptor(key ?? undefined, this.rows.length, (slot) => accept(rowAt(slot)));
+    return this.slots.verdicts.acceptor(key ?? undefined, this.rows.length, (slot) => accept(rowAt(slot)));
   }
 
   /**
@@ -171,7 +147,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
   ): { row: Row; distance: number }[] {
     if (limit <= 0) return [];
     const { rows, rowAt } = this;
-    const narrowed = filter ? this.partitions.narrowest(filter) : null;
+    const narrowed = filter ? this.slots.partitions.narrowest(filter) : null;
     // Access times change without the collection seeing it: such filters are never remembered.
     const key = filter && filter.lastAccessed === undefined ? JSON.stringify(filter) : null;
     const stored = key === null ? undefined : this.rememberedFilters.get(key);
