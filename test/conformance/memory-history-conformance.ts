@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { NotFoundError, ValidationError, VersionConflictError } from '../../src/core/errors.js';
 import { words } from '../../src/core/text/analyze-text.js';
-import type { MemoryUpdate } from '../../src/stores/memory-record-store.js';
 import {
   CURRENT,
   day,
@@ -13,26 +12,13 @@ import {
   type MemoryConformanceContext,
   MODEL,
   newMemory,
+  nextVersion,
   OTHER_TENANT,
   TENANT,
 } from './memory-record-fixtures.js';
 
 const unit = (...values: number[]) => Float32Array.from(values);
 const VOCABULARY = ['apple', 'river', 'stone', 'cloud', 'ember'];
-
-/** The next version of a fixture record: `newMemory`'s fields without what an update keeps. */
-function nextVersion(overrides: Parameters<typeof newMemory>[1] = {}): MemoryUpdate {
-  const {
-    id: _id,
-    createdAt: _created,
-    lastAccessed: _accessed,
-    accessCount: _count,
-    persistedAt: _persisted,
-    supersedes: _supersedes,
-    ...update
-  } = newMemory('unused', overrides);
-  return update;
-}
 
 /** Stable ids: `updateMemory` writes versions in place, `memoryHistory` reads them back. */
 export function describeMemoryHistoryConformance(context: MemoryConformanceContext): void {

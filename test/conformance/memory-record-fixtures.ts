@@ -2,7 +2,11 @@ import { expect } from 'vitest';
 import { memoryHash } from '../../src/core/memory-hash.js';
 import type { MemoryFilter, MemoryRecord } from '../../src/core/schemas/memory-record.js';
 import type { EngramStore } from '../../src/stores/engram-store.js';
-import type { MemoryRecordStore, NewMemoryRecord } from '../../src/stores/memory-record-store.js';
+import type {
+  MemoryRecordStore,
+  MemoryUpdate,
+  NewMemoryRecord,
+} from '../../src/stores/memory-record-store.js';
 import { rejectionOf } from './fixtures.js';
 
 /** What every memory conformance section shares: a fresh store per test. */
@@ -64,6 +68,20 @@ export function newMemory(id: string, overrides: Overrides = {}): NewMemoryRecor
     ...base,
     embedding: vector === null ? null : { model: MODEL, vector: Float32Array.from(vector) },
   };
+}
+
+/** The next version of a fixture record, as an edit sends it: `newMemory`'s fields without what an update keeps. */
+export function nextVersion(overrides: Overrides = {}): MemoryUpdate {
+  const {
+    id: _id,
+    createdAt: _created,
+    lastAccessed: _accessed,
+    accessCount: _count,
+    persistedAt: _persisted,
+    supersedes: _supersedes,
+    ...update
+  } = newMemory('unused', overrides);
+  return update;
 }
 
 /** The record the store should hold for `input` in `tenantId`, before any versioning or access. */

@@ -3,13 +3,18 @@ import type { MemoryFilter } from '../../src/core/schemas/memory-record.js';
 import type { EngramStore } from '../../src/stores/engram-store.js';
 import { createMemoryStore } from '../../src/stores/memory/memory-store.js';
 import { compileStableMemoryFilter } from '../../src/stores/memory-filter.js';
-import type { MemoryUpdate } from '../../src/stores/memory-record-store.js';
 import { openPostgresDatabase, type PostgresDatabase } from '../../src/stores/postgres/postgres-database.js';
 import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { createPostgresTextCache } from '../../src/stores/postgres/postgres-text-cache.js';
 import { searchTextIndex } from '../../src/stores/search-text-index.js';
 import type { TextMirror } from '../../src/stores/text-mirror.js';
-import { CURRENT, EVERYTHING, newMemory, TENANT } from '../conformance/memory-record-fixtures.js';
+import {
+  CURRENT,
+  EVERYTHING,
+  newMemory,
+  nextVersion,
+  TENANT,
+} from '../conformance/memory-record-fixtures.js';
 import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
 
 const database = await usePostgresTestSchema('text_cache');
@@ -27,19 +32,8 @@ const memory = (index: number, prefix = 'm') =>
 const QUERIES = ['apple', 'banana cherry', 'fig plum pear', 'orchard basket apple', 'nothing here'];
 const FILTERS: MemoryFilter[] = [CURRENT, EVERYTHING, { ...CURRENT, userId: { eq: 'user-2' } }];
 
-/** What a `MemoryUpdate` of `input` is: its text and owner, as an edit sends them. */
-const edit = (text: string, userId = 'user-1'): MemoryUpdate => {
-  const {
-    id: _id,
-    createdAt: _c,
-    lastAccessed: _l,
-    accessCount: _a,
-    persistedAt: _p,
-    supersedes: _s,
-    ...update
-  } = newMemory('unused', { text, userId });
-  return update;
-};
+/** An edit to `text` and owner `userId`. */
+const edit = (text: string, userId = 'user-1') => nextVersion({ text, userId });
 
 describe.skipIf(database === null)('PostgreSQL text indexes kept in process by the change log', () => {
   const { url, schema, truncate } = database ?? { url: '', schema: '', truncate: async () => {} };

@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryFilter } from '../../src/core/schemas/memory-record.js';
 import { seededRandom } from '../../src/core/vectors/seeded-random.js';
-import type { MemoryUpdate, VectorHit } from '../../src/stores/memory-record-store.js';
+import type { VectorHit } from '../../src/stores/memory-record-store.js';
 import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/postgres-store.js';
-import { CURRENT, EVERYTHING, MODEL, newMemory, TENANT } from '../conformance/memory-record-fixtures.js';
+import {
+  CURRENT,
+  EVERYTHING,
+  MODEL,
+  newMemory,
+  nextVersion,
+  TENANT,
+} from '../conformance/memory-record-fixtures.js';
 import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
 
 const database = await usePostgresTestSchema('vector_mirror');
@@ -17,18 +24,7 @@ const FILTERS: MemoryFilter[] = [
 ];
 
 /** The memory `id`'s next version with the same text and fields, and `vector` as its embedding. */
-const reembedded = (id: string, vector: number[]): MemoryUpdate => {
-  const {
-    id: _id,
-    createdAt: _c,
-    lastAccessed: _l,
-    accessCount: _a,
-    persistedAt: _p,
-    supersedes: _s,
-    ...update
-  } = newMemory(id, { vector });
-  return update;
-};
+const reembedded = (id: string, vector: number[]) => nextVersion({ text: `memory ${id}`, vector });
 
 describe.skipIf(database === null)('PostgreSQL vectors searched in process, kept by the change log', () => {
   const { url, schema, truncate } = database ?? { url: '', schema: '', truncate: async () => {} };

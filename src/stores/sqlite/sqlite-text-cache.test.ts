@@ -1,6 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CURRENT, EVERYTHING, newMemory, TENANT } from '../../../test/conformance/memory-record-fixtures.js';
+import {
+  CURRENT,
+  EVERYTHING,
+  newMemory,
+  nextVersion,
+  TENANT,
+} from '../../../test/conformance/memory-record-fixtures.js';
 import { withSeededSqliteFile } from '../../../test/support/seeded-sqlite-file.js';
 import { useTemporaryDirectories } from '../../../test/support/temporary-directories.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
@@ -131,15 +137,7 @@ describe('SqliteTextCache', () => {
       reference.add('m3-new', replacement.text, { validTo: null, userId: 'user-2' });
       agrees();
       // An in-place version (stable id) from the other connection: new text and owner, old text gone.
-      const {
-        id: _id,
-        createdAt: _created,
-        lastAccessed: _accessed,
-        accessCount: _count,
-        persistedAt: _persisted,
-        supersedes: _supersedes,
-        ...update
-      } = newMemory('m4', { text: 'tea tea lake rare m4', userId: 'user-1' });
+      const update = nextVersion({ text: 'tea tea lake rare m4', userId: 'user-1' });
       await writer.memories.updateMemory(TENANT, 'm4', update);
       reference.remove('m4');
       reference.add('m4', update.text, { validTo: null, userId: 'user-1' });

@@ -5,6 +5,7 @@ import {
   EVERYTHING,
   MODEL,
   newMemory,
+  nextVersion,
   TENANT,
 } from '../../../test/conformance/memory-record-fixtures.js';
 import { withSeededSqliteFile } from '../../../test/support/seeded-sqlite-file.js';
@@ -174,15 +175,7 @@ describe('SqliteVectorCache', () => {
       await other.memories.setEmbeddings(TENANT, MODEL, [{ id: 'm00020', vector: Float32Array.from(moved) }]);
       await other.memories.supersede(TENANT, 'm05000', newMemory('m05000-v2', { vector: replacement }));
       // And an in-place version (stable id) of a row read, which moves its vector.
-      const {
-        id: _id,
-        createdAt: _created,
-        lastAccessed: _accessed,
-        accessCount: _count,
-        persistedAt: _persisted,
-        supersedes: _supersedes,
-        ...update
-      } = newMemory('m00030', { text: 'moved in place', vector: inPlace });
+      const update = nextVersion({ text: 'moved in place', vector: inPlace });
       await other.memories.updateMemory(TENANT, 'm00030', update);
       await cache.settled();
       expect(loaded).toBe(true);
