@@ -28,6 +28,15 @@ if (database === null) {
     () => fresh(),
     () => connect(),
   );
+  // Once a tenant's mirror is loaded its vectors are searched in process; the same suite again
+  // with vector search kept in PostgreSQL (pgvector's HNSW index, the tail, the exact scans).
+  const inPostgres = async () => {
+    await truncate();
+    return createPostgresStore({ connectionString: url, schema, poolSize: 4, inProcessVectorIndex: false });
+  };
+  describeMemoryRecordStoreConformance('postgres, vectors searched in PostgreSQL', inPostgres, () =>
+    createPostgresStore({ connectionString: url, schema, poolSize: 4, inProcessVectorIndex: false }),
+  );
   describeDocumentStoreConformance(
     'postgres, two pools',
     () => fresh(),
