@@ -81,40 +81,48 @@ describe('exact vector collection', () => {
       },
     );
     fc.assert(
-      fc.property(fc.array(operation, { minLength: 400, maxLength: 900 }), (operations) => {
-        const collection = new ExactVectorCollection<Row>(DIMENSIONS);
-        const live = new Map<number, { row: Row; vector: number[] }>();
-        for (const step of operations) {
-          if ('set' in step) {
-            const row: Row = {
-              id: `m${String(step.set).padStart(4, '0')}`,
-              userId: `u${step.user}`,
-              agentId: step.agent === 0 ? null : `a${step.agent}`,
-              memoryType: step.episodic ? 'episodic' : 'semantic',
-              documentId: null,
-              validTo: step.closed ? '2026-01-01T00:00:00.000Z' : null,
-            };
-            collection.set(step.set, row, Float32Array.from(step.vector));
-            live.set(step.set, { row, vector: step.vector });
-          } else if ('remove' in step) {
-            expect(collection.delete(step.remove)).toBe(live.delete(step.remove));
-          } else {
-            const filter = filters[step.search] as MemoryFilter;
-            const accept = compileStableMemoryFilter(filter);
-            const found = collection.nearestRows(
-              Float32Array.from(step.query),
-              step.limit,
-              (row) => accept(row as never),
-              filter,
-            );
-            expect(found.map(({ row, distance }) => ({ id: row.id, distance }))).toEqual(
-              bruteForce(live, step.query, step.limit, filter),
-            );
+      fc.property(
+        fc.array(operation, { minLength: 400, maxLength: 900 }),
+        fc.boolean(),
+        (operations, screened) => {
+          // Screened by int8 codes from the first row on, or never (the plain exact scan).
+          const collection = new ExactVectorCollection<Row>(
+            DIMENSIONS,
+            screened ? 0 : Number.POSITIVE_INFINITY,
+          );
+          const live = new Map<number, { row: Row; vector: number[] }>();
+          for (const step of operations) {
+            if ('set' in step) {
+              const row: Row = {
+                id: `m${String(step.set).padStart(4, '0')}`,
+                userId: `u${step.user}`,
+                agentId: step.agent === 0 ? null : `a${step.agent}`,
+                memoryType: step.episodic ? 'episodic' : 'semantic',
+                documentId: null,
+                validTo: step.closed ? '2026-01-01T00:00:00.000Z' : null,
+              };
+              collection.set(step.set, row, Float32Array.from(step.vector));
+              live.set(step.set, { row, vector: step.vector });
+            } else if ('remove' in step) {
+              expect(collection.delete(step.remove)).toBe(live.delete(step.remove));
+            } else {
+              const filter = filters[step.search] as MemoryFilter;
+              const accept = compileStableMemoryFilter(filter);
+              const found = collection.nearestRows(
+                Float32Array.from(step.query),
+                step.limit,
+                (row) => accept(row as never),
+                filter,
+              );
+              expect(found.map(({ row, distance }) => ({ id: row.id, distance }))).toEqual(
+                bruteForce(live, step.query, step.limit, filter),
+              );
+            }
           }
-        }
-        expect(collection.size).toBe(live.size);
-      }),
-      { numRuns: 60 },
+          expect(collection.size).toBe(live.size);
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 

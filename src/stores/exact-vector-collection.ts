@@ -3,6 +3,7 @@ import { dotProduct, unitDistance } from '../core/vectors/dot-product.js';
 import { NearestHeap } from '../core/vectors/nearest-heap.js';
 import { scanVectors } from '../core/vectors/packed-vectors.js';
 import { VectorArena } from '../core/vectors/vector-arena.js';
+import { screenedScan, VectorCodes } from '../core/vectors/vector-codes.js';
 import type { PartitionFields } from './filter-partitions.js';
 import { compareCodePoints } from './memory/list-order.js';
 import { RowSlots } from './row-slots.js';
@@ -17,6 +18,8 @@ const ARENA_MIN_SLOTS = 256;
  * order, asking the filter only of vectors near enough to enter the result.
  */
 const PARTITION_SHARE = 0.25;
+/** From this many rows on a scan of all of them is screened by their int8 codes first (`screenedScan`). */
+const SCREENED_MIN_ROWS = 4_096;
 
 /**
  * The vectors of one embedding model in one tenant with the row each belongs to, searched exactly:
@@ -40,8 +43,14 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
   private vectors: Float32Array = new Float32Array(0);
   /** Slot i at index i (as long as the room for vectors): the keys `scanVectors` offers to the heap. */
   private identity: Int32Array = new Int32Array(0);
+  /** The vectors' int8 codes, in the same arena (none without one). */
+  private codes: VectorCodes | null = null;
 
-  constructor(readonly dimensions: number) {
+  /** `screenedMinRows`: from how many rows a full scan is screened by the codes first (tests lower it). */
+  constructor(
+    readonly dimensions: number,
+    private readonly screenedMinRows = SCREENED_MIN_ROWS,
+  ) {
     this.grow(INITIAL_CAPACITY);
   }
 
@@ -50,9 +59,12 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
     return this.rowSlots.size;
   }
 
-  /** Floats reserved for vectors (slots of every row held or freed, and room to grow). */
+  /**
+   * Floats reserved for vectors (slots of every row held or freed, and room to grow), their int8
+   * codes counted as a quarter of a float a byte.
+   */
   get floats(): number {
-    return this.vectors.length;
+    return this.vectors.length + (this.codes?.codes.length ?? 0) / 4;
   }
 
   /** Stores (or replaces) the row and vector under `key`; the vector is copied, as a unit vector. */
@@ -68,6 +80,7 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
     for (let axis = 0; axis < dimensions; axis += 1) {
       this.vectors[at + axis] = norm > 0 ? (vector[axis] as number) / norm : 0;
     }
+    this.codes?.write(slot, this.vectors, at);
   }
 
   /** Removes the row under `key`; false when there is none. */
@@ -107,8 +120,14 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
         if (distance <= heap.bound && acceptAt(slot)) heap.offer(slot, distance);
       }
     } else {
+      const { codes } = this;
+      const screened =
+        codes !== null &&
+        rows.length >= this.screenedMinRows &&
+        screenedScan(codes, vectors, rows.length, unit, heap, limit, acceptAt);
       const place = this.arena ? { arena: this.arena, start: this.start } : null;
-      scanVectors(vectors, this.identity, rows.length, dimensions, unit, heap, acceptAt, place);
+      if (!screened)
+        scanVectors(vectors, this.identity, rows.length, dimensions, unit, heap, acceptAt, place);
     }
     return heap.sorted().map(({ key, distance }) => ({ row: rows[key] as Row, distance }));
   }
@@ -117,17 +136,30 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
   private readonly tieBreak = (left: number, right: number): number =>
     compareCodePoints((this.rowSlots.rows[left] as Row).id, (this.rowSlots.rows[right] as Row).id);
 
-  /** Moves the vectors to room for `capacity` slots (a new arena: one never grows under a view). */
+  /**
+   * Moves the vectors (and their codes) to room for `capacity` slots: a new arena, sized for both
+   * at once, since one that grows would detach the views taken of it.
+   */
   private grow(capacity: number): void {
-    const floats = capacity * this.dimensions;
-    const arena = capacity >= ARENA_MIN_SLOTS ? VectorArena.create(this.dimensions, floats) : null;
-    const start = arena ? arena.allocate(floats) : -1;
-    const vectors =
-      arena && start >= 0 ? arena.floats.subarray(start, start + floats) : new Float32Array(floats);
+    const { dimensions } = this;
+    const floats = capacity * dimensions;
+    const codeFloats = VectorCodes.floatsFor(dimensions, capacity);
+    const created = capacity >= ARENA_MIN_SLOTS ? VectorArena.create(dimensions, floats + codeFloats) : null;
+    const start = created ? created.allocate(floats) : -1;
+    const codesStart = created && start >= 0 ? created.allocate(codeFloats) : -1;
+    const arena = codesStart >= 0 ? created : null;
+    const vectors = arena ? arena.floats.subarray(start, start + floats) : new Float32Array(floats);
     vectors.set(this.vectors);
-    this.arena = arena && start >= 0 ? arena : null;
+    const codes = arena ? new VectorCodes(arena, codesStart, dimensions, capacity) : null;
+    if (codes) {
+      const held = this.vectors.length / dimensions;
+      if (this.codes) codes.copy(this.codes, held);
+      else for (let slot = 0; slot < held; slot += 1) codes.write(slot, vectors, slot * dimensions);
+    }
+    this.arena = arena;
     this.start = Math.max(start, 0);
     this.vectors = vectors;
+    this.codes = codes;
     this.identity = Int32Array.from({ length: capacity }, (_, slot) => slot);
   }
 }

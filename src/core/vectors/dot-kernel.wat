@@ -59,4 +59,39 @@
         (local.set $at (i32.add (local.get $at) (i32.shl (local.get $dimensions) (i32.const 2))))
         (local.set $row (i32.add (local.get $row) (i32.const 1)))
         (br $rows))))
+;; codeDots(codes, count, width, query, out): for i < count, the int32 at out + 4i is the dot
+  ;; product of the int8 codes at codes + width * i with the int8 query codes at `query` (`width`
+  ;; bytes each, a multiple of 16, zero past the dimensions). Exact integer sums (|code| <= 127:
+  ;; each product fits an int16, and 16,000 dimensions stay far inside an int32), for scans that
+  ;; screen quantized vectors before computing exact distances (exact-vector-collection.ts).
+  (func (export "codeDots")
+    (param $codes i32) (param $count i32) (param $width i32) (param $query i32) (param $out i32)
+    (local $row i32) (local $at i32) (local $end i32) (local $q i32) (local $v v128) (local $p v128)
+    (local $sum v128)
+    (local.set $at (local.get $codes))
+    (block $rows_done
+      (loop $rows
+        (br_if $rows_done (i32.ge_u (local.get $row) (local.get $count)))
+        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (local.set $end (i32.add (local.get $at) (local.get $width)))
+        (local.set $q (local.get $query))
+        (block $bytes_done
+          (loop $by_sixteen
+            (br_if $bytes_done (i32.ge_u (local.get $at) (local.get $end)))
+            (local.set $v (v128.load (local.get $at)))
+            (local.set $p (v128.load (local.get $q)))
+            (local.set $sum
+              (i32x4.add (local.get $sum)
+                (i32x4.add
+                  (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_low_i8x16_s (local.get $v) (local.get $p)))
+                  (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_high_i8x16_s (local.get $v) (local.get $p))))))
+            (local.set $at (i32.add (local.get $at) (i32.const 16)))
+            (local.set $q (i32.add (local.get $q) (i32.const 16)))
+            (br $by_sixteen)))
+        (i32.store (i32.add (local.get $out) (i32.shl (local.get $row) (i32.const 2)))
+          (i32.add
+            (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
+            (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum)))))
+        (local.set $row (i32.add (local.get $row) (i32.const 1)))
+        (br $rows))))
 )

@@ -51,22 +51,31 @@ export class VectorArena {
   generation = 0;
   private out: Float64Array;
   private query: Float64Array;
+  private codeOut: Int32Array;
+  private codeQuery: Int8Array;
   /** Bytes in use, the scratch areas included. */
   private top: number;
   private readonly queryOffset: number;
   private readonly outOffset: number;
+  private readonly codeQueryOffset: number;
+  private readonly codeOutOffset: number;
 
   private constructor(
     readonly dimensions: number,
     private readonly memory: WasmMemory,
     private readonly dots: Dots,
+    private readonly codeDots: Dots,
   ) {
     this.queryOffset = 0;
     this.outOffset = align(dimensions * 8);
-    this.top = this.outOffset + ARENA_BATCH * 8;
+    this.codeQueryOffset = this.outOffset + ARENA_BATCH * 8;
+    this.codeOutOffset = this.codeQueryOffset + codeWidth(dimensions);
+    this.top = this.codeOutOffset + ARENA_BATCH * 4;
     this.floats = new Float32Array(memory.buffer);
     this.query = new Float64Array(memory.buffer, this.queryOffset, dimensions);
     this.out = new Float64Array(memory.buffer, this.outOffset, ARENA_BATCH);
+    this.codeQuery = new Int8Array(memory.buffer, this.codeQueryOffset, codeWidth(dimensions));
+    this.codeOut = new Int32Array(memory.buffer, this.codeOutOffset, ARENA_BATCH);
   }
 
   /**
@@ -77,13 +86,19 @@ export class VectorArena {
   static create(dimensions: number, floats: number): VectorArena | null {
     const module = kernelModule();
     if (!module || !wasm) return null;
-    const bytes = align(dimensions * 8) + ARENA_BATCH * 8 + align(floats * 4);
+    const bytes =
+      align(dimensions * 8) + ARENA_BATCH * 8 + codeWidth(dimensions) + ARENA_BATCH * 4 + align(floats * 4);
     const pages = Math.ceil(bytes / PAGE_BYTES);
     if (pages > MAX_PAGES) return null;
     try {
       const memory = new wasm.Memory({ initial: pages });
       const instance = new wasm.Instance(module, { env: { memory } });
-      return new VectorArena(dimensions, memory, instance.exports.dots as Dots);
+      return new VectorArena(
+        dimensions,
+        memory,
+        instance.exports.dots as Dots,
+        instance.exports.codeDots as Dots,
+      );
     } catch {
       return null;
     }
@@ -107,6 +122,8 @@ export class VectorArena {
       this.floats = new Float32Array(this.memory.buffer);
       this.query = new Float64Array(this.memory.buffer, this.queryOffset, this.dimensions);
       this.out = new Float64Array(this.memory.buffer, this.outOffset, ARENA_BATCH);
+      this.codeQuery = new Int8Array(this.memory.buffer, this.codeQueryOffset, codeWidth(this.dimensions));
+      this.codeOut = new Int32Array(this.memory.buffer, this.codeOutOffset, ARENA_BATCH);
       this.generation += 1;
     }
     const start = this.top / 4;
@@ -128,7 +145,25 @@ export class VectorArena {
     this.dots(start * 4, count, this.dimensions, this.queryOffset, this.outOffset);
     return this.out;
   }
+
+  /** Makes `codes` (`codeWidth(dimensions)` int8 values) the query of the next `codeDotsAt` calls. */
+  setQueryCodes(codes: Int8Array): void {
+    this.codeQuery.set(codes);
+  }
+
+  /**
+   * The integer dot products with the query codes of the `count` (at most ARENA_BATCH) rows of
+   * int8 codes stored side by side (`codeWidth(dimensions)` bytes each) from float index
+   * `start`: the first `count` entries of the returned array, valid until the next call.
+   */
+  codeDotsAt(start: number, count: number): Int32Array {
+    this.codeDots(start * 4, count, codeWidth(this.dimensions), this.codeQueryOffset, this.codeOutOffset);
+    return this.codeOut;
+  }
 }
+
+/** Bytes of one row of int8 codes of `dimensions` values: rounded up to whole 16-byte lanes. */
+export const codeWidth = (dimensions: number): number => align(dimensions);
 
 /** `bytes` rounded up to 16, so that every region starts on a vector lane boundary. */
 const align = (bytes: number): number => Math.ceil(bytes / 16) * 16;

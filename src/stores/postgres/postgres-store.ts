@@ -38,7 +38,7 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
   inProcessTextIndex?: boolean;
   /**
    * Search a tenant's vectors exactly in process, from the mirror the text index keeps (default
-   * true; needs `inProcessTextIndex`; tenants of up to 16,000,000 vector floats: 160,000 vectors
+   * true; needs `inProcessTextIndex`; tenants of up to 40,000,000 vector floats: 262,144 vectors
    * of 100 dimensions); false searches them in PostgreSQL (pgvector's HNSW index, or exactly).
    */
   inProcessVectorIndex?: boolean;

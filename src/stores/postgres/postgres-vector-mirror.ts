@@ -4,16 +4,16 @@ import { compileStableMemoryFilter, type StableMemoryFields } from '../memory-fi
 import { hitTraits, type VectorHit } from '../memory-record-store.js';
 
 /**
- * Vector floats one tenant's mirror holds at most (64 MB: 160,000 vectors of 100 dimensions,
- * about 10,000 of 1,536). A larger tenant's vector searches stay in PostgreSQL (pgvector's HNSW
- * index), which past that size answers faster than an exact scan in process.
+ * Vector floats one tenant's mirror reserves at most, int8 codes counted as a quarter float a byte
+ * (160 MB: room doubles, so up to 262,144 vectors of 100 dimensions, 16,384 of 1,536). A larger
+ * tenant's vector searches stay in PostgreSQL (pgvector's HNSW index).
  */
-export const MAX_TENANT_VECTOR_FLOATS = 16_000_000;
+export const MAX_TENANT_VECTOR_FLOATS = 40_000_000;
 /**
- * Vector floats held across the mirrors of one process (256 MB): past it, the least recently
+ * Vector floats held across the mirrors of one process (384 MB): past it, the least recently
  * searched tenants' mirrors are dropped when another is published.
  */
-export const MAX_MIRRORED_VECTOR_FLOATS = 64_000_000;
+export const MAX_MIRRORED_VECTOR_FLOATS = 96_000_000;
 
 /** PostgreSQL's type oid of `real` (float4), the element type of `memory_embeddings.vector`. */
 const FLOAT4_OID = 700;

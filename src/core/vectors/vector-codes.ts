@@ -1,0 +1,205 @@
+import { dotProduct, unitDistance } from './dot-product.js';
+import type { NearestHeap } from './nearest-heap.js';
+import { ARENA_BATCH, codeWidth, type VectorArena } from './vector-arena.js';
+
+/**
+ * Covers the float64 rounding of the bounds themselves (each a handful of operations on values
+ * below 1): far above it, far below any distance that matters.
+ */
+const SLACK = 1e-9;
+/** Makes a scale at least max|x| / 127 once rounded, so that no code needs more than ±127. */
+const SCALE_MARGIN = 1 + 2 ** -20;
+
+/**
+ * Int8 codes of unit vectors, one row per slot beside the float32 vectors in the same arena,
+ * with each row's scale and L1 norm: a quarter of the bytes to read, so that a scan bound by
+ * memory bandwidth can pass over most vectors before computing any exact distance
+ * (`screenedScan`).
+ *
+ * A component x is coded as round(x / s) with s = max|x| / 127 (slightly more), so |x − s·code|
+ * ≤ s / 2. For a vector v (scale s, L1 norm ‖v‖₁) and a query q (scale t, codes p) of D
+ * dimensions: v·q = s·t·(codes·p) + t·(e·p) + v·f with |e_i| ≤ s/2 and |f_i| ≤ t/2, so
+ * |v·q − s·t·(codes·p)| ≤ (s/2)·(‖q‖₁ + D·t/2) + (t/2)·‖v‖₁: a bound per vector and query,
+ * proven, not estimated (the integer dot product is exact).
+ */
+export class VectorCodes {
+  readonly width: number;
+  /** The codes, `width` bytes a slot, zero past the dimensions. */
+  readonly codes: Int8Array;
+  readonly scales: Float64Array;
+  readonly norms: Float64Array;
+  /** A scan's candidates and their low bounds (reused: a scan allocates little). */
+  candidates = new Int32Array(1_024);
+  lows = new Float64Array(1_024);
+
+  /** Codes for `capacity` slots in `arena`, from float index `start` (`floatsFor` floats reserved there). */
+  constructor(
+    readonly arena: VectorArena,
+    readonly start: number,
+    readonly dimensions: number,
+    capacity: number,
+  ) {
+    this.width = codeWidth(dimensions);
+    this.codes = new Int8Array(arena.floats.buffer, start * 4, capacity * this.width);
+    this.scales = new Float64Array(capacity);
+    this.norms = new Float64Array(capacity);
+  }
+
+  /** Floats of an arena that the codes of `capacity` slots take. */
+  static floatsFor(dimensions: number, capacity: number): number {
+    return (capacity * codeWidth(dimensions)) / 4;
+  }
+
+  /** Codes the unit vector at `offset` of `vectors` into `slot`. */
+  write(slot: number, vectors: Float32Array, offset: number): void {
+    const { dimensions, width, codes } = this;
+    let largest = 0;
+    let norm = 0;
+    for (let axis = 0; axis < dimensions; axis += 1) {
+      const size = Math.abs(vectors[offset + axis] as number);
+      largest = Math.max(largest, size);
+      norm += size;
+    }
+    const scale = (largest / 127) * SCALE_MARGIN;
+    const at = slot * width;
+    for (let axis = 0; axis < dimensions; axis += 1) {
+      codes[at + axis] = scale > 0 ? Math.round((vectors[offset + axis] as number) / scale) : 0;
+    }
+    this.scales[slot] = scale;
+    this.norms[slot] = norm;
+  }
+
+  /** Doubles the room for a scan's candidates. */
+  growCandidates(): void {
+    const candidates = new Int32Array(this.candidates.length * 2);
+    candidates.set(this.candidates);
+    const lows = new Float64Array(this.lows.length * 2);
+    lows.set(this.lows);
+    this.candidates = candidates;
+    this.lows = lows;
+  }
+
+  /** Copies the first `slots` slots of `from` (a smaller capacity of the same dimensions). */
+  copy(from: VectorCodes, slots: number): void {
+    this.codes.set(from.codes.subarray(0, slots * this.width));
+    this.scales.set(from.scales.subarray(0, slots));
+    this.norms.set(from.norms.subarray(0, slots));
+  }
+}
+
+/**
+ * Offers to `heap` the `count` first unit vectors of `vectors` (slots 0 to count − 1, each with
+ * its codes in `codes`) by exact cosine distance to the unit vector `unit`, as `scanVectors`
+ * would, bit for bit, computing exact distances only for the vectors the codes cannot rule out.
+ * A first pass over the codes bounds each distance within [low, high] and keeps H, the largest
+ * of the `heap`'s capacity smallest highs among rows `accept` lets through (asked only when a
+ * high would lower H): the true nearest are within H, so a vector whose low is above H cannot be
+ * among them. The others (a few hundred of 100,000 in a workload of text embeddings) get their
+ * exact distance. Where H is too close to 0 or 2 for the clamped distances to be told apart, it
+ * returns false having offered nothing, and the caller scans exactly.
+ */
+export function screenedScan(
+  codes: VectorCodes,
+  vectors: Float32Array,
+  count: number,
+  unit: Float32Array,
+  heap: NearestHeap,
+  capacity: number,
+  accept: (slot: number) => boolean,
+): boolean {
+  const { dimensions, width, scales, norms, arena } = codes;
+  let largest = 0;
+  let queryNorm = 0;
+  for (let axis = 0; axis < dimensions; axis += 1) {
+    const size = Math.abs(unit[axis] as number);
+    largest = Math.max(largest, size);
+    queryNorm += size;
+  }
+  const queryScale = (largest / 127) * SCALE_MARGIN;
+  const queryCodes = new Int8Array(width);
+  for (let axis = 0; axis < dimensions; axis += 1) {
+    queryCodes[axis] = queryScale > 0 ? Math.round((unit[axis] as number) / queryScale) : 0;
+  }
+  arena.setQueryCodes(queryCodes);
+  // With scale s and integer dot d: the distance is 1 − s·t·d within ± (s·fromQuery + half·‖v‖₁).
+  const fromQuery = (queryNorm + (dimensions * queryScale) / 2) / 2;
+  const half = queryScale / 2;
+  const highs = new HighestKept(capacity);
+  let bound = Number.POSITIVE_INFINITY;
+  let found = 0;
+  for (let from = 0; from < count; from += ARENA_BATCH) {
+    const batch = Math.min(ARENA_BATCH, count - from);
+    const dots = arena.codeDotsAt(codes.start + (from * width) / 4, batch);
+    for (let index = 0; index < batch; index += 1) {
+      const slot = from + index;
+      const scale = scales[slot] as number;
+      const approximate = scale * queryScale * (dots[index] as number);
+      const error = scale * fromQuery + half * (norms[slot] as number) + SLACK;
+      const low = 1 - approximate - error;
+      if (low > bound) continue;
+      const high = 1 - approximate + error;
+      if (high <= bound) {
+        if (!accept(slot)) continue;
+        bound = highs.offer(high);
+      }
+      if (found === codes.candidates.length) codes.growCandidates();
+      codes.candidates[found] = slot;
+      codes.lows[found] = low;
+      found += 1;
+    }
+  }
+  if (bound <= SLACK || bound >= 2 - SLACK) return false;
+  const { candidates, lows } = codes;
+  let nearest = heap.bound;
+  for (let at = 0; at < found; at += 1) {
+    if ((lows[at] as number) > bound) continue;
+    const slot = candidates[at] as number;
+    const distance = unitDistance(dotProduct(vectors, slot * dimensions, unit, 0, dimensions));
+    if (distance > nearest || !accept(slot)) continue;
+    heap.offer(slot, distance);
+    nearest = heap.bound;
+  }
+  return true;
+}
+
+/**
+ * The `capacity` smallest numbers offered, in a max-heap of plain floats: `offer` returns the
+ * largest of them once there are `capacity` (Infinity until then), as `NearestHeap.bound` does,
+ * without an object per offer.
+ */
+class HighestKept {
+  private readonly values: Float64Array;
+  private size = 0;
+
+  constructor(private readonly capacity: number) {
+    this.values = new Float64Array(Math.max(capacity, 1));
+  }
+
+  offer(value: number): number {
+    const { values, capacity } = this;
+    if (this.size < capacity) {
+      let at = this.size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if ((values[parent] as number) >= value) break;
+        values[at] = values[parent] as number;
+        at = parent;
+      }
+      values[at] = value;
+    } else if (value < (values[0] as number)) {
+      let at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= capacity) break;
+        const right = left + 1;
+        const larger =
+          right < capacity && (values[right] as number) > (values[left] as number) ? right : left;
+        if ((values[larger] as number) <= value) break;
+        values[at] = values[larger] as number;
+        at = larger;
+      }
+      values[at] = value;
+    }
+    return this.size < capacity ? Number.POSITIVE_INFINITY : (values[0] as number);
+  }
+}
