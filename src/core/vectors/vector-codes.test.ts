@@ -34,7 +34,7 @@ describe('VectorCodes', () => {
           const arena = createArena(dimensions, (rows.length * width) / 4);
           const start = arena.allocate((rows.length * width) / 4);
           const codes = new Int8Array(arena.floats.buffer, start * 4, rows.length * width);
-          rows.forEach((row, index) => codes.set(row, index * width));
+          for (const [index, row] of rows.entries()) codes.set(row, index * width);
           const queryCodes = new Int8Array(width);
           queryCodes.set(query);
           arena.setQueryCodes(queryCodes);
