@@ -1,7 +1,7 @@
 /**
  * LoCoMo evidence retrieval: store every turn as a memory, ask every question, and measure whether
  * the evidence turns come back. Plain BM25 runs beside engram in the same process.
- * Usage: npx tsx bench/locomo.ts [--data ../shared/data/locomo/locomo-dev.json] [--store memory|sqlite]
+ * Usage: npx tsx bench/locomo.ts [--data ../shared/data/locomo/locomo-dev.json] [--store memory|sqlite|postgres]
  *        [--budget 2000] [--scale 100000] [--queries 300] [--search '{"questionWeight":1}']
  *        [--grid '{"questionWeight":[0.8,0.9,1],"neighbors.replyWeight":[1,1.25,1.5]}']
  *        [--default 'questionWeight=0.8 neighbors.replyWeight=1.25 weights.vector=0.25 entityWeight=0.6 whenWeight=1.5']
