@@ -1,5 +1,5 @@
 import type { MemoryFilter } from '../core/schemas/memory-record.js';
-import { dotProduct, unitDistance } from '../core/vectors/dot-product.js';
+import { dotProduct, unitDistance, unitVector } from '../core/vectors/dot-product.js';
 import { NearestHeap } from '../core/vectors/nearest-heap.js';
 import { scanVectors } from '../core/vectors/packed-vectors.js';
 import { VectorArena } from '../core/vectors/vector-arena.js';
@@ -103,10 +103,7 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
     if (limit <= 0 || this.size === 0) return [];
     const { dimensions, vectors } = this;
     const { rows, partitions, verdicts } = this.rowSlots;
-    const unit = new Float32Array(dimensions);
-    const norm = Math.sqrt(dotProduct(query, 0, query, 0, dimensions));
-    if (norm > 0)
-      for (let axis = 0; axis < dimensions; axis += 1) unit[axis] = (query[axis] as number) / norm;
+    const unit = unitVector(query);
     const acceptAt = verdicts.acceptor(filter ? JSON.stringify(filter) : undefined, rows.length, (slot) => {
       const row = rows[slot];
       return row !== undefined && accept(row);
