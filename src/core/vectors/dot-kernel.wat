@@ -59,15 +59,27 @@
         (local.set $at (i32.add (local.get $at) (i32.shl (local.get $dimensions) (i32.const 2))))
         (local.set $row (i32.add (local.get $row) (i32.const 1)))
         (br $rows))))
-;; codeDots(codes, count, width, query, out): for i < count, the int32 at out + 4i is the dot
-  ;; product of the int8 codes at codes + width * i with the int8 query codes at `query` (`width`
-  ;; bytes each, a multiple of 16, zero past the dimensions). Exact integer sums (|code| <= 127:
-  ;; each product fits an int16, and 16,000 dimensions stay far inside an int32), for scans that
-  ;; screen quantized vectors before computing exact distances (exact-vector-collection.ts).
-  (func (export "codeDots")
-    (param $codes i32) (param $count i32) (param $width i32) (param $query i32) (param $out i32)
+;; codeBounds(codes, count, width, query, scales, norms, params, slots, lows, highs, first): the
+  ;; integer dot product d of each of `count` rows of codes (as codeDots) becomes an interval of
+  ;; the cosine distance, with the row's float64 scale s and L1 norm n (at scales + 8i, norms + 8i)
+  ;; and the float64 params t, F, half, slack, threshold: approximate = s * t * d,
+  ;; error = s * F + half * n + slack, low = (1 - approximate) - error, high = (1 - approximate) +
+  ;; error, in that order (vector-codes.ts). Rows whose low is at most `threshold` are written out:
+  ;; their slot (first + i) as an int32 at slots, low and high as float64 at lows and highs. Returns
+  ;; how many were written, so a scan in JavaScript visits only the rows that may enter its result.
+  (func (export "codeBounds")
+    (param $codes i32) (param $count i32) (param $width i32) (param $query i32) (param $scales i32)
+    (param $norms i32) (param $params i32) (param $slots i32) (param $lows i32) (param $highs i32)
+    (param $first i32) (result i32)
     (local $row i32) (local $at i32) (local $end i32) (local $q i32) (local $v v128) (local $p v128)
-    (local $sum v128)
+    (local $sum v128) (local $found i32) (local $t f64) (local $f f64) (local $half f64)
+    (local $slack f64) (local $threshold f64) (local $s f64) (local $approximate f64)
+    (local $error f64) (local $low f64)
+    (local.set $t (f64.load (local.get $params)))
+    (local.set $f (f64.load offset=8 (local.get $params)))
+    (local.set $half (f64.load offset=16 (local.get $params)))
+    (local.set $slack (f64.load offset=24 (local.get $params)))
+    (local.set $threshold (f64.load offset=32 (local.get $params)))
     (local.set $at (local.get $codes))
     (block $rows_done
       (loop $rows
@@ -88,10 +100,29 @@
             (local.set $at (i32.add (local.get $at) (i32.const 16)))
             (local.set $q (i32.add (local.get $q) (i32.const 16)))
             (br $by_sixteen)))
-        (i32.store (i32.add (local.get $out) (i32.shl (local.get $row) (i32.const 2)))
-          (i32.add
-            (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
-            (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum)))))
+        (local.set $s (f64.load (i32.add (local.get $scales) (i32.shl (local.get $row) (i32.const 3)))))
+        (local.set $approximate
+          (f64.mul (f64.mul (local.get $s) (local.get $t))
+            (f64.convert_i32_s
+              (i32.add
+                (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
+                (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum)))))))
+        (local.set $error
+          (f64.add
+            (f64.add (f64.mul (local.get $s) (local.get $f))
+              (f64.mul (local.get $half)
+                (f64.load (i32.add (local.get $norms) (i32.shl (local.get $row) (i32.const 3))))))
+            (local.get $slack)))
+        (local.set $low (f64.sub (f64.sub (f64.const 1) (local.get $approximate)) (local.get $error)))
+        (if (f64.le (local.get $low) (local.get $threshold))
+          (then
+            (i32.store (i32.add (local.get $slots) (i32.shl (local.get $found) (i32.const 2)))
+              (i32.add (local.get $first) (local.get $row)))
+            (f64.store (i32.add (local.get $lows) (i32.shl (local.get $found) (i32.const 3))) (local.get $low))
+            (f64.store (i32.add (local.get $highs) (i32.shl (local.get $found) (i32.const 3)))
+              (f64.add (f64.sub (f64.const 1) (local.get $approximate)) (local.get $error)))
+            (local.set $found (i32.add (local.get $found) (i32.const 1)))))
         (local.set $row (i32.add (local.get $row) (i32.const 1)))
-        (br $rows))))
+        (br $rows)))
+    (local.get $found))
 )

@@ -34,6 +34,19 @@ function kernelModule(): object | null {
 }
 
 type Dots = (vectors: number, count: number, dimensions: number, query: number, out: number) => void;
+type CodeBounds = (
+  codes: number,
+  count: number,
+  width: number,
+  query: number,
+  scales: number,
+  norms: number,
+  params: number,
+  slots: number,
+  lows: number,
+  highs: number,
+  first: number,
+) => number;
 
 /**
  * Float32 vectors of one dimension count in one WebAssembly memory, where a SIMD kernel
@@ -51,31 +64,27 @@ export class VectorArena {
   generation = 0;
   private out: Float64Array;
   private query: Float64Array;
-  private codeOut: Int32Array;
   private codeQuery: Int8Array;
   /** Bytes in use, the scratch areas included. */
   private top: number;
   private readonly queryOffset: number;
   private readonly outOffset: number;
   private readonly codeQueryOffset: number;
-  private readonly codeOutOffset: number;
 
   private constructor(
     readonly dimensions: number,
     private readonly memory: WasmMemory,
     private readonly dots: Dots,
-    private readonly codeDots: Dots,
+    private readonly bounds: CodeBounds,
   ) {
     this.queryOffset = 0;
     this.outOffset = align(dimensions * 8);
     this.codeQueryOffset = this.outOffset + ARENA_BATCH * 8;
-    this.codeOutOffset = this.codeQueryOffset + codeWidth(dimensions);
-    this.top = this.codeOutOffset + ARENA_BATCH * 4;
+    this.top = this.codeQueryOffset + codeWidth(dimensions);
     this.floats = new Float32Array(memory.buffer);
     this.query = new Float64Array(memory.buffer, this.queryOffset, dimensions);
     this.out = new Float64Array(memory.buffer, this.outOffset, ARENA_BATCH);
     this.codeQuery = new Int8Array(memory.buffer, this.codeQueryOffset, codeWidth(dimensions));
-    this.codeOut = new Int32Array(memory.buffer, this.codeOutOffset, ARENA_BATCH);
   }
 
   /**
@@ -86,8 +95,7 @@ export class VectorArena {
   static create(dimensions: number, floats: number): VectorArena | null {
     const module = kernelModule();
     if (!module || !wasm) return null;
-    const bytes =
-      align(dimensions * 8) + ARENA_BATCH * 8 + codeWidth(dimensions) + ARENA_BATCH * 4 + align(floats * 4);
+    const bytes = align(dimensions * 8) + ARENA_BATCH * 8 + codeWidth(dimensions) + align(floats * 4);
     const pages = Math.ceil(bytes / PAGE_BYTES);
     if (pages > MAX_PAGES) return null;
     try {
@@ -97,7 +105,7 @@ export class VectorArena {
         dimensions,
         memory,
         instance.exports.dots as Dots,
-        instance.exports.codeDots as Dots,
+        instance.exports.codeBounds as CodeBounds,
       );
     } catch {
       return null;
@@ -123,7 +131,6 @@ export class VectorArena {
       this.query = new Float64Array(this.memory.buffer, this.queryOffset, this.dimensions);
       this.out = new Float64Array(this.memory.buffer, this.outOffset, ARENA_BATCH);
       this.codeQuery = new Int8Array(this.memory.buffer, this.codeQueryOffset, codeWidth(this.dimensions));
-      this.codeOut = new Int32Array(this.memory.buffer, this.codeOutOffset, ARENA_BATCH);
       this.generation += 1;
     }
     const start = this.top / 4;
@@ -146,19 +153,40 @@ export class VectorArena {
     return this.out;
   }
 
-  /** Makes `codes` (`codeWidth(dimensions)` int8 values) the query of the next `codeDotsAt` calls. */
+  /** Makes `codes` (`codeWidth(dimensions)` int8 values) the query of the next `codeBoundsAt` calls. */
   setQueryCodes(codes: Int8Array): void {
     this.codeQuery.set(codes);
   }
 
   /**
-   * The integer dot products with the query codes of the `count` (at most ARENA_BATCH) rows of
-   * int8 codes stored side by side (`codeWidth(dimensions)` bytes each) from float index
-   * `start`: the first `count` entries of the returned array, valid until the next call.
+   * The kernel's `codeBounds` (dot-kernel.wat) over `count` rows of int8 codes stored side by side
+   * from byte `codes` (`codeWidth(dimensions)` bytes each) against the query codes: for each row,
+   * its float64 scale and L1 norm at `scales` and `norms`, the five float64 params at `params`;
+   * the rows whose lower distance bound is at most the threshold are written out (slot from
+   * `first`, low, high) at `slots`, `lows` and `highs`. All are byte offsets of regions the caller
+   * allocated in this arena. Returns how many rows were written out.
    */
-  codeDotsAt(start: number, count: number): Int32Array {
-    this.codeDots(start * 4, count, codeWidth(this.dimensions), this.codeQueryOffset, this.codeOutOffset);
-    return this.codeOut;
+  codeBoundsAt(
+    codes: number,
+    count: number,
+    regions: { scales: number; norms: number; params: number; slots: number; lows: number; highs: number },
+    first: number,
+  ): number {
+    const { scales, norms, params, slots, lows, highs } = regions;
+    const width = codeWidth(this.dimensions);
+    return this.bounds(
+      codes,
+      count,
+      width,
+      this.codeQueryOffset,
+      scales,
+      norms,
+      params,
+      slots,
+      lows,
+      highs,
+      first,
+    );
   }
 }
 

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createArena, finiteFloats } from '../../../test/support/vector-arena-fixtures.js';
 import { dotProduct } from './dot-product.js';
-import { codeWidth } from './vector-arena.js';
 import { VectorCodes } from './vector-codes.js';
 
 /** `values` as a unit vector (float32), or null when they are all zero. */
@@ -13,7 +12,7 @@ function unitOf(values: number[]): Float32Array | null {
 }
 
 describe('VectorCodes', () => {
-  it("computes integer dot products of codes exactly (the arena's codeDots kernel)", () => {
+  it('computes integer dot products of codes exactly, and writes out the rows within the threshold (codeBounds)', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 70 }).chain((dimensions) =>
@@ -27,26 +26,37 @@ describe('VectorCodes', () => {
                 maxLength: 20,
               },
             ),
+            fc.integer({ min: -20_000, max: 20_000 }),
           ),
         ),
-        ([dimensions, query, rows]) => {
-          const width = codeWidth(dimensions);
-          const arena = createArena(dimensions, (rows.length * width) / 4);
-          const start = arena.allocate((rows.length * width) / 4);
-          const codes = new Int8Array(arena.floats.buffer, start * 4, rows.length * width);
-          for (const [index, row] of rows.entries()) codes.set(row, index * width);
-          const queryCodes = new Int8Array(width);
+        ([dimensions, query, rows, cut]) => {
+          const floats = VectorCodes.floatsFor(dimensions, rows.length);
+          const arena = createArena(dimensions, floats);
+          const codes = new VectorCodes(arena, arena.allocate(floats), dimensions, rows.length);
+          for (const [index, row] of rows.entries()) {
+            codes.codes.set(row, index * codes.width);
+            codes.scales[index] = 1;
+            codes.norms[index] = 0;
+          }
+          const queryCodes = new Int8Array(codes.width);
           queryCodes.set(query);
           arena.setQueryCodes(queryCodes);
-          const dots = arena.codeDotsAt(start, rows.length);
-          rows.forEach((row, index) => {
-            expect(dots[index]).toBe(
-              row.reduce((sum, code, axis) => sum + code * (query[axis] as number), 0),
-            );
+          // t = 1, no error: low = high = 1 − d; the threshold keeps rows of d ≥ 1 − threshold.
+          codes.params.set([1, 0, 0, 0, 1 - cut]);
+          const written = arena.codeBoundsAt(codes.start * 4, rows.length, codes.regions, 7);
+          const dots = rows.map((row) =>
+            row.reduce((sum, code, axis) => sum + code * (query[axis] as number), 0),
+          );
+          const kept = dots.flatMap((dot, index) => (dot >= cut ? [index] : []));
+          expect(written).toBe(kept.length);
+          kept.forEach((index, at) => {
+            expect(codes.outSlots[at]).toBe(7 + index);
+            expect(codes.outLows[at]).toBe(1 - (dots[index] as number));
+            expect(codes.outHighs[at]).toBe(1 - (dots[index] as number));
           });
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 

@@ -9,6 +9,8 @@ import { ARENA_BATCH, codeWidth, type VectorArena } from './vector-arena.js';
 const SLACK = 1e-9;
 /** Makes a scale at least max|x| / 127 once rounded, so that no code needs more than ±127. */
 const SCALE_MARGIN = 1 + 2 ** -20;
+/** The kernel's five float64 params, padded to a 16-byte boundary. */
+const PARAMS_BYTES = 48;
 
 /**
  * Int8 codes of unit vectors, one row per slot beside the float32 vectors in the same arena,
@@ -28,6 +30,20 @@ export class VectorCodes {
   readonly codes: Int8Array;
   readonly scales: Float64Array;
   readonly norms: Float64Array;
+  /** The kernel's params (t, F, half, slack, threshold) and what it writes out, in the arena. */
+  readonly params: Float64Array;
+  readonly outSlots: Int32Array;
+  readonly outLows: Float64Array;
+  readonly outHighs: Float64Array;
+  /** Byte offsets of the regions above, for the kernel. */
+  readonly regions: {
+    scales: number;
+    norms: number;
+    params: number;
+    slots: number;
+    lows: number;
+    highs: number;
+  };
   /** A scan's candidates and their low bounds (reused: a scan allocates little). */
   candidates = new Int32Array(1_024);
   lows = new Float64Array(1_024);
@@ -40,14 +56,33 @@ export class VectorCodes {
     capacity: number,
   ) {
     this.width = codeWidth(dimensions);
-    this.codes = new Int8Array(arena.floats.buffer, start * 4, capacity * this.width);
-    this.scales = new Float64Array(capacity);
-    this.norms = new Float64Array(capacity);
+    const { buffer } = arena.floats;
+    let at = start * 4;
+    const take = (bytes: number): number => {
+      const offset = at;
+      at += bytes;
+      return offset;
+    };
+    this.codes = new Int8Array(buffer, take(capacity * this.width), capacity * this.width);
+    this.regions = {
+      scales: take(capacity * 8),
+      norms: take(capacity * 8),
+      params: take(PARAMS_BYTES),
+      slots: take(ARENA_BATCH * 4),
+      lows: take(ARENA_BATCH * 8),
+      highs: take(ARENA_BATCH * 8),
+    };
+    this.scales = new Float64Array(buffer, this.regions.scales, capacity);
+    this.norms = new Float64Array(buffer, this.regions.norms, capacity);
+    this.params = new Float64Array(buffer, this.regions.params, 5);
+    this.outSlots = new Int32Array(buffer, this.regions.slots, ARENA_BATCH);
+    this.outLows = new Float64Array(buffer, this.regions.lows, ARENA_BATCH);
+    this.outHighs = new Float64Array(buffer, this.regions.highs, ARENA_BATCH);
   }
 
-  /** Floats of an arena that the codes of `capacity` slots take. */
+  /** Floats of an arena that the codes of `capacity` slots take, with their scales, norms and the kernel's areas. */
   static floatsFor(dimensions: number, capacity: number): number {
-    return (capacity * codeWidth(dimensions)) / 4;
+    return (capacity * (codeWidth(dimensions) + 16) + PARAMS_BYTES + ARENA_BATCH * 20) / 4;
   }
 
   /** Codes the unit vector at `offset` of `vectors` into `slot`. */
@@ -107,7 +142,7 @@ export function screenedScan(
   capacity: number,
   accept: (slot: number) => boolean,
 ): boolean {
-  const { dimensions, width, scales, norms, arena } = codes;
+  const { dimensions, width, arena } = codes;
   let largest = 0;
   let queryNorm = 0;
   for (let axis = 0; axis < dimensions; axis += 1) {
@@ -121,23 +156,26 @@ export function screenedScan(
     queryCodes[axis] = queryScale > 0 ? Math.round((unit[axis] as number) / queryScale) : 0;
   }
   arena.setQueryCodes(queryCodes);
-  // With scale s and integer dot d: the distance is 1 − s·t·d within ± (s·fromQuery + half·‖v‖₁).
-  const fromQuery = (queryNorm + (dimensions * queryScale) / 2) / 2;
-  const half = queryScale / 2;
+  // With scale s and integer dot d: the distance is 1 − s·t·d within ± (s·F + half·‖v‖₁), the
+  // kernel computing both ends and writing out the rows whose low end is within the bound.
+  const { params, outSlots, outLows, outHighs, regions } = codes;
+  params[0] = queryScale;
+  params[1] = (queryNorm + (dimensions * queryScale) / 2) / 2;
+  params[2] = queryScale / 2;
+  params[3] = SLACK;
   const highs = new HighestKept(capacity);
   let bound = Number.POSITIVE_INFINITY;
   let found = 0;
   for (let from = 0; from < count; from += ARENA_BATCH) {
     const batch = Math.min(ARENA_BATCH, count - from);
-    const dots = arena.codeDotsAt(codes.start + (from * width) / 4, batch);
-    for (let index = 0; index < batch; index += 1) {
-      const slot = from + index;
-      const scale = scales[slot] as number;
-      const approximate = scale * queryScale * (dots[index] as number);
-      const error = scale * fromQuery + half * (norms[slot] as number) + SLACK;
-      const low = 1 - approximate - error;
+    params[4] = bound;
+    const batchRegions = { ...regions, scales: regions.scales + from * 8, norms: regions.norms + from * 8 };
+    const written = arena.codeBoundsAt(codes.start * 4 + from * width, batch, batchRegions, from);
+    for (let index = 0; index < written; index += 1) {
+      const low = outLows[index] as number;
       if (low > bound) continue;
-      const high = 1 - approximate + error;
+      const slot = outSlots[index] as number;
+      const high = outHighs[index] as number;
       if (high <= bound) {
         if (!accept(slot)) continue;
         bound = highs.offer(high);
