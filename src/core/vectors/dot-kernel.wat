@@ -61,7 +61,8 @@
         (br $rows))))
 ;; codeBounds(codes, count, width, query, scales, norms, params, slots, lows, highs, first): the
   ;; integer dot product d of each of `count` rows of codes (as codeDots) becomes an interval of
-  ;; the cosine distance, with the row's float64 scale s and L1 norm n (at scales + 8i, norms + 8i)
+  ;; the cosine distance, with the row's float64 scale s and L1 norm n (slot first + i of the arrays
+  ;; at scales and norms)
   ;; and the float64 params t, F, half, slack, threshold: approximate = s * t * d,
   ;; error = s * F + half * n + slack, low = (1 - approximate) - error, high = (1 - approximate) +
   ;; error, in that order (vector-codes.ts). Rows whose low is at most `threshold` are written out:
@@ -100,7 +101,9 @@
             (local.set $at (i32.add (local.get $at) (i32.const 16)))
             (local.set $q (i32.add (local.get $q) (i32.const 16)))
             (br $by_sixteen)))
-        (local.set $s (f64.load (i32.add (local.get $scales) (i32.shl (local.get $row) (i32.const 3)))))
+        (local.set $s
+          (f64.load (i32.add (local.get $scales)
+            (i32.shl (i32.add (local.get $first) (local.get $row)) (i32.const 3)))))
         (local.set $approximate
           (f64.mul (f64.mul (local.get $s) (local.get $t))
             (f64.convert_i32_s
@@ -111,7 +114,8 @@
           (f64.add
             (f64.add (f64.mul (local.get $s) (local.get $f))
               (f64.mul (local.get $half)
-                (f64.load (i32.add (local.get $norms) (i32.shl (local.get $row) (i32.const 3))))))
+                (f64.load (i32.add (local.get $norms)
+                  (i32.shl (i32.add (local.get $first) (local.get $row)) (i32.const 3))))))
             (local.get $slack)))
         (local.set $low (f64.sub (f64.sub (f64.const 1) (local.get $approximate)) (local.get $error)))
         (if (f64.le (local.get $low) (local.get $threshold))

@@ -160,8 +160,9 @@ export class VectorArena {
 
   /**
    * The kernel's `codeBounds` (dot-kernel.wat) over `count` rows of int8 codes stored side by side
-   * from byte `codes` (`codeWidth(dimensions)` bytes each) against the query codes: for each row,
-   * its float64 scale and L1 norm at `scales` and `norms`, the five float64 params at `params`;
+   * from byte `codes` (`codeWidth(dimensions)` bytes each) against the query codes: for row i,
+   * slot `first` + i of the float64 scales and L1 norms at `scales` and `norms`, and the five
+   * float64 params at `params`;
    * the rows whose lower distance bound is at most the threshold are written out (slot from
    * `first`, low, high) at `slots`, `lows` and `highs`. All are byte offsets of regions the caller
    * allocated in this arena. Returns how many rows were written out.

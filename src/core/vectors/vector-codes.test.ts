@@ -11,6 +11,9 @@ function unitOf(values: number[]): Float32Array | null {
   return norm > 0 ? vector.map((value) => value / norm) : null;
 }
 
+/** The rows tested start at this slot, as a scan's later batches do. */
+const FIRST = 7;
+
 describe('VectorCodes', () => {
   it('computes integer dot products of codes exactly, and writes out the rows within the threshold (codeBounds)', () => {
     fc.assert(
@@ -30,27 +33,32 @@ describe('VectorCodes', () => {
           ),
         ),
         ([dimensions, query, rows, cut]) => {
-          const floats = VectorCodes.floatsFor(dimensions, rows.length);
+          const floats = VectorCodes.floatsFor(dimensions, FIRST + rows.length);
           const arena = createArena(dimensions, floats);
-          const codes = new VectorCodes(arena, arena.allocate(floats), dimensions, rows.length);
+          const codes = new VectorCodes(arena, arena.allocate(floats), dimensions, FIRST + rows.length);
           for (const [index, row] of rows.entries()) {
-            codes.codes.set(row, index * codes.width);
-            codes.scales[index] = 1;
-            codes.norms[index] = 0;
+            codes.codes.set(row, (FIRST + index) * codes.width);
+            codes.scales[FIRST + index] = 1;
+            codes.norms[FIRST + index] = 0;
           }
           const queryCodes = new Int8Array(codes.width);
           queryCodes.set(query);
           arena.setQueryCodes(queryCodes);
           // t = 1, no error: low = high = 1 − d; the threshold keeps rows of d ≥ 1 − threshold.
           codes.params.set([1, 0, 0, 0, 1 - cut]);
-          const written = arena.codeBoundsAt(codes.start * 4, rows.length, codes.regions, 7);
+          const written = arena.codeBoundsAt(
+            codes.start * 4 + FIRST * codes.width,
+            rows.length,
+            codes.regions,
+            FIRST,
+          );
           const dots = rows.map((row) =>
             row.reduce((sum, code, axis) => sum + code * (query[axis] as number), 0),
           );
           const kept = dots.flatMap((dot, index) => (dot >= cut ? [index] : []));
           expect(written).toBe(kept.length);
           kept.forEach((index, at) => {
-            expect(codes.outSlots[at]).toBe(7 + index);
+            expect(codes.outSlots[at]).toBe(FIRST + index);
             expect(codes.outLows[at]).toBe(1 - (dots[index] as number));
             expect(codes.outHighs[at]).toBe(1 - (dots[index] as number));
           });

@@ -158,7 +158,7 @@ export function screenedScan(
   arena.setQueryCodes(queryCodes);
   // With scale s and integer dot d: the distance is 1 − s·t·d within ± (s·F + half·‖v‖₁), the
   // kernel computing both ends and writing out the rows whose low end is within the bound.
-  const { params, outSlots, outLows, outHighs, regions } = codes;
+  const { params, outSlots, outLows, outHighs } = codes;
   params[0] = queryScale;
   params[1] = (queryNorm + (dimensions * queryScale) / 2) / 2;
   params[2] = queryScale / 2;
@@ -169,8 +169,7 @@ export function screenedScan(
   for (let from = 0; from < count; from += ARENA_BATCH) {
     const batch = Math.min(ARENA_BATCH, count - from);
     params[4] = bound;
-    const batchRegions = { ...regions, scales: regions.scales + from * 8, norms: regions.norms + from * 8 };
-    const written = arena.codeBoundsAt(codes.start * 4 + from * width, batch, batchRegions, from);
+    const written = arena.codeBoundsAt(codes.start * 4 + from * width, batch, codes.regions, from);
     for (let index = 0; index < written; index += 1) {
       const low = outLows[index] as number;
       if (low > bound) continue;
