@@ -32,11 +32,15 @@
  * words are new to the driver's statistics cache the first time (PostgreSQL counts their document
  * frequencies in the search) and their impacts are found the second time: 200 (every query twice)
  * times a server whose cache knows the words, 20 mostly times first sightings.
+ * `--hnsw-ef-construction` and `--hnsw-ef-search` set the PostgreSQL store's pgvector settings (its
+ * defaults otherwise); `--in-process-vectors false` searches vectors in PostgreSQL (HNSW) instead of
+ * the tenant's in-process mirror.
  *
  * Usage: npx tsx bench/memory-search.ts [--memories 100000] [--dimensions 100] [--queries 200]
  *        [--stores memory,sqlite,postgres] [--limit 100] [--skip-ranks 100] [--vector-extension true]
  *        [--vectors topical|random] [--postgres-url postgres://postgres@127.0.0.1:5432/test]
- *        [--keep-schema NAME] [--warm-searches 20]
+ *        [--keep-schema NAME] [--warm-searches 20] [--hnsw-ef-construction 64] [--hnsw-ef-search 400]
+ *        [--in-process-vectors true]
  *        (topical vectors have the embedder's 100 dimensions)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,6 +78,9 @@ const { values } = parseArgs({
     'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
     'keep-schema': { type: 'string' },
     'warm-searches': { type: 'string', default: '20' },
+    'hnsw-ef-construction': { type: 'string' },
+    'hnsw-ef-search': { type: 'string' },
+    'in-process-vectors': { type: 'string', default: 'true' },
   },
 });
 const count = Number(values.memories);
@@ -208,7 +215,16 @@ async function open(
     const connectionString = values['postgres-url'];
     // Batches of 1,000 into a growing HNSW index can pass the server default statement_timeout
     // (10 s) on a loaded 2-core machine: ingest is measured, not cut short.
-    const store = await createPostgresStore({ connectionString, schema, statementTimeoutMs: 600_000 });
+    const setting = (name: 'hnsw-ef-construction' | 'hnsw-ef-search') =>
+      values[name] === undefined ? undefined : Number(values[name]);
+    const store = await createPostgresStore({
+      connectionString,
+      schema,
+      statementTimeoutMs: 600_000,
+      hnswEfConstruction: setting('hnsw-ef-construction'),
+      hnswEfSearch: setting('hnsw-ef-search'),
+      inProcessVectorIndex: values['in-process-vectors'] !== 'false',
+    });
     if (kept !== undefined) {
       const held = await store.memories.countMemories(TENANT, filter);
       if (held !== 0 && held !== count) {

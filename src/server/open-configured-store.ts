@@ -30,7 +30,10 @@ export function redactedUrl(url: string): string {
  * (`store_unavailable`) when the database cannot be reached.
  */
 export async function openConfiguredStore(
-  config: Pick<ServerConfig, 'databasePath' | 'storeUrl' | 'storePoolSize' | 'storeHnswEfConstruction'> & {
+  config: Pick<
+    ServerConfig,
+    'databasePath' | 'storeUrl' | 'storePoolSize' | 'storeHnswEfConstruction' | 'storeHnswEfSearch'
+  > & {
     storeThread?: ServerConfig['storeThread'];
   },
   warn: (message: string) => void,
@@ -61,6 +64,7 @@ export async function openConfiguredStore(
       ...(schema === undefined ? {} : { schema }),
       poolSize: config.storePoolSize,
       hnswEfConstruction: config.storeHnswEfConstruction,
+      hnswEfSearch: config.storeHnswEfSearch,
       warn,
     });
   } catch (error) {

@@ -83,7 +83,9 @@ export const serverConfigSchema = z.strictObject({
   /** PostgreSQL connections per server process. */
   storePoolSize: integerSetting(1, 1_000).default(10),
   /** `ef_construction` of the PostgreSQL HNSW indexes (docs/stores/postgres.md). */
-  storeHnswEfConstruction: integerSetting(32, 1_000).default(200),
+  storeHnswEfConstruction: integerSetting(32, 1_000).default(64),
+  /** pgvector's `hnsw.ef_search` on the PostgreSQL connections (docs/stores/postgres.md). */
+  storeHnswEfSearch: integerSetting(1, 1_000).default(400),
   /**
    * How long a claimed background job stays leased without a heartbeat: after a crash, another
    * server sharing the store re-runs the job once this has passed.
@@ -130,6 +132,7 @@ export const environmentVariables = {
   ENGRAM_STORE_THREAD: 'storeThread',
   ENGRAM_STORE_POOL_SIZE: 'storePoolSize',
   ENGRAM_STORE_HNSW_EF_CONSTRUCTION: 'storeHnswEfConstruction',
+  ENGRAM_STORE_HNSW_EF_SEARCH: 'storeHnswEfSearch',
   ENGRAM_JOB_LEASE_MS: 'jobLeaseMs',
   ENGRAM_LOG_LEVEL: 'logLevel',
   ENGRAM_BODY_LIMIT_BYTES: 'bodyLimitBytes',

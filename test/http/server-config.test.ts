@@ -23,7 +23,8 @@ describe('server config', () => {
       shutdownTimeoutMs: 10_000,
       storeThread: 'worker',
       storePoolSize: 10,
-      storeHnswEfConstruction: 200,
+      storeHnswEfConstruction: 64,
+      storeHnswEfSearch: 400,
       jobLeaseMs: 60_000,
       auth: { mode: 'disabled', apiKeys: true },
       allowedHosts: [],
@@ -48,6 +49,8 @@ describe('server config', () => {
     expect(() => resolveServerConfig({}, { ENGRAM_STORE_HNSW_EF_CONSTRUCTION: '16' })).toThrow(
       ValidationError,
     );
+    expect(resolveServerConfig({}, { ENGRAM_STORE_HNSW_EF_SEARCH: '100' }).storeHnswEfSearch).toBe(100);
+    expect(() => resolveServerConfig({}, { ENGRAM_STORE_HNSW_EF_SEARCH: '1001' })).toThrow(ValidationError);
   });
 
   it('runs the SQLite store in a thread of its own unless ENGRAM_STORE_THREAD says main', () => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { openPostgresDatabase } from '../../src/stores/postgres/postgres-database.js';
 import { createPostgresStore } from '../../src/stores/postgres/postgres-store.js';
 import { EXACT_SEARCH_LIMIT } from '../../src/stores/postgres/postgres-vector-search.js';
 import { CURRENT, idsOf, MODEL, newMemory, TENANT } from '../conformance/memory-record-fixtures.js';
@@ -18,6 +19,28 @@ describe.skipIf(database === null)('PostgreSQL vector index build', () => {
       await expect(
         createPostgresStore({ connectionString: url, schema, hnswEfConstruction }),
       ).rejects.toThrow('hnswEfConstruction must be an integer from 32 to 1,000');
+    }
+    for (const hnswEfSearch of [0, 40.5, 1_001]) {
+      await expect(createPostgresStore({ connectionString: url, schema, hnswEfSearch })).rejects.toThrow(
+        'hnswEfSearch must be an integer from 1 to 1,000',
+      );
+    }
+  });
+
+  it('searches the graph with ef_search 400 unless the store was given another', async () => {
+    for (const [given, expected] of [
+      [undefined, '400'],
+      [123, '123'],
+    ] as const) {
+      const pool = await openPostgresDatabase({ connectionString: url, schema, hnswEfSearch: given });
+      try {
+        const [row] = await pool.query<{ value: string }>(
+          "SELECT current_setting('hnsw.ef_search') AS value",
+        );
+        expect(row?.value).toBe(expected);
+      } finally {
+        await pool.close();
+      }
     }
   });
 
@@ -83,7 +106,7 @@ describe.skipIf(database === null)('PostgreSQL vector index build', () => {
           "SELECT reloptions FROM pg_class WHERE relname = 'memory_embeddings_hnsw_4' AND relnamespace = current_schema()::regnamespace",
         )
       ).rows;
-      expect(options?.reloptions).toEqual(['m=16', 'ef_construction=200']);
+      expect(options?.reloptions).toEqual(['m=16', 'ef_construction=64']);
     } finally {
       await blocker.end();
       await Promise.all([seeder.close(), writer.close()]);

@@ -12,7 +12,18 @@ export interface PostgresConnectionOptions {
   acquireTimeoutMs?: number;
   /** PostgreSQL's `statement_timeout` on every connection, in ms; default 10,000. */
   statementTimeoutMs?: number;
+  /**
+   * pgvector's `hnsw.ef_search` on every connection: candidates an HNSW search keeps per step
+   * (default 400; 1–1,000). Higher finds more true neighbours and costs about in proportion.
+   */
+  hnswEfSearch?: number;
 }
+
+/**
+ * Default `hnsw.ef_search`: twice the largest pool a search asks for (200), so that graphs built with
+ * pgvector's cheap `ef_construction` 64 still find the true neighbours (docs/stores/postgres.md).
+ */
+export const DEFAULT_EF_SEARCH = 400;
 
 /** A result row: column names to values (node-postgres's `QueryResultRow`, without needing its types). */
 // biome-ignore lint/suspicious/noExplicitAny: rows are typed by each query's caller
@@ -101,9 +112,9 @@ export async function openPostgresDatabase(options: PostgresConnectionOptions): 
     // Also a client-side limit, so that a query on a connection whose server vanished cannot hang.
     query_timeout: statementTimeout + 2_000,
     // pgvector: iterative index scans in exact distance order, so that filters never cut a result
-    // short; 200 candidates per step (the default 40 is below the 100-200 hybrid search asks for, and
-    // recall on clustered vectors queried between clusters was 0.94 at 100, 0.96 at 200).
-    options: `-c search_path=${searchPath.replaceAll(' ', '\\ ')} -c hnsw.iterative_scan=strict_order -c hnsw.ef_search=200`,
+    // short; `hnswEfSearch` candidates per step (pgvector's default 40 is below the 100-200 hybrid
+    // search asks for).
+    options: `-c search_path=${searchPath.replaceAll(' ', '\\ ')} -c hnsw.iterative_scan=strict_order -c hnsw.ef_search=${options.hnswEfSearch ?? DEFAULT_EF_SEARCH}`,
     types: typeParsers(library),
   });
   // An idle connection that the server drops (restart, pg_terminate_backend) must not crash the process.

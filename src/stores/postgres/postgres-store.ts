@@ -25,9 +25,10 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
    */
   vectorTailLimit?: number;
   /**
-   * `ef_construction` of the HNSW indexes this store builds (default 200; 32–1,000): lower
-   * speeds up ingest about in proportion (64 made it 1.7× faster) and finds fewer true neighbours
-   * on hard vector sets (docs/stores/postgres.md).
+   * `ef_construction` of the HNSW indexes this store builds (default 64, pgvector's; 32–1,000):
+   * insertion costs about in proportion (200 made ingest 1.7× slower) and finds more true
+   * neighbours on hard vector sets, which `hnswEfSearch` also does at search time
+   * (docs/stores/postgres.md).
    * Applies to an index built from then on (drop `memory_embeddings_hnsw_N` to rebuild one).
    */
   hnswEfConstruction?: number;
@@ -63,13 +64,10 @@ export type PostgresStore = EngramStore & {
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   if (!options.connectionString) throw new StoreError('The postgres store needs a connectionString');
-  const ef = options.hnswEfConstruction;
-  // Written into CREATE INDEX: an integer in pgvector's range (at least 2 × m) or nothing.
-  if (ef !== undefined && !(Number.isInteger(ef) && ef >= 32 && ef <= 1_000)) {
-    throw new ValidationError('hnswEfConstruction must be an integer from 32 to 1,000', [
-      { path: ['hnswEfConstruction'], message: 'Expected an integer from 32 to 1,000' },
-    ]);
-  }
+  // Written into CREATE INDEX and each connection's settings: integers in pgvector's ranges
+  // (ef_construction at least 2 × m) or nothing.
+  assertIntegerOption('hnswEfConstruction', options.hnswEfConstruction, 32, 1_000);
+  assertIntegerOption('hnswEfSearch', options.hnswEfSearch, 1, 1_000);
   const database = await openPostgresDatabase(options);
   const clock = options.clock ?? (() => new Date());
   let memories: PostgresMemoryRecordStore;
@@ -106,4 +104,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     // anyway); moving the tail into the graph stops at its next chunk (the next server resumes it).
     close: () => memories.stop().then(() => database.close()),
   };
+}
+
+function assertIntegerOption(name: string, value: number | undefined, min: number, max: number): void {
+  if (value === undefined || (Number.isInteger(value) && value >= min && value <= max)) return;
+  const range = `${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}`;
+  throw new ValidationError(`${name} must be an integer from ${range}`, [
+    { path: [name], message: `Expected an integer from ${range}` },
+  ]);
 }
