@@ -85,7 +85,7 @@ export const serverConfigSchema = z.strictObject({
   /** `ef_construction` of the PostgreSQL HNSW indexes (docs/stores/postgres.md). */
   storeHnswEfConstruction: integerSetting(32, 1_000).default(64),
   /** pgvector's `hnsw.ef_search` on the PostgreSQL connections (docs/stores/postgres.md). */
-  storeHnswEfSearch: integerSetting(1, 1_000).default(400),
+  storeHnswEfSearch: integerSetting(1, 1_000).default(300),
   /**
    * How long a claimed background job stays leased without a heartbeat: after a crash, another
    * server sharing the store re-runs the job once this has passed.

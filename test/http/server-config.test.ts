@@ -24,7 +24,7 @@ describe('server config', () => {
       storeThread: 'worker',
       storePoolSize: 10,
       storeHnswEfConstruction: 64,
-      storeHnswEfSearch: 400,
+      storeHnswEfSearch: 300,
       jobLeaseMs: 60_000,
       auth: { mode: 'disabled', apiKeys: true },
       allowedHosts: [],

@@ -27,9 +27,9 @@ describe.skipIf(database === null)('PostgreSQL vector index build', () => {
     }
   });
 
-  it('searches the graph with ef_search 400 unless the store was given another', async () => {
+  it('searches the graph with ef_search 300 unless the store was given another', async () => {
     for (const [given, expected] of [
-      [undefined, '400'],
+      [undefined, '300'],
       [123, '123'],
     ] as const) {
       const pool = await openPostgresDatabase({ connectionString: url, schema, hnswEfSearch: given });

@@ -14,16 +14,17 @@ export interface PostgresConnectionOptions {
   statementTimeoutMs?: number;
   /**
    * pgvector's `hnsw.ef_search` on every connection: candidates an HNSW search keeps per step
-   * (default 400; 1–1,000). Higher finds more true neighbours and costs about in proportion.
+   * (default 300; 1–1,000). Higher finds more true neighbours and costs about in proportion.
    */
   hnswEfSearch?: number;
 }
 
 /**
- * Default `hnsw.ef_search`: twice the largest pool a search asks for (200), so that graphs built with
- * pgvector's cheap `ef_construction` 64 still find the true neighbours (docs/stores/postgres.md).
+ * Default `hnsw.ef_search`: 1.5 times the largest pool a search asks for (200), so that graphs built
+ * with pgvector's cheap `ef_construction` 64 find as many true neighbours as the 200 / 200 of before,
+ * in about the same time (docs/stores/postgres.md, BENCHMARKS.md).
  */
-export const DEFAULT_EF_SEARCH = 400;
+export const DEFAULT_EF_SEARCH = 300;
 
 /** A result row: column names to values (node-postgres's `QueryResultRow`, without needing its types). */
 // biome-ignore lint/suspicious/noExplicitAny: rows are typed by each query's caller

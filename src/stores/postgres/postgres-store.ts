@@ -26,7 +26,7 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
   vectorTailLimit?: number;
   /**
    * `ef_construction` of the HNSW indexes this store builds (default 64, pgvector's; 32–1,000):
-   * insertion costs about in proportion (200 made ingest 1.7× slower) and finds more true
+   * linking costs about in proportion (200 made ingest 1.5–2× slower) and finds more true
    * neighbours on hard vector sets, which `hnswEfSearch` also does at search time
    * (docs/stores/postgres.md).
    * Applies to an index built from then on (drop `memory_embeddings_hnsw_N` to rebuild one).

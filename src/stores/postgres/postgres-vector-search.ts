@@ -26,12 +26,12 @@ export const TAIL_LIMIT = 10_000;
 
 /**
  * `ef_construction` of a new HNSW index: candidates kept while linking a vector into the graph.
- * pgvector's 64: insertion costs about in proportion to it and bounds ingest (100,000 memories:
- * 1,079/s acknowledged against 729/s with 200, BENCHMARKS.md). The neighbours a cheaper graph
- * misses are found at search time by `ef_search` 400 (`DEFAULT_EF_SEARCH`): on uniformly random
- * vectors recall@10 0.959 against 0.889 for 200 / 200, and the conformance suite's filtered search
- * 0.98 (0.89 with 64 / 200). Searches mostly run in process from the mirror now, so ingest, paid by
- * every write, weighs more than an HNSW search. `hnswEfConstruction` sets it.
+ * pgvector's 64: linking costs about in proportion to it and bounds ingest (100,000 memories:
+ * 1,079–1,141/s acknowledged against 609–729/s with 200, BENCHMARKS.md). The neighbours a cheaper
+ * graph misses are found at search time by `ef_search` 300 (`DEFAULT_EF_SEARCH`): on uniformly
+ * random vectors recall@10 0.919 against 0.889 for 200 / 200 in the same time, at 1,000,000
+ * topical ones 0.996, and the conformance suite's filtered search 0.965 (0.892 with 64 / 200, under
+ * its floor of 0.9). `hnswEfConstruction` sets it.
  */
 export const DEFAULT_EF_CONSTRUCTION = 64;
 
