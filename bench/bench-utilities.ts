@@ -2,11 +2,29 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { unitVector } from '../src/core/vectors/dot-product.js';
+import { seededRandom } from '../src/core/vectors/seeded-random.js';
 import type { Engram } from '../src/engram.js';
 import type { EngramStore } from '../src/stores/engram-store.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
 import { createPostgresStore, type PostgresStore } from '../src/stores/postgres/postgres-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
+
+/**
+ * A source of clustered vectors, as embeddings are: `clusters` random unit centres, each vector one
+ * of them plus Gaussian noise of 0.7 / √dimensions per component (deterministic per `seed`).
+ */
+export function clusteredVectors(seed: number, clusters: number, dimensions: number): () => Float32Array {
+  const random = seededRandom(seed);
+  const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const centres = Array.from({ length: clusters }, () =>
+    unitVector(Float32Array.from({ length: dimensions }, gaussian)),
+  );
+  return () => {
+    const centre = centres[Math.floor(random() * centres.length)] as Float32Array;
+    return centre.map((value) => value + (gaussian() * 0.7) / Math.sqrt(dimensions));
+  };
+}
 
 /** The p-th percentile (0-100) of a list of numbers, nearest-rank. */
 export function percentile(values: readonly number[], p: number): number {

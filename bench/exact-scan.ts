@@ -10,10 +10,8 @@
  *        [--queries 200] [--clusters 1000] [--limit 200]
  */
 import { parseArgs } from 'node:util';
-import { unitVector } from '../src/core/vectors/dot-product.js';
-import { seededRandom } from '../src/core/vectors/seeded-random.js';
 import { ExactVectorCollection } from '../src/stores/exact-vector-collection.js';
-import { machine, percentile, printTable } from './bench-utilities.js';
+import { clusteredVectors, machine, percentile, printTable } from './bench-utilities.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,15 +25,7 @@ const { values } = parseArgs({
 const dimensions = Number(values.dimensions);
 const queries = Number(values.queries);
 const limit = Number(values.limit);
-const random = seededRandom(13);
-const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-const centres = Array.from({ length: Number(values.clusters) }, () =>
-  unitVector(Float32Array.from({ length: dimensions }, gaussian)),
-);
-const clustered = (): Float32Array => {
-  const centre = centres[Math.floor(random() * centres.length)] as Float32Array;
-  return centre.map((value) => value + (gaussian() * 0.7) / Math.sqrt(dimensions));
-};
+const clustered = clusteredVectors(13, Number(values.clusters), dimensions);
 
 interface Row {
   id: string;

@@ -13,9 +13,8 @@
 import { parseArgs } from 'node:util';
 import { dotProductPair, unitVector } from '../src/core/vectors/dot-product.js';
 import { IvfIndex } from '../src/core/vectors/ivf-index.js';
-import { seededRandom } from '../src/core/vectors/seeded-random.js';
 import { VectorArena } from '../src/core/vectors/vector-arena.js';
-import { machine, percentile, printTable } from './bench-utilities.js';
+import { clusteredVectors, machine, percentile, printTable } from './bench-utilities.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,15 +27,7 @@ const { values } = parseArgs({
 });
 const dimensions = Number(values.dimensions);
 const queries = Number(values.queries);
-const random = seededRandom(11);
-const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-const centres = Array.from({ length: Number(values.clusters) }, () =>
-  unitVector(Float32Array.from({ length: dimensions }, gaussian)),
-);
-const clustered = (): Float32Array => {
-  const centre = centres[Math.floor(random() * centres.length)] as Float32Array;
-  return centre.map((value) => value + (gaussian() * 0.7) / Math.sqrt(dimensions));
-};
+const clustered = clusteredVectors(11, Number(values.clusters), dimensions);
 
 /** Raw scans of `count` packed vectors: ms per scan for each way. */
 function rawScan(count: number): (string | number)[] {
