@@ -20,9 +20,10 @@ export interface PostgresConnectionOptions {
 }
 
 /**
- * Default `hnsw.ef_search`: 1.5 times the largest pool a search asks for (200), so that graphs built
- * with pgvector's cheap `ef_construction` 64 find as many true neighbours as the 200 / 200 of before,
- * in about the same time (docs/stores/postgres.md, BENCHMARKS.md).
+ * Default `hnsw.ef_search`: 1.5 times the pool most searches ask for (`MIN_SEARCH_POOL`, 200), so
+ * that graphs built with pgvector's cheap `ef_construction` 64 find as many true neighbours as the
+ * 200 / 200 of before, in about the same time (docs/stores/postgres.md, BENCHMARKS.md). Larger
+ * pools (deep pages, distance thresholds) go on by the iterative scan.
  */
 export const DEFAULT_EF_SEARCH = 300;
 
@@ -113,8 +114,8 @@ export async function openPostgresDatabase(options: PostgresConnectionOptions): 
     // Also a client-side limit, so that a query on a connection whose server vanished cannot hang.
     query_timeout: statementTimeout + 2_000,
     // pgvector: iterative index scans in exact distance order, so that filters never cut a result
-    // short; `hnswEfSearch` candidates per step (pgvector's default 40 is below the 100-200 hybrid
-    // search asks for).
+    // short; `hnswEfSearch` candidates per step (pgvector's default 40 is below the pool of 200 that
+    // hybrid search asks for at least).
     options: `-c search_path=${searchPath.replaceAll(' ', '\\ ')} -c hnsw.iterative_scan=strict_order -c hnsw.ef_search=${options.hnswEfSearch ?? DEFAULT_EF_SEARCH}`,
     types: typeParsers(library),
   });
