@@ -34,6 +34,17 @@ describe('event-loop slicer', () => {
     expect(new Set(turnsOfSlices.slice(3)).size).toBe(turnsOfSlices.length - 3);
   });
 
+  it('answers undefined while the slice goes on, a promise once it has passed', async () => {
+    const slicer = createEventLoopSlicer(1_000);
+    expect(slicer.pause()).toBeUndefined();
+    const yielding = createEventLoopSlicer(0);
+    busy(1);
+    const wait = yielding.pause();
+    expect(wait).toBeInstanceOf(Promise);
+    await expect(wait).resolves.toBe(true);
+    expect(yielding.turns).toBe(1);
+  });
+
   it('resumes waiters in the order they came', async () => {
     const order: number[] = [];
     await Promise.all(

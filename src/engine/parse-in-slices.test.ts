@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { microtasksUntilSettled } from '../../test/support/microtasks-until-settled.js';
 import { sessionInputSchema } from '../core/schemas/session.js';
 import { nextTurn } from './event-loop-slicer.js';
 import { parseInSlices } from './parse-in-slices.js';
@@ -147,5 +148,17 @@ describe('parseInSlices', () => {
     });
     expect(result.data).toEqual({ list: [10, 20, 30] });
     expect(events).toEqual(['parse 1', 'map 1', 'parse 2', 'map 2', 'parse 3', 'map 3']);
+  });
+
+  it('awaits neither a pause that goes on nor a mapping that answers at once', async () => {
+    // An `await` per item kept each item's objects alive into the collector's next pause.
+    const list = Array.from({ length: 2_000 }, (_, index) => index);
+    const sliced = parseInSlices(z.object({ list: z.array(z.number()) }), 'list');
+    const goOn = () => undefined;
+    const settled = await microtasksUntilSettled(sliced.mapItems({ list }, goOn, (n) => n + 1));
+    expect(settled).toBeLessThan(20);
+    // An asynchronous mapping is still awaited, in order.
+    const mapped = await sliced.mapItems({ list: [1, 2] }, goOn, async (n) => n * 2);
+    expect(mapped.data).toEqual({ list: [2, 4] });
   });
 });

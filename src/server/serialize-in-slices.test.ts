@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { microtasksUntilSettled } from '../../test/support/microtasks-until-settled.js';
 import { serializeInSlices } from './serialize-in-slices.js';
 
 const noPause = async () => {};
@@ -48,5 +49,17 @@ describe('serializeInSlices', () => {
     );
     expect(bytes?.toString()).toBe('{"a":1,"list":[2,4,6],"b":"x"}');
     expect(pauses).toBe(3);
+  });
+
+  it('awaits no pause that goes on: no turn of the microtask queue per item', async () => {
+    const list = Array.from({ length: 2_000 }, (_, index) => index);
+    const serializing = serializeInSlices(
+      { list },
+      'list',
+      (n: number) => n,
+      () => undefined,
+    );
+    expect(await microtasksUntilSettled(serializing)).toBeLessThan(20);
+    expect(Buffer.concat(await serializing).toString()).toBe(JSON.stringify({ list }));
   });
 });

@@ -38,7 +38,8 @@ export async function serializeInSlices<T>(
       write(`${first ? '' : ','}${JSON.stringify(name)}:[`);
       let index = 0;
       for (const item of value as readonly T[]) {
-        await pause();
+        const wait = pause();
+        if (wait) await wait;
         // As in JSON.stringify: an item with no JSON form (undefined, a function) is written null.
         write(`${index++ === 0 ? '' : ','}${JSON.stringify(toItem(item)) ?? 'null'}`);
       }

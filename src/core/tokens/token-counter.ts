@@ -100,7 +100,7 @@ export function countContentTokens(counter: TokenCounter, message: CountableMess
 export async function countInSlices(
   counter: TokenCounter,
   text: string,
-  pause: () => Promise<unknown>,
+  pause: () => Promise<unknown> | undefined,
 ): Promise<number> {
   if (text.length <= MAX_PIECE_CHARS) return counter.count(text);
   // Pieces are found lazily, so no step scans more than one piece of the text.
@@ -124,7 +124,7 @@ export function isShortMessage(message: CountableMessage): boolean {
 export async function countContentTokensInSlices(
   counter: TokenCounter,
   message: CountableMessage,
-  pause: () => Promise<unknown>,
+  pause: () => Promise<unknown> | undefined,
 ): Promise<number> {
   if (isShortMessage(message)) return countContentTokens(counter, message);
   let total = await countInSlices(counter, message.content, pause);

@@ -3,7 +3,7 @@ import { ValidationError } from '../../core/errors.js';
 import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { loadTokenCounter, type TokenCounter } from '../../core/tokens/token-counter.js';
 import { nextTurn } from '../event-loop-slicer.js';
-import { prepareMessages } from './prepare-messages.js';
+import { createMessagePreparer, prepareMessages } from './prepare-messages.js';
 
 const counter: TokenCounter = { encoding: 'o200k_base', count: (text) => text.length };
 
@@ -38,6 +38,28 @@ describe('prepareMessages', () => {
     };
     expect(await firstCount('x'.repeat(70_000))).toBe(true);
     expect(await firstCount('hello')).toBe(false);
+  });
+
+  it('prepares a short message at once and a long one through a promise, alike', async () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const prepare = await createMessagePreparer([], counter, now);
+    const short = prepare({ role: 'user', content: 'hello', id: 'm1' }, 0);
+    expect(short).not.toBeInstanceOf(Promise);
+    expect(short).toEqual({
+      id: 'm1',
+      role: 'user',
+      content: 'hello',
+      createdAt: now.toISOString(),
+      tokenCount: 5,
+      tokenEncoding: 'o200k_base',
+    });
+    const content = 'x'.repeat(70_000);
+    const long = prepare({ role: 'user', content, id: 'm2', name: 'bob' }, 1);
+    expect(long).toBeInstanceOf(Promise);
+    const [batched] = await prepareMessages([{ role: 'user', content, name: 'bob' }], counter, now);
+    expect(await long).toMatchObject({ id: 'm2', name: 'bob', tokenCount: batched?.tokenCount });
+    // The checks run before any counting, for long messages too.
+    expect(() => prepare({ role: 'user', content, id: 'm2' }, 2)).toThrowError(/Duplicate message id m2/);
   });
 
   it('prepares a batch within the limit', async () => {
