@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../core/errors.js';
+import { messageInputSchema } from '../../core/schemas/message.js';
 import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { loadTokenCounter, type TokenCounter } from '../../core/tokens/token-counter.js';
 import { nextTurn } from '../event-loop-slicer.js';
@@ -60,6 +62,29 @@ describe('prepareMessages', () => {
     expect(await long).toMatchObject({ id: 'm2', name: 'bob', tokenCount: batched?.tokenCount });
     // The checks run before any counting, for long messages too.
     expect(() => prepare({ role: 'user', content, id: 'm2' }, 2)).toThrowError(/Duplicate message id m2/);
+  });
+
+  it('dates each message as toISOString writes its createdAt, and an undated one now', async () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const prepare = await createMessagePreparer([], counter, now);
+    let index = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: now, noInvalidDate: true }),
+        fc.constantFrom('iso', 'offset', 'seconds'),
+        async (date, form) => {
+          const iso = date.toISOString();
+          const text =
+            form === 'iso' ? iso : form === 'offset' ? iso.replace('Z', '+00:00') : `${iso.slice(0, 19)}Z`;
+          const parsed = messageInputSchema.parse({ role: 'user', content: 'x', createdAt: text });
+          const message = await prepare(parsed, index++);
+          expect(message.createdAt).toBe(new Date(text).toISOString());
+        },
+      ),
+      { numRuns: 300 },
+    );
+    const undated = await prepare({ role: 'user', content: 'x' }, index++);
+    expect(undated.createdAt).toBe(now.toISOString());
   });
 
   it('prepares a batch within the limit', async () => {
