@@ -1,0 +1,125 @@
+/**
+ * The request thread's own work for a PUT of many messages, without the server or a client:
+ * reading the body (parsed item by item, validated and mapped, as the route does), the engine's
+ * put (each message validated and prepared; the memory store keeps them) and the echo (the
+ * answer serialized in slices), with the young-generation collections (scavenges) that fall in
+ * each step. `bench:adversarial` measures what a client sees of the same PUT; this separates the
+ * steps and the collector, which that bench's event-loop delay lumps together. The first run warms
+ * the code up and is not reported.
+ *
+ * Usage: node --expose-gc --import tsx bench/large-put.ts [--messages 100000] [--runs 5]
+ */
+import { PerformanceObserver } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import type { StoredMessage } from '../src/core/schemas/message.js';
+import { createEventLoopSlicer } from '../src/engine/event-loop-slicer.js';
+import { createEngram } from '../src/engram.js';
+import { toAmsMessage, toPutMessageInput, toSessionInput } from '../src/server/ams/working-memory-mapper.js';
+import { amsWorkingMemoryBodyInSlices } from '../src/server/ams/working-memory-schemas.js';
+import { readBodyMappingItems } from '../src/server/request-parts.js';
+import { serializeInSlices } from '../src/server/serialize-in-slices.js';
+import { createMemoryStore } from '../src/stores/memory/memory-store.js';
+import { machine, percentile, printTable } from './bench-utilities.js';
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '5' },
+  },
+});
+const count = Number(values.messages);
+const runs = Number(values.runs);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('Run with node --expose-gc (npm run bench:large-put does)');
+
+const now = new Date().toISOString();
+const messages = Array.from({ length: count }, (_, index) => ({
+  role: index % 2 ? 'assistant' : 'user',
+  content: `message ${index}`,
+  created_at: now,
+}));
+// What the route reads: the body's text, as the server's body parser leaves it.
+const request = {
+  body: JSON.stringify({ messages }),
+  headers: { 'content-type': 'application/json' },
+} as unknown as Parameters<typeof readBodyMappingItems>[0];
+
+const engram = await createEngram({ store: createMemoryStore(), sweepIntervalMs: 0 });
+
+let scavenges: { at: number; ms: number }[] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const { detail } = entry as unknown as { detail?: { kind?: number } };
+    // kind 1: a young-generation collection (NODE_PERFORMANCE_GC_MINOR).
+    if (detail?.kind === 1) scavenges.push({ at: entry.startTime, ms: entry.duration });
+  }
+}).observe({ entryTypes: ['gc'] });
+
+const steps = ['read body', 'engine put', 'echo'] as const;
+const rows: (string | number)[][] = [];
+const perStep = new Map<string, { ms: number[]; pauses: number[] }>(
+  steps.map((step) => [step, { ms: [], pauses: [] }]),
+);
+for (let run = 0; run <= runs; run++) {
+  gc();
+  scavenges = [];
+  const ref = { sessionId: `large-put-${run}`, namespace: null, userId: null, tenantId: 'default' };
+  const slicer = createEventLoopSlicer();
+  const marks = [performance.now()];
+  const body = await readBodyMappingItems(request, amsWorkingMemoryBodyInSlices, slicer.pause, (message) =>
+    toPutMessageInput(message),
+  );
+  marks.push(performance.now());
+  const session = await engram.sessions.put(ref, toSessionInput(body, body.messages));
+  marks.push(performance.now());
+  const echo = await serializeInSlices<StoredMessage>(
+    { messages: session.messages },
+    'messages',
+    toAmsMessage,
+    slicer.pause,
+  );
+  marks.push(performance.now());
+  // The observer reports after the fact: let the last entries arrive.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await engram.sessions.delete(ref);
+  if (run === 0 || echo.length === 0) continue;
+  for (const [index, step] of steps.entries()) {
+    const [start, end] = [marks[index] as number, marks[index + 1] as number];
+    const pauses = scavenges.filter((pause) => pause.at >= start && pause.at < end).map((pause) => pause.ms);
+    const kept = perStep.get(step);
+    kept?.ms.push(end - start);
+    kept?.pauses.push(...pauses);
+  }
+}
+for (const step of steps) {
+  const { ms, pauses } = perStep.get(step) ?? { ms: [], pauses: [] };
+  const total = pauses.reduce((sum, pause) => sum + pause, 0);
+  rows.push([
+    step,
+    percentile(ms, 50),
+    Math.min(...ms),
+    Math.max(...ms),
+    pauses.length / runs,
+    total / runs,
+    pauses.length ? percentile(pauses, 50) : 0,
+    pauses.length ? Math.max(...pauses) : 0,
+  ]);
+}
+console.log(
+  `engram large PUT, request thread only (${machine()}), ${count} messages, ${runs} runs after one warm-up\n`,
+);
+printTable(
+  [
+    'step',
+    'ms p50',
+    'ms min',
+    'ms max',
+    'scavenges / run',
+    'scavenge ms / run',
+    'scavenge p50 ms',
+    'scavenge max ms',
+  ],
+  rows,
+);
+process.exit(0);
