@@ -1,14 +1,19 @@
 /**
  * The request thread's own work for a PUT of many messages, without the server or a client:
  * reading the body (parsed item by item, validated and mapped, as the route does), the engine's
- * put (each message validated and prepared; the memory store keeps them) and the echo (the
- * answer serialized in slices), with the young-generation collections (scavenges) that fall in
- * each step. `bench:adversarial` measures what a client sees of the same PUT; this separates the
+ * put (each message validated and prepared, then written by SQLite in a store thread, as
+ * `engram serve` runs it; `--store memory` keeps them in this thread's memory store instead) and
+ * the echo (the answer serialized in slices), with the young-generation collections (scavenges)
+ * that fall on this thread in each step. `bench:adversarial` measures what a client sees of the same PUT; this separates the
  * steps and the collector, which that bench's event-loop delay lumps together. The first run warms
  * the code up and is not reported.
  *
  * Usage: node --expose-gc --import tsx bench/large-put.ts [--messages 100000] [--runs 5]
+ *        [--store worker|memory]
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { StoredMessage } from '../src/core/schemas/message.js';
@@ -19,12 +24,14 @@ import { amsWorkingMemoryBodyInSlices } from '../src/server/ams/working-memory-s
 import { readBodyMappingItems } from '../src/server/request-parts.js';
 import { serializeInSlices } from '../src/server/serialize-in-slices.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
+import { createWorkerStore } from '../src/stores/worker/worker-store.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
 
 const { values } = parseArgs({
   options: {
     messages: { type: 'string', default: '100000' },
     runs: { type: 'string', default: '5' },
+    store: { type: 'string', default: 'worker' },
   },
 });
 const count = Number(values.messages);
@@ -45,7 +52,14 @@ const request = {
   headers: { 'content-type': 'application/json' },
 } as unknown as Parameters<typeof readBodyMappingItems>[0];
 
-const engram = await createEngram({ store: createMemoryStore(), sweepIntervalMs: 0 });
+const store =
+  values.store === 'memory'
+    ? createMemoryStore()
+    : await createWorkerStore({
+        driver: 'sqlite',
+        options: { path: join(mkdtempSync(join(tmpdir(), 'engram-large-put-')), 'engram.db') },
+      });
+const engram = await createEngram({ store, sweepIntervalMs: 0 });
 
 let scavenges: { at: number; ms: number }[] = [];
 new PerformanceObserver((list) => {
