@@ -39,7 +39,7 @@
  * Usage: npx tsx bench/memory-search.ts [--memories 100000] [--dimensions 100] [--queries 200]
  *        [--stores memory,sqlite,postgres] [--limit 100] [--skip-ranks 100] [--vector-extension true]
  *        [--vectors topical|random] [--postgres-url postgres://postgres@127.0.0.1:5432/test]
- *        [--keep-schema NAME] [--warm-searches 20] [--hnsw-ef-construction 64] [--hnsw-ef-search 300]
+ *        [--keep-schema NAME] [--warm-searches 20] [--hnsw-ef-construction 200] [--hnsw-ef-search 300]
  *        [--in-process-vectors true]
  *        (topical vectors have the embedder's 100 dimensions)
  */

@@ -83,7 +83,7 @@ export const serverConfigSchema = z.strictObject({
   /** PostgreSQL connections per server process. */
   storePoolSize: integerSetting(1, 1_000).default(10),
   /** `ef_construction` of the PostgreSQL HNSW indexes (docs/stores/postgres.md). */
-  storeHnswEfConstruction: integerSetting(32, 1_000).default(64),
+  storeHnswEfConstruction: integerSetting(32, 1_000).default(200),
   /** pgvector's `hnsw.ef_search` on the PostgreSQL connections (docs/stores/postgres.md). */
   storeHnswEfSearch: integerSetting(1, 1_000).default(300),
   /**

@@ -23,7 +23,7 @@ describe('server config', () => {
       shutdownTimeoutMs: 10_000,
       storeThread: 'worker',
       storePoolSize: 10,
-      storeHnswEfConstruction: 64,
+      storeHnswEfConstruction: 200,
       storeHnswEfSearch: 300,
       jobLeaseMs: 60_000,
       auth: { mode: 'disabled', apiKeys: true },

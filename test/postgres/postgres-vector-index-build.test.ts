@@ -106,7 +106,7 @@ describe.skipIf(database === null)('PostgreSQL vector index build', () => {
           "SELECT reloptions FROM pg_class WHERE relname = 'memory_embeddings_hnsw_4' AND relnamespace = current_schema()::regnamespace",
         )
       ).rows;
-      expect(options?.reloptions).toEqual(['m=16', 'ef_construction=64']);
+      expect(options?.reloptions).toEqual(['m=16', 'ef_construction=200']);
     } finally {
       await blocker.end();
       await Promise.all([seeder.close(), writer.close()]);

@@ -25,9 +25,9 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOp
    */
   vectorTailLimit?: number;
   /**
-   * `ef_construction` of the HNSW indexes this store builds (default 64, pgvector's; 32–1,000):
-   * linking costs about in proportion (200 made ingest 1.5–2× slower) and finds more true
-   * neighbours on hard vector sets, which `hnswEfSearch` also does at search time
+   * `ef_construction` of the HNSW indexes this store builds (default 200; 32–1,000): linking
+   * costs about in proportion (pgvector's 64 made ingest 1.5–2× faster) and finds more true
+   * neighbours; with 64 a search by a vector's own value sometimes missed it
    * (docs/stores/postgres.md).
    * Applies to an index built from then on (drop `memory_embeddings_hnsw_N` to rebuild one).
    */

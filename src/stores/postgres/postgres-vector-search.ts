@@ -26,14 +26,14 @@ export const TAIL_LIMIT = 10_000;
 
 /**
  * `ef_construction` of a new HNSW index: candidates kept while linking a vector into the graph.
- * pgvector's 64: linking costs about in proportion to it and bounds ingest (100,000 memories:
- * 1,079–1,141/s acknowledged against 609–729/s with 200, BENCHMARKS.md). The neighbours a cheaper
- * graph misses are found at search time by `ef_search` 300 (`DEFAULT_EF_SEARCH`): on uniformly
- * random vectors recall@10 0.919 against 0.889 for 200 / 200 in the same time, at 1,000,000
- * topical ones 0.996, and the conformance suite's filtered search 0.965 (0.892 with 64 / 200, under
- * its floor of 0.9). `hnswEfConstruction` sets it.
+ * Linking costs about in proportion to it and bounds ingest (100,000 memories: 609–729/s
+ * acknowledged on a slow day, 1,079–1,141/s with pgvector's 64, BENCHMARKS.md), but a graph built
+ * with 64 sometimes leaves a vector linked so poorly that a search with that very vector misses
+ * it: the conformance suite's search of superseded records by their new vectors failed 1 run in 12
+ * with 64 (and `ef_search` 300), none in 14 with 200, which it was before 2026-11-28 and is again.
+ * `hnswEfConstruction` sets it.
  */
-export const DEFAULT_EF_CONSTRUCTION = 64;
+export const DEFAULT_EF_CONSTRUCTION = 200;
 
 /** A vector search row: the hit, its distance and its traits (see `HitTraits`). */
 interface VectorRow {
