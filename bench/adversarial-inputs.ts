@@ -1,4 +1,20 @@
-/** Inputs of bench/adversarial.ts: a long run without whitespace and a large Markdown document. */
+/**
+ * Inputs of bench/adversarial.ts (and bench/large-put.ts): a long run without whitespace, a large
+ * Markdown document and a PUT body of many short messages.
+ */
+
+/** A working-memory PUT body of `count` short messages, alternating user and assistant, dated now. */
+export function shortMessages(count: number): {
+  messages: { role: string; content: string; created_at: string }[];
+} {
+  const now = new Date().toISOString();
+  const messages = Array.from({ length: count }, (_, index) => ({
+    role: index % 2 ? 'assistant' : 'user',
+    content: `message ${index}`,
+    created_at: now,
+  }));
+  return { messages };
+}
 
 /** Text of `length` characters from a 64-letter alphabet, without whitespace (pseudo-random). */
 export function noSpaceRun(length: number, seed = 1): string {

@@ -31,7 +31,7 @@ import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { createWorkerStore } from '../src/stores/worker/worker-store.js';
-import { markdown, noSpaceRun } from './adversarial-inputs.js';
+import { markdown, noSpaceRun, shortMessages } from './adversarial-inputs.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
 import { pollHealth } from './poll-health.js';
 
@@ -224,13 +224,7 @@ const scenarios: Record<
     label: 'PUT 100,000 messages (at the limit)',
     // Bodies are built before the measured window: the client's own work is not the server's.
     setup: async () => {
-      const now = new Date().toISOString();
-      const messages = Array.from({ length: 100_000 }, (_, index) => ({
-        role: index % 2 ? 'assistant' : 'user',
-        content: `message ${index}`,
-        created_at: now,
-      }));
-      return encode({ messages });
+      return encode(shortMessages(100_000));
     },
     async action(context, body) {
       return String((await call(context, 'PUT', '/v1/working-memory/adv-100k', body)).status);

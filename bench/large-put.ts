@@ -25,6 +25,7 @@ import { readBodyMappingItems } from '../src/server/request-parts.js';
 import { serializeInSlices } from '../src/server/serialize-in-slices.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
 import { createWorkerStore } from '../src/stores/worker/worker-store.js';
+import { shortMessages } from './adversarial-inputs.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
 
 const { values } = parseArgs({
@@ -36,19 +37,17 @@ const { values } = parseArgs({
 });
 const count = Number(values.messages);
 const runs = Number(values.runs);
+if (values.store !== 'worker' && values.store !== 'memory') {
+  throw new Error(`--store is worker or memory, not ${values.store}`);
+}
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('Run with node --expose-gc (npm run bench:large-put does)');
 
-const now = new Date().toISOString();
-const messages = Array.from({ length: count }, (_, index) => ({
-  role: index % 2 ? 'assistant' : 'user',
-  content: `message ${index}`,
-  created_at: now,
-}));
-// What the route reads: the body's text, as the server's body parser leaves it.
+// What the route reads: the body's text, as the server's body parser leaves it (the same body as
+// bench:adversarial's PUT of 100,000 messages).
 const request = {
-  body: JSON.stringify({ messages }),
+  body: JSON.stringify(shortMessages(count)),
   headers: { 'content-type': 'application/json' },
 } as unknown as Parameters<typeof readBodyMappingItems>[0];
 
@@ -71,10 +70,8 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ['gc'] });
 
 const steps = ['read body', 'engine put', 'echo'] as const;
-const rows: (string | number)[][] = [];
-const perStep = new Map<string, { ms: number[]; pauses: number[] }>(
-  steps.map((step) => [step, { ms: [], pauses: [] }]),
-);
+/** Each step's times and the scavenges that fell in it, over the reported runs. */
+const perStep = steps.map(() => ({ ms: [] as number[], pauses: [] as number[] }));
 for (let run = 0; run <= runs; run++) {
   gc();
   scavenges = [];
@@ -87,7 +84,7 @@ for (let run = 0; run <= runs; run++) {
   marks.push(performance.now());
   const session = await engram.sessions.put(ref, toSessionInput(body, body.messages));
   marks.push(performance.now());
-  const echo = await serializeInSlices<StoredMessage>(
+  await serializeInSlices<StoredMessage>(
     { messages: session.messages },
     'messages',
     toAmsMessage,
@@ -97,20 +94,17 @@ for (let run = 0; run <= runs; run++) {
   // The observer reports after the fact: let the last entries arrive.
   await new Promise((resolve) => setTimeout(resolve, 50));
   await engram.sessions.delete(ref);
-  if (run === 0 || echo.length === 0) continue;
-  for (const [index, step] of steps.entries()) {
+  if (run === 0) continue;
+  for (const [index, kept] of perStep.entries()) {
     const [start, end] = [marks[index] as number, marks[index + 1] as number];
-    const pauses = scavenges.filter((pause) => pause.at >= start && pause.at < end).map((pause) => pause.ms);
-    const kept = perStep.get(step);
-    kept?.ms.push(end - start);
-    kept?.pauses.push(...pauses);
+    kept.ms.push(end - start);
+    for (const pause of scavenges) if (pause.at >= start && pause.at < end) kept.pauses.push(pause.ms);
   }
 }
-for (const step of steps) {
-  const { ms, pauses } = perStep.get(step) ?? { ms: [], pauses: [] };
+const rows = perStep.map(({ ms, pauses }, index) => {
   const total = pauses.reduce((sum, pause) => sum + pause, 0);
-  rows.push([
-    step,
+  return [
+    steps[index] as string,
     percentile(ms, 50),
     Math.min(...ms),
     Math.max(...ms),
@@ -118,10 +112,10 @@ for (const step of steps) {
     total / runs,
     pauses.length ? percentile(pauses, 50) : 0,
     pauses.length ? Math.max(...pauses) : 0,
-  ]);
-}
+  ];
+});
 console.log(
-  `engram large PUT, request thread only (${machine()}), ${count} messages, ${runs} runs after one warm-up\n`,
+  `engram large PUT, request thread only (${machine()}), ${count} messages, ${values.store} store, ${runs} runs after one warm-up\n`,
 );
 printTable(
   [
