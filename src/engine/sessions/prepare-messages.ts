@@ -56,6 +56,33 @@ export async function prepareMessages(
   return prepared;
 }
 
+/** A validated message with its id, date and count: what the store keeps. */
+function preparedMessage(
+  id: string,
+  message: ParsedMessage,
+  at: string,
+  tokenCount: number,
+  tokenEncoding: TokenCounter['encoding'],
+): NewMessage {
+  const { role, content, name, toolCalls, toolCallId } = message;
+  // A plain literal for the usual message: one built from conditional spreads took about 200
+  // bytes more, and a large PUT holds 100,000 of them while they are stored.
+  if (!name && !toolCalls && !toolCallId) {
+    return { id, role, content, createdAt: at, tokenCount, tokenEncoding };
+  }
+  return {
+    id,
+    role,
+    content,
+    ...(name ? { name } : {}),
+    ...(toolCalls ? { toolCalls } : {}),
+    ...(toolCallId ? { toolCallId } : {}),
+    createdAt: at,
+    tokenCount,
+    tokenEncoding,
+  };
+}
+
 /**
  * Prepares one validated message; `pause` lets other requests run between messages. A message
  * counted in one short step is prepared at once (no promise), so that a caller preparing 100,000
@@ -104,35 +131,10 @@ export async function createMessagePreparer(
     // copied by the garbage collector) until they are stored.
     const at = text ? (canonicalIsoText(text) ?? new Date(time).toISOString()) : nowText;
     if (isShortMessage(message))
-      return preparedMessage(id, message, at, countContentTokens(counter, message));
+      return preparedMessage(id, message, at, countContentTokens(counter, message), counter.encoding);
     return countContentTokensInSlices(counter, message, slicer.pause).then((tokenCount) =>
-      preparedMessage(id, message, at, tokenCount),
+      preparedMessage(id, message, at, tokenCount, counter.encoding),
     );
-  };
-  const preparedMessage = (
-    id: string,
-    message: ParsedMessage,
-    at: string,
-    tokenCount: number,
-  ): NewMessage => {
-    const { role, content, name, toolCalls, toolCallId } = message;
-    const tokenEncoding = counter.encoding;
-    // A plain literal for the usual message: one built from conditional spreads took about 200
-    // bytes more, and a large PUT holds 100,000 of them while they are stored.
-    if (!name && !toolCalls && !toolCallId) {
-      return { id, role, content, createdAt: at, tokenCount, tokenEncoding };
-    }
-    return {
-      id,
-      role,
-      content,
-      ...(name ? { name } : {}),
-      ...(toolCalls ? { toolCalls } : {}),
-      ...(toolCallId ? { toolCallId } : {}),
-      createdAt: at,
-      tokenCount,
-      tokenEncoding,
-    };
   };
   return Object.assign(prepare, { pause: slicer.pause });
 }
