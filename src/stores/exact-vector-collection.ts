@@ -122,7 +122,7 @@ export class ExactVectorCollection<Row extends { readonly id: string } & Partiti
       const screened =
         codes !== null &&
         rows.length >= this.screenedMinRows &&
-        screenedScan(codes, vectors, rows.length, unit, heap, limit, acceptAt);
+        screenedScan(codes, vectors, rows.length, unit, heap, limit, acceptAt, this.start);
       const place = this.arena ? { arena: this.arena, start: this.start } : null;
       if (!screened)
         scanVectors(vectors, this.identity, rows.length, dimensions, unit, heap, acceptAt, place);

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createArena, finiteFloats } from '../../../test/support/vector-arena-fixtures.js';
+import type { CellCodes } from './cell-codes.js';
 import { IvfCell } from './ivf-cell.js';
+import { VectorCodes } from './vector-codes.js';
 
 describe('IvfCell in an arena', () => {
   it('holds the same vectors and keys as a cell in an ordinary array, through pushes and removals', () => {
@@ -54,5 +56,50 @@ describe('IvfCell in an arena', () => {
     target.push(9, source.vectors, 0);
     expect(arena.generation).toBeGreaterThan(generation);
     expect([...target.vectors.subarray(8_000, 8_004)]).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('IvfCell with codes', () => {
+  it('keeps each position’s int8 codes those of its vector, through pushes, removals and growth', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.oneof(fc.constant(-1), fc.nat()), { maxLength: 150 }),
+        (dimensions, operations) => {
+          // A tiny arena: the cell's growth grows it, and every view is retaken.
+          const arena = createArena(dimensions, 4);
+          const cell = new IvfCell(dimensions, 2, arena, true);
+          const floats = VectorCodes.floatsFor(dimensions, 1);
+          const apart = createArena(dimensions, floats);
+          const fresh = new VectorCodes(apart, apart.allocate(floats), dimensions, 1);
+          let key = 0;
+          for (const operation of operations) {
+            if (operation === -1 && cell.count > 0) cell.removeAt(key % cell.count);
+            else {
+              const vector = Float32Array.from({ length: dimensions }, (_, axis) =>
+                Math.sin(operation + key * 7 + axis),
+              );
+              cell.push(key, vector);
+            }
+            key += 1;
+          }
+          const codes = cell.codes as CellCodes;
+          expect(codes).not.toBeNull();
+          for (let position = 0; position < cell.count; position += 1) {
+            fresh.write(0, cell.vectors, position * dimensions);
+            const row = codes.codes.subarray(position * codes.width, (position + 1) * codes.width);
+            expect([...row]).toEqual([...fresh.codes.subarray(0, fresh.width)]);
+            expect(codes.scales[position]).toBe(fresh.scales[0]);
+            expect(codes.norms[position]).toBe(fresh.norms[0]);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('keeps no codes outside an arena, or unless asked to', () => {
+    expect(new IvfCell(4, 2, null, true).codes).toBeNull();
+    expect(new IvfCell(4, 2, createArena(4, 64)).codes).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import { CellCodes } from './cell-codes.js';
 import type { ArenaPlace } from './packed-vectors.js';
 import type { VectorArena } from './vector-arena.js';
 
@@ -6,7 +7,8 @@ import type { VectorArena } from './vector-arena.js';
  * `i * dimensions`) beside their keys, so that scanning a cell walks contiguous memory. Keys are
  * int32, so reading one yields a small integer that indexes arrays without boxing. With an
  * `arena`, the vectors live in its WebAssembly memory (scanned there by its SIMD kernel); without
- * one, or once the arena cannot grow, in an ordinary Float32Array.
+ * one, or once the arena cannot grow, in an ordinary Float32Array. In an arena, `withCodes` also
+ * keeps each vector's int8 codes there (`codes`), position for position, for screened scans.
  */
 export class IvfCell {
   keys: Int32Array;
@@ -16,16 +18,20 @@ export class IvfCell {
   private start = -1;
   /** The arena generation `storage` was viewed at. */
   private generation = -1;
+  /** The vectors' int8 codes in the arena, or null (no arena, not asked for, or no room left). */
+  codes: CellCodes | null = null;
 
   constructor(
     readonly dimensions: number,
     capacity = 16,
     private arena: VectorArena | null = null,
+    withCodes = false,
   ) {
     this.keys = new Int32Array(capacity);
     this.start = arena ? arena.allocate(capacity * dimensions) : -1;
     if (this.start < 0) this.arena = null;
     this.storage = this.arena ? this.view() : new Float32Array(capacity * dimensions);
+    if (this.arena && withCodes) this.codes = CellCodes.allocate(this.arena, dimensions, capacity);
   }
 
   /** The vectors (capacity × dimensions floats); in an arena, a view valid until it grows. */
@@ -48,7 +54,9 @@ export class IvfCell {
       this.grow();
     }
     const position = this.count;
-    this.vectors.set(source, position * this.dimensions);
+    const vectors = this.vectors;
+    vectors.set(source, position * this.dimensions);
+    this.codes?.write(position, vectors, position * this.dimensions);
     this.keys[position] = key;
     this.count += 1;
     return position;
@@ -64,6 +72,7 @@ export class IvfCell {
     if (position === last) return undefined;
     const { dimensions } = this;
     this.vectors.copyWithin(position * dimensions, last * dimensions, (last + 1) * dimensions);
+    this.codes?.move(last, position);
     const moved = this.keys[last] as number;
     this.keys[position] = moved;
     return moved;
@@ -83,11 +92,13 @@ export class IvfCell {
       // The old region stays behind in the arena (see VectorArena).
       this.arena.floats.copyWithin(start, this.start, this.start + used);
       this.start = start;
+      this.codes = this.codes?.grown(capacity, this.count) ?? null;
     } else {
       const vectors = new Float32Array(capacity * this.dimensions);
       vectors.set(this.vectors.subarray(0, used));
       this.arena = null;
       this.start = -1;
+      this.codes = null;
       this.storage = vectors;
     }
     const keys = new Int32Array(capacity);

@@ -226,6 +226,62 @@ describe('IvfIndex', () => {
     );
   });
 
+  it('answers the same with its cells screened by int8 codes as without, through adds, removals, growth and retraining', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 40, max: 2_500 }),
+        fc.integer({ min: 0, max: 30 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 0, max: 400 }),
+        (dimensions, count, removedEvery, seed, limit, minScanned) => {
+          const vectors = clusteredVectors(count + 1, dimensions, 5, seed);
+          const indexes = [true, false].map(
+            (codes) => new IvfIndex(dimensions, { exactThreshold: 30, seed, codes }),
+          );
+          const [screened, plain] = indexes as [IvfIndex, IvfIndex];
+          const query = vectors[count] as Float32Array;
+          for (const index of indexes) {
+            for (let key = 0; key < count; key++) index.add(key % 900, vectors[key] as Float32Array);
+            if (removedEvery > 1) for (let key = 0; key < 900; key += removedEvery) index.remove(key);
+            index.search(query, 1); // trains
+            // Later adds pile near one vector: its cell grows, and with it the arena.
+            for (let key = 0; key < count; key += 3) {
+              const near = vectors[key % 50] as Float32Array;
+              index.add(
+                1_000 + key,
+                near.map((value, axis) => value + 1e-2 * Math.sin(key + axis)),
+              );
+            }
+          }
+          for (const probes of [1, 4]) {
+            for (const accept of [undefined, (key: number) => key % 3 !== seed % 3]) {
+              const options = { probes, accept, minScanned, maintain: false };
+              expect(screened.search(query, limit, options)).toEqual(plain.search(query, limit, options));
+              expect(screened.lastScanned).toBe(plain.lastScanned);
+            }
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('computes exact distances for a small share of the vectors it probes once screened by their codes', () => {
+    const vectors = clusteredVectors(20_001, 48, 40, 3);
+    const indexes = [true, false].map((codes) => new IvfIndex(48, { seed: 3, codes }));
+    for (const index of indexes)
+      for (const [key, vector] of vectors.slice(0, 20_000).entries()) index.add(key, vector);
+    const [screened, plain] = indexes as [IvfIndex, IvfIndex];
+    const query = vectors[20_000] as Float32Array;
+    const accept = (key: number) => key % 10 !== 0;
+    expect(screened.search(query, 50, { accept })).toEqual(plain.search(query, 50, { accept }));
+    expect(plain.lastExact).toBe(plain.lastScanned);
+    expect(screened.lastScanned).toBe(plain.lastScanned);
+    expect(screened.lastExact).toBeLessThan(screened.lastScanned / 4);
+  });
+
   it('scans a cell of more vectors than one kernel call takes, in the arena as in JavaScript', () => {
     const vectors = clusteredVectors(3_000, 12, 4, 5);
     const indexes = [true, false].map((arena) => new IvfIndex(12, { exactThreshold: 100, seed: 5, arena }));

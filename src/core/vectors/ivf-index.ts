@@ -1,10 +1,16 @@
 import { CentroidTree } from './centroid-tree.js';
 import { dotProduct, unitDistance, unitVector } from './dot-product.js';
+import { emptyCells } from './empty-cells.js';
 import { IvfCell } from './ivf-cell.js';
+import type { IvfIndexOptions, IvfSearchOptions } from './ivf-options.js';
 import { NearestHeap, type Neighbour, type TieBreak } from './nearest-heap.js';
 import { allocatePacked, nearestPacked, type PackedVectors, scanVectors } from './packed-vectors.js';
+import { type CellProbe, screenCells } from './screen-cells.js';
 import { seededRandom } from './seeded-random.js';
-import { VectorArena } from './vector-arena.js';
+import type { VectorArena } from './vector-arena.js';
+import { VectorCodes } from './vector-codes.js';
+
+export type { IvfIndexOptions, IvfSearchOptions } from './ivf-options.js';
 
 /** Below this many vectors a search scans them all: exact, and nearly as fast as probing cells. */
 export const EXACT_SEARCH_THRESHOLD = 5_000;
@@ -17,40 +23,6 @@ const UNBALANCED_CELL = 8;
 /** Cells probed per search, as a fraction of all cells, and at least. */
 const PROBE_FRACTION = 0.06;
 const MIN_PROBES = 8;
-
-export interface IvfIndexOptions {
-  /** Default {@link EXACT_SEARCH_THRESHOLD}. */
-  exactThreshold?: number;
-  /** Seeds k-means, so that the same operations build the same index. */
-  seed?: number;
-  /**
-   * Keep the trained cells (and packs of 256 or more vectors) in WebAssembly arenas, scanned by
-   * their SIMD kernel (default true); false scans them in JavaScript. The distances are the same
-   * bit for bit (`VectorArena`).
-   */
-  arena?: boolean;
-}
-
-export interface IvfSearchOptions {
-  /** Cells to scan, nearest centroid first (default: 6% of the cells, at least 8). */
-  probes?: number;
-  /** Keep probing cells until this many vectors were scanned (room for a filter to reject some). */
-  minScanned?: number;
-  /**
-   * Only keys this accepts are results. It is asked only about vectors near enough to enter the
-   * result, so a filter that reads scattered rows costs a few hundred lookups, not one per vector.
-   */
-  accept?: (key: number) => boolean;
-  /** The order of equal distances (default: ascending key). */
-  tieBreak?: TieBreak;
-  /** Scan every vector. */
-  exact?: boolean;
-  /**
-   * Train first when the index needs it (default). False leaves training to `trainInSteps`: the
-   * search then uses the layout as it is (every vector scanned while untrained).
-   */
-  maintain?: boolean;
-}
 
 /** Vectors placed into the new cells per step of `trainInSteps`. */
 const PLACE_STEP = 512;
@@ -75,9 +47,15 @@ export class IvfIndex {
   readonly exactThreshold: number;
   private readonly seed: number;
   private readonly useArena: boolean;
+  private readonly useCodes: boolean;
   private cells: IvfCell[];
   /** Where the trained layout's cells keep their vectors (null before training, or without WebAssembly). */
   private arena: VectorArena | null = null;
+  /**
+   * The arena's scratch for screened scans (the kernel's params and outputs: a `VectorCodes` of no
+   * rows), or null; its views are retaken when the arena's memory has grown since.
+   */
+  private screenScratch: VectorCodes | null = null;
   private tree: CentroidTree | null = null;
   /** By key: the cell holding its vector (-1: none) and its position there. */
   private cellOf = new Int32Array(64).fill(-1);
@@ -88,6 +66,8 @@ export class IvfIndex {
   private trainings = 0;
   private unbalanced = false;
   private scannedByLastSearch = 0;
+  /** -1: as many as were scanned. */
+  private exactByLastSearch = -1;
   /** While `trainInSteps` runs: keys added, replaced or removed since its snapshot. */
   private changedDuringTraining: Set<number> | null = null;
 
@@ -98,6 +78,7 @@ export class IvfIndex {
     this.exactThreshold = options.exactThreshold ?? EXACT_SEARCH_THRESHOLD;
     this.seed = options.seed ?? 1;
     this.useArena = options.arena ?? true;
+    this.useCodes = options.codes ?? true;
     this.cells = [new IvfCell(dimensions)];
   }
 
@@ -116,6 +97,14 @@ export class IvfIndex {
   /** How many vectors the last search computed a distance for: its work, for tests and tuning. */
   get lastScanned(): number {
     return this.scannedByLastSearch;
+  }
+
+  /**
+   * How many of those got an exact distance: all of them, unless the cells' int8 codes ruled
+   * most out first (`codes`).
+   */
+  get lastExact(): number {
+    return this.exactByLastSearch < 0 ? this.scannedByLastSearch : this.exactByLastSearch;
   }
 
   has(key: number): boolean {
@@ -149,6 +138,7 @@ export class IvfIndex {
   /** The `limit` nearest accepted vectors to `query`, nearest first (see the class comment). */
   search(query: Float32Array, limit: number, options: IvfSearchOptions = {}): Neighbour[] {
     this.scannedByLastSearch = 0;
+    this.exactByLastSearch = -1;
     if (limit <= 0 || this.size === 0) return [];
     if (options.maintain !== false) this.maintain();
     const unit = unitVector(query);
@@ -161,20 +151,41 @@ export class IvfIndex {
     }
     const probes = options.probes ?? Math.max(MIN_PROBES, Math.ceil(this.cells.length * PROBE_FRACTION));
     const minScanned = options.minScanned ?? 0;
-    let probed = 0;
+    const tree = this.tree;
     // Training places each vector of its snapshot in `nearestCell` (two levels, not always the
     // nearest of all), a vector added later in the nearest of all, which the ranking puts first.
     // Scanning the first one as well means a stored vector always finds itself, and otherwise
     // only adds a cell when the ranking would not reach it.
-    const placed = this.tree.nearestCell(unit);
-    let scanned = this.scan(this.cells[placed] as IvfCell, unit, heap, accept);
-    for (const cell of this.tree.rankCells(unit)) {
-      if (probed >= probes && scanned >= minScanned && heap.size >= limit) break;
-      if (cell !== placed) scanned += this.scan(this.cells[cell] as IvfCell, unit, heap, accept);
-      probed += 1;
+    const placed = tree.nearestCell(unit);
+    const probe: CellProbe = (scanCell, held) => {
+      let probed = 0;
+      let scanned = scanCell(this.cells[placed] as IvfCell);
+      for (const cell of tree.rankCells(unit)) {
+        if (probed >= probes && scanned >= minScanned && held() >= limit) break;
+        if (cell !== placed) scanned += scanCell(this.cells[cell] as IvfCell);
+        probed += 1;
+      }
+      return scanned;
+    };
+    const scratch = this.currentScratch();
+    const screened = scratch ? screenCells(scratch, unit, limit, heap, accept, probe) : null;
+    if (screened) {
+      this.scannedByLastSearch = screened.scanned;
+      this.exactByLastSearch = screened.exact;
+      return heap.sorted();
     }
-    this.scannedByLastSearch = scanned;
+    this.scannedByLastSearch = probe(
+      (cell) => this.scan(cell, unit, heap, accept),
+      () => heap.size,
+    );
     return heap.sorted();
+  }
+
+  private currentScratch(): VectorCodes | null {
+    const scratch = this.screenScratch;
+    if (!scratch || scratch.generation === scratch.arena.generation) return scratch;
+    this.screenScratch = new VectorCodes(scratch.arena, scratch.start, this.dimensions, 0);
+    return this.screenScratch;
   }
 
   /** The `limit` nearest to `query` among `keys` (unknown keys skipped), by exact distance. */
@@ -182,6 +193,7 @@ export class IvfIndex {
     const unit = unitVector(query);
     const heap = new NearestHeap(limit, tieBreak);
     this.scannedByLastSearch = 0;
+    this.exactByLastSearch = -1;
     for (const key of keys) {
       const cell = this.cells[this.cellOf[key] ?? -1];
       if (!cell) continue;
@@ -218,6 +230,7 @@ export class IvfIndex {
    */
   searchPacked(query: Float32Array, limit: number, packed: PackedVectors, tieBreak?: TieBreak): Neighbour[] {
     this.scannedByLastSearch = packed.keys.length;
+    this.exactByLastSearch = -1;
     return nearestPacked(packed, unitVector(query), limit, tieBreak);
   }
 
@@ -304,12 +317,10 @@ export class IvfIndex {
         Math.round(Math.sqrt(size)),
         random,
       );
-      const expected = Math.ceil((1.5 * size) / tree.cells);
-      const arena = this.useArena
-        ? VectorArena.create(dimensions, (expected + 2) * tree.cells * dimensions)
-        : null;
-      if (arena) tree.placeIn(arena);
-      const cells = Array.from({ length: tree.cells }, () => new IvfCell(dimensions, expected, arena));
+      const { cells, arena, scratch } = emptyCells(tree, dimensions, size, {
+        arena: this.useArena,
+        codes: this.useCodes,
+      });
       // Where each snapshot key goes in the new layout (keys are below the capacity at the snapshot).
       const cellOf = new Int32Array(this.cellOf.length).fill(-1);
       const positionOf = new Int32Array(this.cellOf.length);
@@ -323,6 +334,7 @@ export class IvfIndex {
       }
       this.swapIn(tree, cells, cellOf, positionOf, changed);
       this.arena = arena;
+      this.screenScratch = scratch;
     } finally {
       this.changedDuringTraining = null;
     }

@@ -44,6 +44,8 @@ export class VectorCodes {
     lows: number;
     highs: number;
   };
+  /** The arena's generation its views were taken at: they are detached once it has grown. */
+  readonly generation: number;
   /** A scan's candidates and their low bounds (reused: a scan allocates little). */
   candidates = new Int32Array(1_024);
   lows = new Float64Array(1_024);
@@ -56,6 +58,7 @@ export class VectorCodes {
     capacity: number,
   ) {
     this.width = codeWidth(dimensions);
+    this.generation = arena.generation;
     const { buffer } = arena.floats;
     let at = start * 4;
     const take = (bytes: number): number => {
@@ -87,21 +90,7 @@ export class VectorCodes {
 
   /** Codes the unit vector at `offset` of `vectors` into `slot`. */
   write(slot: number, vectors: Float32Array, offset: number): void {
-    const { dimensions, width, codes } = this;
-    let largest = 0;
-    let norm = 0;
-    for (let axis = 0; axis < dimensions; axis += 1) {
-      const size = Math.abs(vectors[offset + axis] as number);
-      largest = Math.max(largest, size);
-      norm += size;
-    }
-    const scale = (largest / 127) * SCALE_MARGIN;
-    const at = slot * width;
-    for (let axis = 0; axis < dimensions; axis += 1) {
-      codes[at + axis] = scale > 0 ? Math.round((vectors[offset + axis] as number) / scale) : 0;
-    }
-    this.scales[slot] = scale;
-    this.norms[slot] = norm;
+    writeCodes(this, slot, vectors, offset);
   }
 
   /** Doubles the room for a scan's candidates. */
@@ -122,27 +111,45 @@ export class VectorCodes {
   }
 }
 
-/**
- * Offers to `heap` the `count` first unit vectors of `vectors` (slots 0 to count − 1, each with
- * its codes in `codes`) by exact cosine distance to the unit vector `unit`, as `scanVectors`
- * would, bit for bit, computing exact distances only for the vectors the codes cannot rule out.
- * A first pass over the codes bounds each distance within [low, high] and keeps H, the largest
- * of the `heap`'s capacity smallest highs among rows `accept` lets through (asked only when a
- * high would lower H): the true nearest are within H, so a vector whose low is above H cannot be
- * among them. The others (a few hundred of 100,000 in a workload of text embeddings) get their
- * exact distance. Where H is too close to 0 or 2 for the clamped distances to be told apart, it
- * returns false having offered nothing, and the caller scans exactly.
- */
-export function screenedScan(
-  codes: VectorCodes,
+/** Where one row's codes, scale and L1 norm go: `VectorCodes`, or an IVF cell's `CellCodes`. */
+export interface CodeRowsTarget {
+  readonly dimensions: number;
+  readonly width: number;
+  readonly codes: Int8Array;
+  readonly scales: Float64Array;
+  readonly norms: Float64Array;
+}
+
+/** Codes the unit vector at `offset` of `vectors` into row `slot` of `target`. */
+export function writeCodes(
+  target: CodeRowsTarget,
+  slot: number,
   vectors: Float32Array,
-  count: number,
-  unit: Float32Array,
-  heap: NearestHeap,
-  capacity: number,
-  accept: (slot: number) => boolean,
-): boolean {
-  const { dimensions, width, arena } = codes;
+  offset: number,
+): void {
+  const { dimensions, width, codes } = target;
+  let largest = 0;
+  let norm = 0;
+  for (let axis = 0; axis < dimensions; axis += 1) {
+    const size = Math.abs(vectors[offset + axis] as number);
+    largest = Math.max(largest, size);
+    norm += size;
+  }
+  const scale = (largest / 127) * SCALE_MARGIN;
+  const at = slot * width;
+  for (let axis = 0; axis < dimensions; axis += 1) {
+    codes[at + axis] = scale > 0 ? Math.round((vectors[offset + axis] as number) / scale) : 0;
+  }
+  target.scales[slot] = scale;
+  target.norms[slot] = norm;
+}
+
+/**
+ * Makes the unit vector `unit` the query of the next `codeBoundsAt` calls of `codes`' arena: its
+ * int8 codes, and the kernel's params t, F, half and slack (the threshold is the caller's).
+ */
+export function setCodeQuery(codes: VectorCodes, unit: Float32Array): void {
+  const { dimensions, width, arena, params } = codes;
   let largest = 0;
   let queryNorm = 0;
   for (let axis = 0; axis < dimensions; axis += 1) {
@@ -158,45 +165,153 @@ export function screenedScan(
   arena.setQueryCodes(queryCodes);
   // With scale s and integer dot d: the distance is 1 − s·t·d within ± (s·F + half·‖v‖₁), the
   // kernel computing both ends and writing out the rows whose low end is within the bound.
-  const { params, outSlots, outLows, outHighs } = codes;
   params[0] = queryScale;
   params[1] = (queryNorm + (dimensions * queryScale) / 2) / 2;
   params[2] = queryScale / 2;
   params[3] = SLACK;
-  const highs = new HighestKept(capacity);
-  let bound = Number.POSITIVE_INFINITY;
-  let found = 0;
-  for (let from = 0; from < count; from += ARENA_BATCH) {
-    const batch = Math.min(ARENA_BATCH, count - from);
-    params[4] = bound;
-    const written = arena.codeBoundsAt(codes.start * 4 + from * width, batch, codes.regions, from);
-    for (let index = 0; index < written; index += 1) {
-      const low = outLows[index] as number;
-      if (low > bound) continue;
-      const slot = outSlots[index] as number;
-      const high = outHighs[index] as number;
-      if (high <= bound) {
-        if (!accept(slot)) continue;
-        bound = highs.offer(high);
+}
+
+/** Whether a screen's bound `bound` lets clamped distances be told apart (else: scan exactly). */
+export const usableBound = (bound: number): boolean => bound > SLACK && bound < 2 - SLACK;
+
+/**
+ * Offers to `heap` the `count` first unit vectors of `vectors` (slots 0 to count − 1, each with
+ * its codes in `codes`) by exact cosine distance to the unit vector `unit`, as `scanVectors`
+ * would, bit for bit, computing exact distances only for the vectors the codes cannot rule out.
+ * A first pass over the codes bounds each distance within [low, high] and keeps H, the largest
+ * of the `heap`'s capacity smallest highs among rows `accept` lets through (asked only when a
+ * high would lower H): the true nearest are within H, so a vector whose low is above H cannot be
+ * among them. The others (a few hundred of 100,000 in a workload of text embeddings) get their
+ * exact distance. Where H is too close to 0 or 2 for the clamped distances to be told apart, it
+ * returns false having offered nothing, and the caller scans exactly. `start`: the float index of
+ * `vectors` in the codes' arena, when they live there (the kernel then sums the exact distances).
+ */
+export function screenedScan(
+  codes: VectorCodes,
+  vectors: Float32Array,
+  count: number,
+  unit: Float32Array,
+  heap: NearestHeap,
+  capacity: number,
+  accept: (slot: number) => boolean,
+  start?: number,
+): boolean {
+  const screen = new CodeScreen(codes, unit, capacity);
+  screen.screen(codes.start * 4, codes.regions.scales, codes.regions.norms, count, accept);
+  if (!screen.usable) return false;
+  screen.offer(0, screen.found, vectors, heap, accept, (slot) => slot, start);
+  return true;
+}
+
+/**
+ * The two passes of `screenedScan`, over one block of coded rows (a whole collection) or several
+ * (the cells an IVF search probes, `ivf-index.ts`): `screen` bounds each row's distance by its
+ * codes and keeps H and the rows whose low end is within it; `offer` then computes the exact
+ * distances of those rows, block by block. `scratch` lends its arena's query codes, params, output
+ * areas and candidate arrays, so one screen runs at a time per arena.
+ */
+export class CodeScreen {
+  private readonly highs: HighestKept;
+  private bound = Number.POSITIVE_INFINITY;
+  /** Candidates held (positions within their block, and low ends, in `scratch`). */
+  found = 0;
+  /** Exact distances `offer` computed: the work the codes left. */
+  exact = 0;
+
+  constructor(
+    private readonly scratch: VectorCodes,
+    private readonly unit: Float32Array,
+    capacity: number,
+  ) {
+    setCodeQuery(scratch, unit);
+    this.highs = new HighestKept(capacity);
+  }
+
+  /** Rows accepted so far, up to the capacity: what a heap of that capacity offered them would hold. */
+  get accepted(): number {
+    return this.highs.size;
+  }
+
+  /** Whether H lets clamped distances be told apart (else nothing may be offered: scan exactly). */
+  get usable(): boolean {
+    return usableBound(this.bound);
+  }
+
+  /**
+   * Bounds the `count` rows of a block: codes side by side from byte `codes`, float64 scales and
+   * L1 norms from bytes `scales` and `norms` (row 0 first), `accept` asked by position in the
+   * block when a row's high end would lower H. Candidates are added from `found` on.
+   */
+  screen(
+    codes: number,
+    scales: number,
+    norms: number,
+    count: number,
+    accept: (position: number) => boolean,
+  ): void {
+    const { scratch, highs } = this;
+    const { params, outSlots, outLows, outHighs, width, arena } = scratch;
+    const regions = { ...scratch.regions, scales, norms };
+    let { bound, found } = this;
+    for (let from = 0; from < count; from += ARENA_BATCH) {
+      const batch = Math.min(ARENA_BATCH, count - from);
+      params[4] = bound;
+      const written = arena.codeBoundsAt(codes + from * width, batch, regions, from);
+      for (let index = 0; index < written; index += 1) {
+        const low = outLows[index] as number;
+        if (low > bound) continue;
+        const position = outSlots[index] as number;
+        const high = outHighs[index] as number;
+        if (high <= bound) {
+          if (!accept(position)) continue;
+          bound = highs.offer(high);
+        }
+        if (found === scratch.candidates.length) scratch.growCandidates();
+        scratch.candidates[found] = position;
+        scratch.lows[found] = low;
+        found += 1;
       }
-      if (found === codes.candidates.length) codes.growCandidates();
-      codes.candidates[found] = slot;
-      codes.lows[found] = low;
-      found += 1;
+    }
+    this.bound = bound;
+    this.found = found;
+  }
+
+  /**
+   * Offers to `heap`, by exact distance (the same float64 sum as every other path), candidates
+   * `from` to `to` − 1, one block's: position p's unit vector at `p * dimensions` of `vectors`,
+   * its key `keyOf(p)`. Candidates whose low end is above the final H are skipped unread. With
+   * `start`, the float index of the block's position 0 in the scratch's arena, the arena's kernel
+   * computes each sum (the same bits, a few times faster than the JavaScript loop).
+   */
+  offer(
+    from: number,
+    to: number,
+    vectors: Float32Array,
+    heap: NearestHeap,
+    accept: ((key: number) => boolean) | undefined,
+    keyOf: (position: number) => number,
+    start?: number,
+  ): void {
+    const { candidates, lows, dimensions, arena } = this.scratch;
+    const { bound, unit } = this;
+    if (start !== undefined) arena.setQuery(unit);
+    let nearest = heap.bound;
+    for (let at = from; at < to; at += 1) {
+      if ((lows[at] as number) > bound) continue;
+      this.exact += 1;
+      const position = candidates[at] as number;
+      const dot =
+        start === undefined
+          ? dotProduct(vectors, position * dimensions, unit, 0, dimensions)
+          : (arena.dotsAt(start + position * dimensions, 1)[0] as number);
+      const distance = unitDistance(dot);
+      if (distance > nearest) continue;
+      const key = keyOf(position);
+      if (accept !== undefined && !accept(key)) continue;
+      heap.offer(key, distance);
+      nearest = heap.bound;
     }
   }
-  if (bound <= SLACK || bound >= 2 - SLACK) return false;
-  const { candidates, lows } = codes;
-  let nearest = heap.bound;
-  for (let at = 0; at < found; at += 1) {
-    if ((lows[at] as number) > bound) continue;
-    const slot = candidates[at] as number;
-    const distance = unitDistance(dotProduct(vectors, slot * dimensions, unit, 0, dimensions));
-    if (distance > nearest || !accept(slot)) continue;
-    heap.offer(slot, distance);
-    nearest = heap.bound;
-  }
-  return true;
 }
 
 /**
@@ -204,18 +319,23 @@ export function screenedScan(
  * largest of them once there are `capacity` (Infinity until then), as `NearestHeap.bound` does,
  * without an object per offer.
  */
-class HighestKept {
+export class HighestKept {
   private readonly values: Float64Array;
-  private size = 0;
+  private held = 0;
 
   constructor(private readonly capacity: number) {
     this.values = new Float64Array(Math.max(capacity, 1));
   }
 
+  /** How many numbers it holds (at most its capacity). */
+  get size(): number {
+    return this.held;
+  }
+
   offer(value: number): number {
     const { values, capacity } = this;
-    if (this.size < capacity) {
-      let at = this.size++;
+    if (this.held < capacity) {
+      let at = this.held++;
       while (at > 0) {
         const parent = (at - 1) >> 1;
         if ((values[parent] as number) >= value) break;
@@ -237,6 +357,6 @@ class HighestKept {
       }
       values[at] = value;
     }
-    return this.size < capacity ? Number.POSITIVE_INFINITY : (values[0] as number);
+    return this.held < capacity ? Number.POSITIVE_INFINITY : (values[0] as number);
   }
 }
