@@ -205,7 +205,7 @@ export function screenedScan(
 
 /**
  * The two passes of `screenedScan`, over one block of coded rows (a whole collection) or several
- * (the cells an IVF search probes, `ivf-index.ts`): `screen` bounds each row's distance by its
+ * (the cells an IVF search probes, `screen-cells.ts`): `screen` bounds each row's distance by its
  * codes and keeps H and the rows whose low end is within it; `offer` then computes the exact
  * distances of those rows, block by block. `scratch` lends its arena's query codes, params, output
  * areas and candidate arrays, so one screen runs at a time per arena.
@@ -213,10 +213,8 @@ export function screenedScan(
 export class CodeScreen {
   private readonly highs: HighestKept;
   private bound = Number.POSITIVE_INFINITY;
-  /** Candidates held (positions within their block, and low ends, in `scratch`). */
-  found = 0;
-  /** Exact distances `offer` computed: the work the codes left. */
-  exact = 0;
+  private held = 0;
+  private computed = 0;
 
   constructor(
     private readonly scratch: VectorCodes,
@@ -225,6 +223,16 @@ export class CodeScreen {
   ) {
     setCodeQuery(scratch, unit);
     this.highs = new HighestKept(capacity);
+  }
+
+  /** Candidates held (positions within their block, and low ends, in `scratch`). */
+  get found(): number {
+    return this.held;
+  }
+
+  /** Exact distances `offer` computed: the work the codes left. */
+  get exact(): number {
+    return this.computed;
   }
 
   /** Rows accepted so far, up to the capacity: what a heap of that capacity offered them would hold. */
@@ -252,7 +260,7 @@ export class CodeScreen {
     const { scratch, highs } = this;
     const { params, outSlots, outLows, outHighs, width, arena } = scratch;
     const regions = { ...scratch.regions, scales, norms };
-    let { bound, found } = this;
+    let { bound, held: found } = this;
     for (let from = 0; from < count; from += ARENA_BATCH) {
       const batch = Math.min(ARENA_BATCH, count - from);
       params[4] = bound;
@@ -273,7 +281,7 @@ export class CodeScreen {
       }
     }
     this.bound = bound;
-    this.found = found;
+    this.held = found;
   }
 
   /**
@@ -298,7 +306,7 @@ export class CodeScreen {
     let nearest = heap.bound;
     for (let at = from; at < to; at += 1) {
       if ((lows[at] as number) > bound) continue;
-      this.exact += 1;
+      this.computed += 1;
       const position = candidates[at] as number;
       const dot =
         start === undefined
