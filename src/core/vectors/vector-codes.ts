@@ -46,9 +46,13 @@ export class VectorCodes {
   };
   /** The arena's generation its views were taken at: they are detached once it has grown. */
   readonly generation: number;
-  /** A scan's candidates and their low bounds (reused: a scan allocates little). */
+  /**
+   * A scan's candidates, their low bounds, and whether the filter already accepted each (1) or
+   * was not asked (0) (reused: a scan allocates little).
+   */
   candidates = new Int32Array(1_024);
   lows = new Float64Array(1_024);
+  accepted = new Uint8Array(1_024);
 
   /** Codes for `capacity` slots in `arena`, from float index `start` (`floatsFor` floats reserved there). */
   constructor(
@@ -99,8 +103,11 @@ export class VectorCodes {
     candidates.set(this.candidates);
     const lows = new Float64Array(this.lows.length * 2);
     lows.set(this.lows);
+    const accepted = new Uint8Array(this.accepted.length * 2);
+    accepted.set(this.accepted);
     this.candidates = candidates;
     this.lows = lows;
+    this.accepted = accepted;
   }
 
   /** Copies the first `slots` slots of `from` (a smaller capacity of the same dimensions). */
@@ -270,13 +277,15 @@ export class CodeScreen {
         if (low > bound) continue;
         const position = outSlots[index] as number;
         const high = outHighs[index] as number;
-        if (high <= bound) {
+        const asked = high <= bound;
+        if (asked) {
           if (!accept(position)) continue;
           bound = highs.offer(high);
         }
         if (found === scratch.candidates.length) scratch.growCandidates();
         scratch.candidates[found] = position;
         scratch.lows[found] = low;
+        scratch.accepted[found] = asked ? 1 : 0;
         found += 1;
       }
     }
@@ -287,7 +296,8 @@ export class CodeScreen {
   /**
    * Offers to `heap`, by exact distance (the same float64 sum as every other path), candidates
    * `from` to `to` − 1, one block's: position p's unit vector at `p * dimensions` of `vectors`,
-   * its key `keyOf(p)`. Candidates whose low end is above the final H are skipped unread. With
+   * its key `keyOf(p)`, `accept` asked only of those the first pass did not ask. Candidates whose
+   * low end is above the final H are skipped unread. With
    * `start`, the float index of the block's position 0 in the scratch's arena, the arena's kernel
    * computes each sum (the same bits, a few times faster than the JavaScript loop).
    */
@@ -300,7 +310,7 @@ export class CodeScreen {
     keyOf: (position: number) => number,
     start?: number,
   ): void {
-    const { candidates, lows, dimensions, arena } = this.scratch;
+    const { candidates, lows, accepted, dimensions, arena } = this.scratch;
     const { bound, unit } = this;
     if (start !== undefined) arena.setQuery(unit);
     let nearest = heap.bound;
@@ -315,7 +325,8 @@ export class CodeScreen {
       const distance = unitDistance(dot);
       if (distance > nearest) continue;
       const key = keyOf(position);
-      if (accept !== undefined && !accept(key)) continue;
+      // The filter is pure: a candidate it accepted in the first pass is not asked again.
+      if (accepted[at] === 0 && accept !== undefined && !accept(key)) continue;
       heap.offer(key, distance);
       nearest = heap.bound;
     }
