@@ -3,8 +3,8 @@ import type { NearestHeap } from './nearest-heap.js';
 import { CodeScreen, type VectorCodes } from './vector-codes.js';
 
 /**
- * Probes cells as `probe` chooses them (an IVF search's order and stopping rule), by `scanCell`
- * for each and `held` for how many accepted vectors a heap of the search's capacity would hold).
+ * Probes cells as an IVF search chooses them (its order and stopping rule), scanning each with
+ * `scanCell` and asking `held` how many accepted vectors a heap of the search's capacity would hold.
  */
 export type CellProbe = (scanCell: (cell: IvfCell) => number, held: () => number) => number;
 
@@ -41,7 +41,8 @@ export function screenCells(
       screened.push({ cell, from, to: screen.found });
       return cell.count;
     },
-    () => screen.accepted,
+    // Once a cell has no codes the answer is the plain scan's: stop probing at once.
+    () => (complete ? screen.accepted : Number.POSITIVE_INFINITY),
   );
   if (!complete || !screen.usable) return null;
   for (const { cell, from, to } of screened) {
