@@ -289,6 +289,20 @@ describe('IvfIndex', () => {
     expect(screened.lastExact).toBeLessThan(screened.lastScanned / 4);
   });
 
+  it('scans plainly, with the same answer, when a probed cell has no codes (its arena could not grow)', () => {
+    const vectors = clusteredVectors(6_001, 16, 12, 11);
+    const indexes = [true, false].map((codes) => new IvfIndex(16, { seed: 11, codes }));
+    for (const index of indexes)
+      for (const [key, vector] of vectors.slice(0, 6_000).entries()) index.add(key, vector);
+    const [screened, plain] = indexes as [IvfIndex, IvfIndex];
+    const query = vectors[6_000] as Float32Array;
+    screened.search(query, 1); // trains
+    const cells = (screened as unknown as { cells: { codes: unknown }[] }).cells;
+    for (const cell of cells.filter((_, index) => index % 2 === 0)) cell.codes = null;
+    expect(screened.search(query, 30)).toEqual(plain.search(query, 30));
+    expect(screened.lastExact).toBe(screened.lastScanned);
+  });
+
   it('scans a cell of more vectors than one kernel call takes, in the arena as in JavaScript', () => {
     const vectors = clusteredVectors(3_000, 12, 4, 5);
     const indexes = [true, false].map((arena) => new IvfIndex(12, { exactThreshold: 100, seed: 5, arena }));
