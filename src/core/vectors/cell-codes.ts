@@ -1,5 +1,5 @@
 import { codeWidth, type VectorArena } from './vector-arena.js';
-import { type CodeRowsTarget, writeCodes } from './vector-codes.js';
+import { type CodeRowsTarget, copyCodeRows, writeCodes } from './vector-codes.js';
 
 /**
  * The int8 codes of an IVF cell's vectors (with each row's scale and L1 norm), in the cell's
@@ -72,10 +72,7 @@ export class CellCodes implements CodeRowsTarget {
   /** The first `rows` rows in a new region of `capacity` rows of the same arena, or null when it cannot grow. */
   grown(capacity: number, rows: number): CellCodes | null {
     const next = CellCodes.allocate(this.arena, this.dimensions, capacity);
-    if (!next) return null;
-    next.codes.set(this.codes.subarray(0, rows * this.width));
-    next.scales.set(this.scales.subarray(0, rows));
-    next.norms.set(this.norms.subarray(0, rows));
+    if (next) copyCodeRows(next, this, rows);
     return next;
   }
 

@@ -112,9 +112,7 @@ export class VectorCodes {
 
   /** Copies the first `slots` slots of `from` (a smaller capacity of the same dimensions). */
   copy(from: VectorCodes, slots: number): void {
-    this.codes.set(from.codes.subarray(0, slots * this.width));
-    this.scales.set(from.scales.subarray(0, slots));
-    this.norms.set(from.norms.subarray(0, slots));
+    copyCodeRows(this, from, slots);
   }
 }
 
@@ -125,6 +123,13 @@ export interface CodeRowsTarget {
   readonly codes: Int8Array;
   readonly scales: Float64Array;
   readonly norms: Float64Array;
+}
+
+/** Copies the first `rows` rows of `from` into `to` (of at least that capacity, the same dimensions). */
+export function copyCodeRows(to: CodeRowsTarget, from: CodeRowsTarget, rows: number): void {
+  to.codes.set(from.codes.subarray(0, rows * from.width));
+  to.scales.set(from.scales.subarray(0, rows));
+  to.norms.set(from.norms.subarray(0, rows));
 }
 
 /** Codes the unit vector at `offset` of `vectors` into row `slot` of `target`. */
@@ -155,7 +160,7 @@ export function writeCodes(
  * Makes the unit vector `unit` the query of the next `codeBoundsAt` calls of `codes`' arena: its
  * int8 codes, and the kernel's params t, F, half and slack (the threshold is the caller's).
  */
-export function setCodeQuery(codes: VectorCodes, unit: Float32Array): void {
+function setCodeQuery(codes: VectorCodes, unit: Float32Array): void {
   const { dimensions, width, arena, params } = codes;
   let largest = 0;
   let queryNorm = 0;
@@ -177,9 +182,6 @@ export function setCodeQuery(codes: VectorCodes, unit: Float32Array): void {
   params[2] = queryScale / 2;
   params[3] = SLACK;
 }
-
-/** Whether a screen's bound `bound` lets clamped distances be told apart (else: scan exactly). */
-export const usableBound = (bound: number): boolean => bound > SLACK && bound < 2 - SLACK;
 
 /**
  * Offers to `heap` the `count` first unit vectors of `vectors` (slots 0 to count − 1, each with
@@ -249,7 +251,7 @@ export class CodeScreen {
 
   /** Whether H lets clamped distances be told apart (else nothing may be offered: scan exactly). */
   get usable(): boolean {
-    return usableBound(this.bound);
+    return this.bound > SLACK && this.bound < 2 - SLACK;
   }
 
   /**
@@ -338,7 +340,7 @@ export class CodeScreen {
  * largest of them once there are `capacity` (Infinity until then), as `NearestHeap.bound` does,
  * without an object per offer.
  */
-export class HighestKept {
+class HighestKept {
   private readonly values: Float64Array;
   private held = 0;
 
