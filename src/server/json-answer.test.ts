@@ -59,6 +59,30 @@ describe('jsonChunksAnswer', () => {
     expect(several.header).toHaveBeenCalledWith('content-length', Buffer.concat(chunks).length);
     expect((await bytesOf(answer)).toString()).toBe('{"a":["é😀"]}');
   });
+
+  it('lets other work run between slices of a long answer while a fast reader takes it all', async () => {
+    // Each reading of the clock is 1 ms later: a slice (4 ms) ends every few chunks.
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => clock++);
+    try {
+      const chunks = Array.from({ length: 100 }, (_, index) => Buffer.from(`${index},`));
+      const answer = jsonChunksAnswer(fakeReply(), chunks);
+      let turns = 0;
+      let reading = true;
+      const count = () => {
+        turns++;
+        if (reading) setImmediate(count);
+      };
+      setImmediate(count);
+      const bytes = await bytesOf(answer);
+      reading = false;
+      expect(bytes.toString()).toBe(chunks.join(''));
+      // Written from an array in one go, no turn of the event loop would run in between.
+      expect(turns).toBeGreaterThan(10);
+    } finally {
+      now.mockRestore();
+    }
+  });
 });
 
 describe('jsonListAnswer', () => {

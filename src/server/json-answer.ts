@@ -39,7 +39,21 @@ export function jsonChunksAnswer(reply: FastifyReply, chunks: readonly Buffer[])
   if (chunks.length === 1) return chunks[0] as Buffer;
   const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
   reply.header('content-length', length);
-  return Readable.from(chunks, { objectMode: false });
+  return Readable.from(inSlices(chunks), { objectMode: false });
+}
+
+/**
+ * The chunks one after another, with a turn of the event loop for other requests after each
+ * slice: a socket that takes every write at once (a fast client on loopback) otherwise had all of
+ * an 8 MB answer written in one turn (40–75 ms of `writeBuffer` on the 2-vCPU development machine).
+ */
+async function* inSlices(chunks: readonly Buffer[]): AsyncGenerator<Buffer> {
+  const slicer = createEventLoopSlicer();
+  for (const chunk of chunks) {
+    const wait = slicer.pause();
+    if (wait) await wait;
+    yield chunk;
+  }
 }
 
 /**
