@@ -104,6 +104,13 @@ export interface StoreCapabilities {
   durable: boolean;
   /** Several processes may share the backend safely. */
   multiProcess: boolean;
+  /**
+   * `putSession` takes its messages as an encoded array (`EncodedMessages`, built by
+   * `encodeMessages` in another thread) and decodes them where it writes them: the store thread
+   * does, so the calling thread never holds a large PUT's message objects. Absent: the caller
+   * decodes them first (`decodeMessages`).
+   */
+  encodedMessages?: boolean;
 }
 
 export interface MessageQuery {

@@ -1,24 +1,27 @@
 import { z } from 'zod';
-import { NotFoundError, parseWith, VersionConflictError, validationErrorFromZod } from '../../core/errors.js';
+import { NotFoundError, parseWith, ValidationError, VersionConflictError } from '../../core/errors.js';
 import { MAX_BUDGET_TOKENS } from '../../core/schemas/agent.js';
 import { type JsonObject, jsonObjectSchema } from '../../core/schemas/json.js';
-import type { MessageInput, StoredMessage } from '../../core/schemas/message.js';
+import type { MessageInput, NewMessage, StoredMessage } from '../../core/schemas/message.js';
 import {
   MAX_TTL_SECONDS,
-  type PendingMemory,
   type PendingMemoryInput,
   pendingMemorySchema,
   type SessionInput,
   type SessionState,
   type SessionSummary,
-  sessionInputSchema,
 } from '../../core/schemas/session.js';
+import type { Encoding } from '../../core/tokens/model-registry.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import { createEventLoopSlicer } from '../event-loop-slicer.js';
-import { newId } from '../new-id.js';
-import { parseInSlices } from '../parse-in-slices.js';
-import { createMessagePreparer, prepareMessages } from './prepare-messages.js';
+import { prepareMessages } from './prepare-messages.js';
+import {
+  completeMemories,
+  decodeMessages,
+  type PreparedSessionWrite,
+  prepareSessionWrite,
+} from './prepare-session-write.js';
 import { type SessionRef, toSessionKey } from './session-ref.js';
 
 /** A session with its messages (oldest first). */
@@ -63,9 +66,6 @@ const workingSetChangesSchema = z
   .strict();
 export type WorkingSetChanges = z.input<typeof workingSetChangesSchema>;
 
-/** A session input checked one message at a time (up to 100,000 of them), with parseWith's result. */
-const sessionInputInSlices = parseInSlices(sessionInputSchema, 'messages');
-
 /** How often a working-set update is retried when another write got in between. */
 const MAX_WORKING_SET_RETRIES = 8;
 
@@ -93,6 +93,22 @@ export interface SessionOperations {
     input: SessionInput,
     options?: { expectedVersion?: number; contextWindow?: number },
   ): Promise<Session>;
+  /**
+   * What a thread preparing a put's messages for `putPrepared` needs: the encoding this engine
+   * counts tokens in, and the time by its clock.
+   */
+  preparation(): { encoding: Encoding; now: Date };
+  /**
+   * `put` of a write validated and prepared in another thread (`prepareSessionWrite`, then
+   * `encodeMessages`: a large PUT's body, so that the calling thread never holds its 100,000
+   * message objects). Answers the session's state and how many messages it now holds; the write
+   * path sees it as a put.
+   */
+  putPrepared(
+    ref: SessionRef,
+    prepared: PreparedSessionWrite,
+    options?: { expectedVersion?: number; contextWindow?: number },
+  ): Promise<{ session: SessionState; messageCount: number }>;
   append(
     ref: SessionRef,
     messages: MessageInput[],
@@ -121,14 +137,6 @@ export interface SessionOperations {
   list(query?: z.input<typeof listQuerySchema>): Promise<{ sessions: SessionSummary[]; total: number }>;
 }
 
-function completeMemories(memories: z.output<typeof pendingMemorySchema>[], now: Date): PendingMemory[] {
-  return memories.map((memory) => ({
-    ...memory,
-    id: memory.id ?? newId(now.getTime()),
-    createdAt: memory.createdAt ?? now.toISOString(),
-  }));
-}
-
 export function createSessionOperations(
   store: SessionStore,
   counter: TokenCounter,
@@ -151,26 +159,11 @@ export function createSessionOperations(
 
     async put(ref, input, options = {}) {
       const key = toSessionKey(ref);
-      const now = clock();
-      const raw = (input as { messages?: unknown } | null)?.messages;
-      // Each message is prepared as soon as it is validated: 100,000 validated copies would all
-      // survive to the end, each copied by the garbage collector in a pause of the event loop.
-      const prepare = await createMessagePreparer(Array.isArray(raw) ? raw : [], counter, now);
-      const parsed = await sessionInputInSlices.mapItems(input, prepare.pause, prepare);
-      if (!parsed.success) throw validationErrorFromZod('session', parsed.error);
-      const { messages, ...write } = parsed.data;
+      const { messages, ...write } = await prepareSessionWrite(input, counter, clock());
       const { expectedVersion } = parseWith(writeOptionsSchema, options, 'write options');
       const state = await store.putSession(
         key,
-        {
-          messages,
-          memories: completeMemories(write.memories, now),
-          data: write.data,
-          context: write.context,
-          ttlSeconds: write.ttlSeconds,
-          longTermMemoryStrategy: write.longTermMemoryStrategy,
-          ...(write.createdAt ? { createdAt: new Date(write.createdAt).toISOString() } : {}),
-        },
+        { messages, ...write },
         expectedVersion === undefined ? {} : { expectedVersion },
       );
       // A replace numbers its messages so that the last one is `lastSeq`: no need to read them back.
@@ -185,6 +178,31 @@ export function createSessionOperations(
         if (index % 1_024 === 1_023) await slicer.pause();
       }
       return { ...state, messages: stored };
+    },
+
+    preparation() {
+      return { encoding: counter.encoding, now: clock() };
+    },
+
+    async putPrepared(ref, prepared, options = {}) {
+      const key = toSessionKey(ref);
+      if (prepared.encoding !== counter.encoding) {
+        throw new ValidationError(
+          `Messages were prepared for ${prepared.encoding} tokens; this engine counts ${counter.encoding}`,
+        );
+      }
+      const { expectedVersion } = parseWith(writeOptionsSchema, options, 'write options');
+      // A store that decodes in its own thread gets the encoded array as it came (see
+      // `StoreCapabilities.encodedMessages`); another one gets the messages, decoded in slices.
+      const messages = store.capabilities.encodedMessages
+        ? (prepared.messages.items as NewMessage[])
+        : await decodeMessages(prepared.messages);
+      const session = await store.putSession(
+        key,
+        { ...prepared.write, messages },
+        expectedVersion === undefined ? {} : { expectedVersion },
+      );
+      return { session, messageCount: prepared.messages.count };
     },
 
     async append(ref, messages, options = {}) {

@@ -31,6 +31,15 @@ export function holdsLargeArray(value: unknown): boolean {
   return isPlainObject(value) && Object.values(value).some(isLargeArray);
 }
 
+/** The buffers of the encoded arrays in `value` (itself, or its own properties), to transfer. */
+export function chunkedBuffers(value: unknown): ArrayBuffer[] {
+  if (isChunked(value)) return value.chunks.map((chunk) => chunk.buffer as ArrayBuffer);
+  if (!isPlainObject(value)) return [];
+  return Object.values(value).flatMap((property) =>
+    isChunked(property) ? property.chunks.map((chunk) => chunk.buffer as ArrayBuffer) : [],
+  );
+}
+
 /** Whether `value` holds an encoded array (itself, or one of its own properties). */
 export function holdsChunkedArray(value: unknown): boolean {
   if (isChunked(value)) return true;

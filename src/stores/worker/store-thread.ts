@@ -1,12 +1,13 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { type ResourceLimits, Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { StoreError } from '../../core/errors.js';
 import type { SessionKey } from '../../core/schemas/session.js';
+import { startModuleWorker } from '../../engine/start-module-worker.js';
 import type { EngramStore } from '../engram-store.js';
+import type { StoreCapabilities } from '../session-store.js';
 import { toStoreFailure } from '../sqlite/open-database.js';
 import { openSqliteRevisionReader, type SqliteRevisionReader } from '../sqlite/sqlite-revision-reader.js';
 import {
+  chunkedBuffers,
   decodeLargeArrays,
   encodeLargeArrays,
   holdsChunkedArray,
@@ -58,23 +59,9 @@ export interface StoreThread {
   close(): Promise<void>;
 }
 
-/**
- * How the thread is started: the compiled `store-worker.js` beside this file, or, when engram runs
- * from its TypeScript sources (tests, `tsx`), the `.ts` entry through tsx's loader (a dev
- * dependency that a published package never reaches: it ships the compiled file).
- */
+/** The thread running `store-worker.ts` (`startModuleWorker`). */
 function startWorker(resourceLimits: ResourceLimits | undefined): Worker {
-  const here = import.meta.url;
-  const options = resourceLimits ? { resourceLimits } : {};
-  if (!here.endsWith('.ts')) return new Worker(new URL('./store-worker.js', here), options);
-  const entry = new URL('./store-worker.ts', here).href;
-  const tsx = pathToFileURL(
-    createRequire(here)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { ...options, eval: true });
+  return startModuleWorker(import.meta.url, 'store-worker', resourceLimits ? { resourceLimits } : {});
 }
 
 /**
@@ -160,10 +147,12 @@ export function createStoreThread(options: StoreThreadOptions = {}): StoreThread
       if (pending.size === 0) worker.ref();
       pending.set(id, { resolve, reject });
       const large = message.type === 'call' && message.args.some(holdsLargeArray);
-      if (!large && backlog === undefined) return post(id, message, []);
+      // Arrays encoded by the caller (a PUT's messages, prepared in another thread) are moved, not copied.
+      const moved = message.type === 'call' ? message.args.flatMap(chunkedBuffers) : [];
+      if (!large && backlog === undefined) return post(id, message, moved);
       const encoded = (backlog ?? Promise.resolve()).then(async () => {
-        if (!large || message.type !== 'call') return post(id, message, []);
-        const transfer: ArrayBuffer[] = [];
+        if (!large || message.type !== 'call') return post(id, message, moved);
+        const transfer: ArrayBuffer[] = [...moved];
         const args: unknown[] = [];
         for (const arg of message.args) args.push(await encodeLargeArrays(arg, transfer, SLICE_MS));
         post(id, { ...message, args }, transfer);
@@ -228,7 +217,8 @@ export function createStoreThread(options: StoreThreadOptions = {}): StoreThread
         },
       }),
       driver: shape.driver,
-      capabilities: shape.capabilities,
+      // Encoded arguments are decoded in the thread (`store-worker.ts`), where they are written.
+      capabilities: { ...(shape.capabilities as StoreCapabilities), encodedMessages: true },
       memories: { ...methods('memories'), capabilities: shape.memoryCapabilities },
       documents: methods('documents'),
       jobs: methods('jobs'),

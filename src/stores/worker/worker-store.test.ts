@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { message, rejectionOf, sessionKey, sessionWrite } from '../../../test/conformance/fixtures.js';
 import { StoreError, ValidationError, VersionConflictError } from '../../core/errors.js';
+import type { NewMessage } from '../../core/schemas/message.js';
+import { encodeMessages } from '../../engine/sessions/prepare-session-write.js';
 import type { EngramStore } from '../engram-store.js';
 import { JobLeaseLostError } from '../job-store.js';
 import { createSqliteStore } from '../sqlite/sqlite-store.js';
@@ -58,6 +60,26 @@ describe('a store in a store thread', () => {
       const stored = await store.readMessages(sessionKey(), { order: 'oldest-first' });
       expect(stored).toHaveLength(5_001);
       expect(stored.map((item) => item.id)).toEqual([...manyMessages(5_000).map((item) => item.id), 'after']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes messages encoded elsewhere and moves their buffers instead of copying them', async () => {
+    const store = await openInThread();
+    try {
+      expect(store.capabilities.encodedMessages).toBe(true);
+      const messages = manyMessages(5_000);
+      const transfer: ArrayBuffer[] = [];
+      const encoded = await encodeMessages(messages, transfer);
+      expect(transfer.length).toBeGreaterThan(0);
+      const write = { ...sessionWrite({}), messages: encoded.items as NewMessage[] };
+      const put = store.putSession(sessionKey(), write);
+      // Moved to the store thread with the call: nothing left here to copy or collect.
+      expect(transfer.every((buffer) => buffer.byteLength === 0)).toBe(true);
+      expect((await put).lastSeq).toBe(5_000);
+      const stored = await store.readMessages(sessionKey(), { order: 'oldest-first' });
+      expect(stored.map((item) => item.id)).toEqual(messages.map((item) => item.id));
     } finally {
       await store.close();
     }
