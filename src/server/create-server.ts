@@ -52,6 +52,11 @@ declare module 'fastify' {
     errorShape?: ErrorShape;
     /** Most items of each top-level list and characters of each top-level string of the JSON body, counted before it is parsed. */
     bodyFieldLimits?: BodyFieldLimits;
+    /**
+     * A JSON body of at least SLICED_JSON_CHARS bytes reaches the route as `BodyBytes` (its
+     * bytes, for another thread to decode and parse), not as text.
+     */
+    bodyAsBytes?: boolean;
   }
 }
 

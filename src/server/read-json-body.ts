@@ -3,6 +3,9 @@ import type { Pause } from '../engine/parse-in-slices.js';
 import { parseJsonInSlices, splitJsonArray } from './parse-json-in-slices.js';
 import { RequestValidationError, type ValidationDetail } from './request-validation-error.js';
 
+/** Where a body is read from: a request, or its parts handed to another thread. */
+export type JsonBodySource = Pick<FastifyRequest, 'body' | 'headers'>;
+
 /** Deepest nesting of arrays and objects accepted in a body (deeper JSON could exhaust the stack later). */
 export const MAX_JSON_DEPTH = 64;
 
@@ -47,7 +50,7 @@ function checkStructure(root: unknown, rootDepth = 0): void {
 }
 
 /** The body's text, or undefined for an absent optional body; FastAPI's errors for absent or non-JSON. */
-function bodyText(request: FastifyRequest, options: { required: boolean }): string | undefined {
+function bodyText(request: JsonBodySource, options: { required: boolean }): string | undefined {
   const raw = typeof request.body === 'string' ? request.body : undefined;
   if (raw === undefined || raw.length === 0) {
     if (options.required) fail({ type: 'missing', msg: 'Field required', input: null });
@@ -81,7 +84,7 @@ function invalidJson(error: unknown, raw: string): never {
  * a non-JSON content type → `model_attributes_type`, malformed JSON → `json_invalid` with the
  * character offset in `loc`. Returns undefined for an absent optional body.
  */
-export function readJsonBody(request: FastifyRequest, options: { required: boolean }): unknown {
+export function readJsonBody(request: JsonBodySource, options: { required: boolean }): unknown {
   const raw = bodyText(request, options);
   return raw === undefined ? undefined : parseWhole(raw);
 }
@@ -110,7 +113,7 @@ export const SLICED_JSON_CHARS = 512 * 1024;
  * 20–200 ms step.
  */
 export async function readJsonBodyInSlices(
-  request: FastifyRequest,
+  request: JsonBodySource,
   key: string,
   pause: Pause,
 ): Promise<unknown> {
@@ -151,7 +154,7 @@ export class UnreadableItemError extends Error {}
  * that reads and validates without fault should be taken from here.
  */
 export async function readJsonBodyLazily(
-  request: FastifyRequest,
+  request: JsonBodySource,
   key: string,
   pause: Pause,
 ): Promise<{ input: Record<string, unknown>; readItem: (item: unknown) => unknown } | null> {

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ItemOf, Pause, SlicedSchema } from '../engine/parse-in-slices.js';
 import {
+  type JsonBodySource,
   readJsonBody,
   readJsonBodyInSlices,
   readJsonBodyLazily,
@@ -38,7 +39,7 @@ export function readBody<T extends z.ZodType>(request: FastifyRequest, schema: T
  * path (`readJsonBodyInSlices`), which names it exactly; else the first error `mapItem` throws.
  */
 export async function readBodyMappingItems<T, K extends string, M>(
-  request: FastifyRequest,
+  request: JsonBodySource,
   schema: SlicedSchema<T, K>,
   pause: Pause,
   mapItem: (item: ItemOf<T, K>, index: number) => M | Promise<M>,

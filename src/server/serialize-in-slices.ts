@@ -57,3 +57,61 @@ export async function serializeInSlices<T>(
   flush();
   return chunks;
 }
+
+/**
+ * The items of a list as `serializeInSlices` writes them between its brackets (each
+ * `JSON.stringify(toItem(item))`, comma-separated), in chunks of about 64 KB, each a buffer of its
+ * own that can be moved to another thread: a large PUT's echo, written where its messages were
+ * prepared. Written in one step (for a thread that need not yield).
+ */
+export function serializeListItems<T>(items: readonly T[], toItem: (item: T) => unknown): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  let pending: string[] = [];
+  let pendingChars = 0;
+  const flush = () => {
+    const text = Buffer.from(pending.join(''));
+    // A Buffer may share a pooled ArrayBuffer: each chunk gets one of its own, to be moved.
+    const chunk = new Uint8Array(text.length);
+    chunk.set(text);
+    chunks.push(chunk);
+    pending = [];
+    pendingChars = 0;
+  };
+  for (const [index, item] of items.entries()) {
+    const text = `${index === 0 ? '' : ','}${JSON.stringify(toItem(item)) ?? 'null'}`;
+    pending.push(text);
+    pendingChars += text.length;
+    if (pendingChars >= CHUNK_CHARS) flush();
+  }
+  if (pendingChars > 0) flush();
+  return chunks;
+}
+
+/**
+ * `serializeInSlices(object, key, …)` with `object[key]`'s items already serialized
+ * (`serializeListItems`): the same bytes, the list's chunks written as they are.
+ */
+export function serializeAroundList(
+  object: Record<string, unknown>,
+  key: string,
+  listChunks: readonly Uint8Array[],
+): Buffer[] {
+  const chunks: Buffer[] = [];
+  let text = '{';
+  let first = true;
+  for (const [name, value] of Object.entries(object)) {
+    if (name === key) {
+      chunks.push(Buffer.from(`${text}${first ? '' : ','}${JSON.stringify(name)}:[`));
+      for (const chunk of listChunks) chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+      text = ']';
+      first = false;
+      continue;
+    }
+    const member = JSON.stringify(value);
+    if (member === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(name)}:${member}`;
+    first = false;
+  }
+  chunks.push(Buffer.from(`${text}}`));
+  return chunks;
+}

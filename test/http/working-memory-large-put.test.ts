@@ -1,10 +1,18 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_SESSION_MESSAGES } from '../../src/core/schemas/session.js';
+import { createEngram } from '../../src/engram.js';
+import { fitContextWindow } from '../../src/server/ams/fit-context-window.js';
 import { toWorkingMemoryResponse } from '../../src/server/ams/working-memory-mapper.js';
+import { preparedOffThread } from '../../src/server/ams/working-memory-put-thread.js';
 import { amsWorkingMemoryBodySchema } from '../../src/server/ams/working-memory-schemas.js';
+import { createServer } from '../../src/server/create-server.js';
 import { SLICED_JSON_CHARS } from '../../src/server/read-json-body.js';
 import type { RequestValidationError } from '../../src/server/request-validation-error.js';
 import { validateRequest } from '../../src/server/validate-request.js';
+import { createWorkerStore } from '../../src/stores/worker/worker-store.js';
 import { stringifiedWhole } from '../support/stringified-whole.js';
 import { useTestServer } from './test-server.js';
 
@@ -120,13 +128,16 @@ describe('a PUT of many messages lets other requests run, with the same answers 
 
   it('a valid PUT stores every message in order and answers the bytes the unsliced route wrote', async () => {
     const messages = messagesOf(20_000);
+    const before = preparedOffThread();
     const answer = await put('many', { messages, data: { a: 1 }, context: 'summary' });
     expect(answer.status).toBe(200);
+    // Read, validated and prepared by the worker, not on the request thread.
+    expect(preparedOffThread()).toBe(before + 1);
     const stored = await testServer().engram.sessions.get({ sessionId: 'many' }, { includeSummarized: true });
     expect(stored?.messages.map((message) => message.content)).toEqual(messages.map((m) => m.content));
     expect(stored?.messages.map((message) => message.seq)).toEqual(messages.map((_, index) => index + 1));
     if (!stored) return;
-    const before = toWorkingMemoryResponse(stored, stored.messages, null, {
+    const expected = toWorkingMemoryResponse(stored, stored.messages, null, {
       wholeSeconds: false,
       nullDataAsEmpty: false,
     });
@@ -134,9 +145,58 @@ describe('a PUT of many messages lets other requests run, with the same answers 
     const answered = JSON.parse(answer.text);
     expect(answered.context).toBe('summary');
     const { context, last_accessed, updated_at } = answered;
-    expect(answer.text).toBe(JSON.stringify({ ...before, context, last_accessed, updated_at }));
+    expect(answer.text).toBe(JSON.stringify({ ...expected, context, last_accessed, updated_at }));
     // Written chunk by chunk, with its length (not chunked transfer encoding).
     expect(answer.length).toBe(String(Buffer.byteLength(answer.text)));
+  });
+
+  it('off the request thread too: the model usage, the undated warning, If-Match and bodies that fail', async () => {
+    const undated = messagesOf(20_000).map(({ created_at: _date, ...message }) => message);
+    const before = preparedOffThread();
+    const response = await testServer().request('/v1/working-memory/off?context_window_max=200000', {
+      method: 'PUT',
+      body: { messages: undated },
+    });
+    expect(response.status).toBe(200);
+    expect(preparedOffThread()).toBe(before + 1);
+    expect(response.headers.get('x-deprecation-warning')).toMatch(/created_at will become required/);
+    const answered = (await response.json()) as Record<string, unknown> & { messages: { id: string }[] };
+    const stored = await testServer().engram.sessions.get({ sessionId: 'off' }, { includeSummarized: true });
+    if (!stored) throw new Error('not stored');
+    const { usage } = await fitContextWindow(stored.messages, 200_000, { truncate: false });
+    expect(answered.context_percentage_total_used).toBe(usage.totalUsed);
+    expect(answered.context_percentage_until_summarization).toBe(usage.untilSummarization);
+    expect(answered.messages.map((message: { id: string }) => message.id)).toEqual(
+      stored.messages.map((message) => message.id),
+    );
+    // A stale If-Match: 412, and nothing is replaced.
+    const stale = await testServer().request('/v1/working-memory/off', {
+      method: 'PUT',
+      body: { messages: messagesOf(20_000) },
+      headers: { 'if-match': '"999"' },
+    });
+    expect(stale.status).toBe(412);
+    // (The summarizer may have moved the version since; the messages are those of the first PUT.)
+    const after = await testServer().engram.sessions.get({ sessionId: 'off' }, { includeSummarized: true });
+    expect(after?.messages.map((message) => message.id)).toEqual(
+      stored.messages.map((message) => message.id),
+    );
+    // Not UTF-8: the 400 a short body gets. The worker hands such bodies back unprepared.
+    const bytes = Buffer.from(JSON.stringify({ messages: messagesOf(20_000) }));
+    bytes[bytes.indexOf('message 19999')] = 0xff;
+    const refused = await fetch(`${testServer().url}/v1/working-memory/not-utf8`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: bytes,
+    });
+    const short = await fetch(`${testServer().url}/v1/working-memory/not-utf8`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from([0x7b, 0xff, 0x7d]),
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual(await short.json());
+    expect(preparedOffThread()).toBe(before + 2);
   });
 
   it('a GET of a large session answers the bytes of a whole serialization, in slices, summarized marks included', async () => {
@@ -161,6 +221,44 @@ describe('a PUT of many messages lets other requests run, with the same answers 
         expect(answered.messages.every((message) => typeof message.summarized === 'boolean')).toBe(true);
       } else expect(answered.messages.some((message) => 'summarized' in message)).toBe(false);
       expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    }
+  });
+});
+
+describe('a large PUT over a store thread (as `engram serve` runs)', () => {
+  it('moves the encoded messages to the store thread and answers as the request-thread path', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'engram-large-put-'));
+    const store = await createWorkerStore({
+      driver: 'sqlite',
+      options: { path: join(directory, 'engram.db') },
+    });
+    const engram = await createEngram({ store, sweepIntervalMs: 0, defaultSources: false });
+    const server = createServer({
+      engram,
+      config: { port: 0, logLevel: 'silent', bodyLimitBytes: 16_000_000 },
+    });
+    try {
+      expect(store.capabilities.encodedMessages).toBe(true);
+      const { url } = await server.listen();
+      const messages = messagesOf(20_000);
+      const before = preparedOffThread();
+      const response = await fetch(`${url}/v1/working-memory/threaded`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages, data: { a: 1 } }),
+      });
+      expect(response.status).toBe(200);
+      expect(preparedOffThread()).toBe(before + 1);
+      const answered = (await response.json()) as Record<string, unknown> & { messages: { id: string }[] };
+      const stored = await engram.sessions.get({ sessionId: 'threaded' }, { includeSummarized: true });
+      expect(stored?.messages.map((message) => message.content)).toEqual(messages.map((m) => m.content));
+      expect(answered.messages.map((message: { id: string }) => message.id)).toEqual(
+        stored?.messages.map((message) => message.id),
+      );
+      expect(answered.data).toEqual({ a: 1 });
+    } finally {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 });

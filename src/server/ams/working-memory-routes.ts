@@ -5,6 +5,7 @@ import { createEventLoopSlicer } from '../../engine/event-loop-slicer.js';
 import { toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
+import { BodyBytes } from '../body-bytes.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
 import { jsonChunksAnswer } from '../json-answer.js';
 import { readBodyMappingItems, readPath, readQuery } from '../request-parts.js';
@@ -13,6 +14,7 @@ import { serializeInSlices } from '../serialize-in-slices.js';
 import { findUniqueSession } from './find-unique-session.js';
 import { contextWindowOf, fitContextWindow } from './fit-context-window.js';
 import { sessionRefFromRequest } from './session-ref-from-request.js';
+import { putLargeBody } from './working-memory-large-put.js';
 import {
   amsMessageOf,
   toAmsMessage,
@@ -20,6 +22,7 @@ import {
   toSessionInput,
   toWorkingMemoryResponse,
 } from './working-memory-mapper.js';
+import { createPutThread } from './working-memory-put-thread.js';
 import { createResponseCache } from './working-memory-response-cache.js';
 import {
   sessionListResponseSchema,
@@ -153,10 +156,20 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     return jsonChunksAnswer(reply.header('etag', etag), body);
   });
 
-  const put = { config: { docs: docs.put, bodyFieldLimits: { arrays: PUT_LIMITS } } };
+  // Large bodies arrive as bytes and are read and prepared by a worker (`createPutThread`).
+  const putThread = createPutThread();
+  app.addHook('onClose', () => putThread.close());
+  const put = { config: { docs: docs.put, bodyFieldLimits: { arrays: PUT_LIMITS }, bodyAsBytes: true } };
   app.put('/v1/working-memory/:session_id', put, async (request, reply) => {
     const { session_id } = readPath(request, sessionPathSchema);
     const query = readQuery(request, modelQuerySchema);
+    const window = contextWindowOf(query);
+    if (request.body instanceof BodyBytes) {
+      const large = { sessionId: session_id, window, deprecationWarning: DEPRECATION_WARNING };
+      const done = await putLargeBody(engram, putThread, request.body, large, request, reply);
+      if ('answer' in done) return done.answer;
+      request.body = done.text;
+    }
     // 100,000 messages are validated, mapped, stored and echoed in ~4 ms slices (DEFAULT_SLICE_MS): other requests
     // run in between (the store's write itself stays one transaction).
     const slicer = createEventLoopSlicer();
@@ -181,7 +194,6 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     const expectedVersion = await expectedVersionFor(engram, ref, request.headers['if-match']);
     // The model the client names (model_name / context_window_max) is the one the session is
     // summarized for, in the background (AMS summarizes inside the PUT).
-    const window = contextWindowOf(query);
     const session = await conditionalWrite(() =>
       engram.sessions.put(ref, input, {
         ...(expectedVersion === undefined ? {} : { expectedVersion }),
