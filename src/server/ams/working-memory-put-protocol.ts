@@ -6,8 +6,8 @@ import type { ContextUsage } from './fit-context-window.js';
 /** A large PUT body for the worker (`working-memory-put-worker.ts`) to read and prepare. */
 export interface PutJob {
   id: number;
-  /** The body as received (moved to the worker, and back with a refusal). */
-  bytes: Uint8Array;
+  /** The body as received, in segments (moved to the worker, and back with a refusal). */
+  segments: Uint8Array[];
   contentType: string | undefined;
   /** The engine's encoding and time (`SessionOperations.preparation()`). */
   encoding: Encoding;
@@ -35,5 +35,5 @@ export type PutJobResult =
       id: number;
       /** Anything but a body that reads, validates and prepares without fault: the request thread reads it itself, for the exact error. */
       ok: false;
-      bytes: Uint8Array;
+      segments: Uint8Array[];
     };

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { EngramError } from '../../core/errors.js';
 import { startModuleWorker } from '../../engine/start-module-worker.js';
-import { BodyBytes } from '../body-bytes.js';
+import { BodyBytes, buffersOf } from '../body-bytes.js';
 import type { PutJob, PutJobResult } from './working-memory-put-protocol.js';
 
 /** Bodies prepared by a worker in this process, for tests and diagnostics. */
@@ -15,7 +15,7 @@ export type PreparedPut = Extract<PutJobResult, { ok: true }> | { ok: false; bod
 /** Reads and prepares large PUT bodies in a worker thread; see `createPutThread`. */
 export interface PutThread {
   /** The body read, validated and prepared by the worker, or handed back for the request thread. */
-  prepare(body: BodyBytes, job: Omit<PutJob, 'id' | 'bytes'>): Promise<PreparedPut>;
+  prepare(body: BodyBytes, job: Omit<PutJob, 'id' | 'segments'>): Promise<PreparedPut>;
   close(): Promise<void>;
 }
 
@@ -54,7 +54,7 @@ export function createPutThread(): PutThread {
         preparedCount++;
         request.resolve(result);
       } else {
-        request.resolve({ ok: false, body: new BodyBytes(result.bytes) });
+        request.resolve({ ok: false, body: new BodyBytes(result.segments) });
       }
     });
     const failed = (reason: string) =>
@@ -75,8 +75,8 @@ export function createPutThread(): PutThread {
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         thread.ref();
-        const message: PutJob = { ...job, id, bytes: body.bytes };
-        thread.postMessage(message, [body.bytes.buffer as ArrayBuffer]);
+        const message: PutJob = { ...job, id, segments: body.segments };
+        thread.postMessage(message, buffersOf(body.segments));
       });
     },
     async close() {

@@ -3,6 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import { loadTokenCounter } from '../../core/tokens/token-counter.js';
 import { encodeMessages, prepareSessionWrite } from '../../engine/sessions/prepare-session-write.js';
+import { buffersOf, decodeSegments } from '../body-bytes.js';
 import type { JsonBodySource } from '../read-json-body.js';
 import { readBodyMappingItems } from '../request-parts.js';
 import { serializeListItems } from '../serialize-in-slices.js';
@@ -16,7 +17,7 @@ const noPause = () => undefined;
 
 /** The route's read, map and the engine's preparation of a PUT, as on the request thread. */
 async function prepare(job: PutJob): Promise<{ result: PutJobResult; transfer: ArrayBuffer[] }> {
-  const text = new TextDecoder('utf-8', { fatal: true }).decode(job.bytes);
+  const text = (await decodeSegments(job.segments, Number.POSITIVE_INFINITY, noPause)).join('');
   const source = { body: text, headers: { 'content-type': job.contentType } } as JsonBodySource;
   let undated = false;
   const body = await readBodyMappingItems(source, amsWorkingMemoryBodyInSlices, noPause, (message) => {
@@ -55,8 +56,8 @@ port.on('message', (job: PutJob) => {
   prepare(job).then(
     ({ result, transfer }) => port.postMessage(result, transfer),
     () => {
-      const refused: PutJobResult = { id: job.id, ok: false, bytes: job.bytes };
-      port.postMessage(refused, [job.bytes.buffer as ArrayBuffer]);
+      const refused: PutJobResult = { id: job.id, ok: false, segments: job.segments };
+      port.postMessage(refused, buffersOf(job.segments));
     },
   );
 });
