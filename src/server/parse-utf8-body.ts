@@ -117,7 +117,7 @@ export function readUtf8Body(
     return;
   }
   const knownLength = Number.isNaN(contentLength) ? Number.POSITIVE_INFINITY : contentLength;
-  // A large JSON body of a `bodyAsBytes` route is kept as bytes, in buffers of its own.
+  // A large JSON body of a `bodyAsBytes` route is kept as the chunks received.
   const bytes = keepsBytes(request, contentLength) ? new BodyBytes() : undefined;
   const counter = counterFor(request, knownLength);
   const textLimit = textLimitFor(request, knownLength);
@@ -186,7 +186,7 @@ export function readUtf8Body(
       return;
     }
     if (bytes) {
-      finish(null, bytes.end());
+      finish(null, bytes);
       return;
     }
     // The end of the stream: a character left incomplete is not UTF-8 either.
