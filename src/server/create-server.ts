@@ -53,8 +53,8 @@ declare module 'fastify' {
     /** Most items of each top-level list and characters of each top-level string of the JSON body, counted before it is parsed. */
     bodyFieldLimits?: BodyFieldLimits;
     /**
-     * A JSON body of at least SLICED_JSON_CHARS bytes reaches the route as `BodyBytes` (its
-     * bytes, for another thread to decode and parse), not as text.
+     * A JSON body of at least WORKER_BODY_BYTES reaches the route as `BodyBytes` (its bytes, for
+     * another thread to decode and parse), not as text.
      */
     bodyAsBytes?: boolean;
   }

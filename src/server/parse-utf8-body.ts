@@ -9,7 +9,7 @@ import {
   type OverlongField,
   PREFIX_CHARS,
 } from './overlong-body-field.js';
-import { isJsonMediaType, SLICED_JSON_CHARS } from './read-json-body.js';
+import { isJsonMediaType } from './read-json-body.js';
 import { RequestValidationError } from './request-validation-error.js';
 
 /** How long counting and decoding a body may hold the event loop before other requests run. */
@@ -57,15 +57,20 @@ function textLimitFor(request: FastifyRequest, contentLength: number): BodyField
 }
 
 /**
- * Whether the request's body is kept as bytes: a `bodyAsBytes` route's JSON body of a known length
- * of at least SLICED_JSON_CHARS bytes (one read item by item on the request thread otherwise).
+ * A JSON body of at least this many bytes (by `Content-Length`) reaches a `bodyAsBytes` route as
+ * bytes, for a worker thread to read: about 50,000 short messages. Smaller ones are read on the
+ * request thread, in slices past SLICED_JSON_CHARS: there a worker's start (~0.5 s) would cost
+ * the request more than the slices cost everyone else.
  */
+export const WORKER_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Whether the request's body is kept as bytes (a `bodyAsBytes` route's large JSON body). */
 function keepsBytes(request: FastifyRequest, contentLength: number): boolean {
   return (
     request.routeOptions.config.bodyAsBytes === true &&
     isJsonMediaType(request.headers['content-type']) &&
     Number.isInteger(contentLength) &&
-    contentLength >= SLICED_JSON_CHARS
+    contentLength >= WORKER_BODY_BYTES
   );
 }
 
@@ -96,7 +101,7 @@ function prefixOf(parts: readonly string[]): string {
  *   route sees it, as FastAPI refuses it (its JSON decoder fails with a UnicodeDecodeError,
  *   answered 400 "There was an error parsing the body") instead of storing replacement characters.
  *   A UTF-8 byte-order mark is dropped, as Python's `json.loads` does.
- * - a `bodyAsBytes` route's JSON body of at least SLICED_JSON_CHARS bytes (by `Content-Length`)
+ * - a `bodyAsBytes` route's JSON body of at least WORKER_BODY_BYTES (by `Content-Length`)
  *   is kept as those bytes (`BodyBytes`), counted as above but not decoded: the route moves it
  *   to a worker thread, which checks its UTF-8 (a large working-memory PUT).
  * Routes still parse the text themselves (`readJsonBody`, knowledge uploads). Each chunk (64 KB

@@ -9,6 +9,7 @@ import { toWorkingMemoryResponse } from '../../src/server/ams/working-memory-map
 import { preparedOffThread } from '../../src/server/ams/working-memory-put-thread.js';
 import { amsWorkingMemoryBodySchema } from '../../src/server/ams/working-memory-schemas.js';
 import { createServer } from '../../src/server/create-server.js';
+import { WORKER_BODY_BYTES } from '../../src/server/parse-utf8-body.js';
 import { SLICED_JSON_CHARS } from '../../src/server/read-json-body.js';
 import type { RequestValidationError } from '../../src/server/request-validation-error.js';
 import { validateRequest } from '../../src/server/validate-request.js';
@@ -42,6 +43,9 @@ async function put(id: string, body: unknown) {
   const length = response.headers.get('content-length');
   return { status: response.status, text, length, turns: stop() };
 }
+
+/** Enough short messages for a body of WORKER_BODY_BYTES or more (read by the PUT worker). */
+const WORKER_MESSAGES = 60_000;
 
 const messagesOf = (count: number) =>
   Array.from({ length: count }, (_, index) => ({
@@ -126,32 +130,42 @@ describe('a PUT of many messages lets other requests run, with the same answers 
     expect(await testServer().engram.sessions.get({ sessionId: 'late-blank' })).toBeNull();
   });
 
-  it('a valid PUT stores every message in order and answers the bytes the unsliced route wrote', async () => {
-    const messages = messagesOf(20_000);
-    const before = preparedOffThread();
-    const answer = await put('many', { messages, data: { a: 1 }, context: 'summary' });
-    expect(answer.status).toBe(200);
-    // Read, validated and prepared by the worker, not on the request thread.
-    expect(preparedOffThread()).toBe(before + 1);
-    const stored = await testServer().engram.sessions.get({ sessionId: 'many' }, { includeSummarized: true });
-    expect(stored?.messages.map((message) => message.content)).toEqual(messages.map((m) => m.content));
-    expect(stored?.messages.map((message) => message.seq)).toEqual(messages.map((_, index) => index + 1));
-    if (!stored) return;
-    const expected = toWorkingMemoryResponse(stored, stored.messages, null, {
-      wholeSeconds: false,
-      nullDataAsEmpty: false,
-    });
-    // The background summarizer may have replaced `context` (and so the times) since the answer.
-    const answered = JSON.parse(answer.text);
-    expect(answered.context).toBe('summary');
-    const { context, last_accessed, updated_at } = answered;
-    expect(answer.text).toBe(JSON.stringify({ ...expected, context, last_accessed, updated_at }));
-    // Written chunk by chunk, with its length (not chunked transfer encoding).
-    expect(answer.length).toBe(String(Buffer.byteLength(answer.text)));
-  });
+  it.each([
+    ['on the request thread, in slices', 20_000, 0],
+    ['by the PUT worker', WORKER_MESSAGES, 1],
+  ])(
+    'a valid PUT read %s stores every message in order and answers the bytes the unsliced route wrote',
+    async (_way, count, workerJobs) => {
+      const messages = messagesOf(count);
+      expect(Buffer.byteLength(JSON.stringify({ messages })) >= WORKER_BODY_BYTES).toBe(workerJobs > 0);
+      const before = preparedOffThread();
+      const answer = await put(`many-${count}`, { messages, data: { a: 1 }, context: 'summary' });
+      expect(answer.status).toBe(200);
+      expect(preparedOffThread()).toBe(before + workerJobs);
+      const stored = await testServer().engram.sessions.get(
+        { sessionId: `many-${count}` },
+        { includeSummarized: true },
+      );
+      expect(stored?.messages.map((message) => message.content)).toEqual(messages.map((m) => m.content));
+      expect(stored?.messages.map((message) => message.seq)).toEqual(messages.map((_, index) => index + 1));
+      if (!stored) return;
+      const expected = toWorkingMemoryResponse(stored, stored.messages, null, {
+        wholeSeconds: false,
+        nullDataAsEmpty: false,
+      });
+      // The background summarizer may have replaced `context` (and so the times) since the answer.
+      const answered = JSON.parse(answer.text);
+      expect(answered.context).toBe('summary');
+      const { context, last_accessed, updated_at } = answered;
+      expect(answer.text).toBe(JSON.stringify({ ...expected, context, last_accessed, updated_at }));
+      // Written chunk by chunk, with its length (not chunked transfer encoding).
+      expect(answer.length).toBe(String(Buffer.byteLength(answer.text)));
+    },
+  );
 
   it('off the request thread too: the model usage, the undated warning, If-Match and bodies that fail', async () => {
-    const undated = messagesOf(20_000).map(({ created_at: _date, ...message }) => message);
+    // Without dates the messages are shorter: as many as a PUT may carry, to reach the worker.
+    const undated = messagesOf(MAX_SESSION_MESSAGES).map(({ created_at: _date, ...message }) => message);
     const before = preparedOffThread();
     const response = await testServer().request('/v1/working-memory/off?context_window_max=200000', {
       method: 'PUT',
@@ -172,7 +186,7 @@ describe('a PUT of many messages lets other requests run, with the same answers 
     // A stale If-Match: 412, and nothing is replaced.
     const stale = await testServer().request('/v1/working-memory/off', {
       method: 'PUT',
-      body: { messages: messagesOf(20_000) },
+      body: { messages: messagesOf(WORKER_MESSAGES) },
       headers: { 'if-match': '"999"' },
     });
     expect(stale.status).toBe(412);
@@ -182,8 +196,8 @@ describe('a PUT of many messages lets other requests run, with the same answers 
       stored.messages.map((message) => message.id),
     );
     // Not UTF-8: the 400 a short body gets. The worker hands such bodies back unprepared.
-    const bytes = Buffer.from(JSON.stringify({ messages: messagesOf(20_000) }));
-    bytes[bytes.indexOf('message 19999')] = 0xff;
+    const bytes = Buffer.from(JSON.stringify({ messages: messagesOf(WORKER_MESSAGES) }));
+    bytes[bytes.indexOf('message 59999')] = 0xff;
     const refused = await fetch(`${testServer().url}/v1/working-memory/not-utf8`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
@@ -240,7 +254,7 @@ describe('a large PUT over a store thread (as `engram serve` runs)', () => {
     try {
       expect(store.capabilities.encodedMessages).toBe(true);
       const { url } = await server.listen();
-      const messages = messagesOf(20_000);
+      const messages = messagesOf(WORKER_MESSAGES);
       const before = preparedOffThread();
       const response = await fetch(`${url}/v1/working-memory/threaded`, {
         method: 'PUT',

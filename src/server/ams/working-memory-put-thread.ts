@@ -27,8 +27,8 @@ export interface PutThread {
  * steps allocated per message on the request thread, and the collector's pauses while they all
  * lived (15–35 ms, the scavenger's helper threads waiting for the machine's two cores) held every
  * other request. A body that does not read, validate and prepare without fault comes back, and
- * the request thread reads it as before, for the exact error. Started on the first large PUT;
- * it keeps the process open only while a body is being prepared.
+ * the request thread reads it as before, for the exact error. Started for a large PUT and stopped
+ * when no other one is being prepared.
  */
 export function createPutThread(): PutThread {
   let worker: Worker | undefined;
@@ -48,7 +48,14 @@ export function createPutThread(): PutThread {
     started.on('message', (result: PutJobResult) => {
       const request = pending.get(result.id);
       pending.delete(result.id);
-      if (pending.size === 0) started.unref();
+      if (pending.size === 0) {
+        // Stopped once idle: its heap, which held the body's messages, is dropped whole. Left
+        // running, the collector cleared it seconds later on V8's helper threads, beside the
+        // request thread on two cores. The next large body starts another (~0.5 s, the token
+        // counter's tables most of it), which is why only bodies of WORKER_BODY_BYTES come here.
+        if (worker === started) worker = undefined;
+        void started.terminate();
+      }
       if (!request) return;
       if (result.ok) {
         preparedCount++;
