@@ -16,6 +16,8 @@ export type PreparedPut = Extract<PutJobResult, { ok: true }> | { ok: false; bod
 export interface PutThread {
   /** The body read, validated and prepared by the worker, or handed back for the request thread. */
   prepare(body: BodyBytes, job: Omit<PutJob, 'id' | 'segments'>): Promise<PreparedPut>;
+  /** Whether a worker runs (one does while a body is being prepared). */
+  running(): boolean;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export function createPutThread(): PutThread {
         thread.postMessage(message, buffersOf(body.segments));
       });
     },
+    running: () => worker !== undefined,
     async close() {
       const stopping = worker;
       worker = undefined;
