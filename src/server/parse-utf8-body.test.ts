@@ -1,15 +1,17 @@
 import { request } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readUtf8Body } from './parse-utf8-body.js';
+import { BodyBytes } from './body-bytes.js';
+import { readUtf8Body, WORKER_BODY_BYTES } from './parse-utf8-body.js';
 
 let app: FastifyInstance;
 const ticker = { turn: 0, running: false };
 const turns = { end: 0 };
+const pauses = { count: 0 };
 let port = 0;
 
 beforeAll(async () => {
-  app = Fastify({ bodyLimit: 4_000_000 });
+  app = Fastify({ bodyLimit: 8_000_000 });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', readUtf8Body);
   app.post('/echo', async (req) => ({ text: req.body as string }));
@@ -27,6 +29,25 @@ beforeAll(async () => {
       },
     },
     async () => ({ gap: ticker.turn - turns.end }),
+  );
+  // A `bodyAsBytes` route: a large JSON body comes as its chunks; how often reading it paused.
+  app.post(
+    '/bytes',
+    {
+      config: { bodyAsBytes: true },
+      preParsing: (_req, _reply, payload, done) => {
+        const pause = payload.pause.bind(payload);
+        payload.pause = () => {
+          pauses.count++;
+          return pause();
+        };
+        done(null, payload);
+      },
+    },
+    async (req) => {
+      const body = req.body as BodyBytes;
+      return { isBytes: body instanceof BodyBytes, text: await body.text() };
+    },
   );
   // engram's error handler maps a ValidationError to 400; here its message is enough.
   app.setErrorHandler((error: Error, _req, reply) => reply.status(400).send({ message: error.message }));
@@ -103,6 +124,25 @@ describe('readUtf8Body', () => {
     expect(inputs.reduce((sum, size) => sum + size, 0)).toBe(bytes.length);
     // A socket delivers at most 64 KB at a time.
     expect(Math.max(...inputs)).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it('keeps a large body of a bytes route as its chunks, pausing between slices as it arrives', async () => {
+    const text = JSON.stringify({ messages: 'ünïcödé, '.repeat(WORKER_BODY_BYTES / 10) });
+    const bytes = Buffer.from(text, 'utf8');
+    expect(bytes.length).toBeGreaterThanOrEqual(WORKER_BODY_BYTES);
+    const parts: Buffer[] = [];
+    for (let start = 0; start < bytes.length; start += 65_536)
+      parts.push(bytes.subarray(start, start + 65_536));
+    // Each reading of the clock is 5 ms later: every chunk ends a slice.
+    let clock = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (clock += 5));
+    pauses.count = 0;
+    const answer = await post(parts, '/bytes', { 'content-type': 'application/json' });
+    vi.restoreAllMocks();
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ isBytes: true, text });
+    // Kept chunks are counted, not decoded, yet reading them still lets other requests run.
+    expect(pauses.count).toBeGreaterThan(parts.length / 2);
   });
 
   it("counts a raw text body's characters as they arrive, against its route's text limit", async () => {

@@ -162,13 +162,15 @@ export function readUtf8Body(
     const over = received > limit ? undefined : counter?.feed(chunk);
     if (received > limit) finish(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
     else if (over) finish(overlongError(over));
-    else if (bytes) bytes.append(chunk);
     else {
-      decode(chunk);
-      const overText = textOver();
-      if (overText) {
-        finish(overText);
-        return;
+      if (bytes) bytes.append(chunk);
+      else {
+        decode(chunk);
+        const overText = textOver();
+        if (overText) {
+          finish(overText);
+          return;
+        }
       }
       // Several chunks can arrive in one turn of the event loop: after 4 ms of counting and
       // decoding, let other requests run before reading on.
