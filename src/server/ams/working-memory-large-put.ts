@@ -6,6 +6,7 @@ import type { BodyBytes } from '../body-bytes.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
 import { jsonChunksAnswer } from '../json-answer.js';
 import { serializeAroundList } from '../serialize-in-slices.js';
+import { UNDATED_WARNING } from './read-put-body.js';
 import { toWorkingMemoryResponse } from './working-memory-mapper.js';
 import type { PutThread } from './working-memory-put-thread.js';
 
@@ -13,8 +14,6 @@ import type { PutThread } from './working-memory-put-thread.js';
 export interface LargePutRequest {
   sessionId: string;
   window: number | null;
-  /** The `x-deprecation-warning` of a PUT with undated messages. */
-  deprecationWarning: string;
 }
 
 /**
@@ -28,7 +27,7 @@ export async function putLargeBody(
   engram: Engram,
   thread: PutThread,
   body: BodyBytes,
-  { sessionId, window, deprecationWarning }: LargePutRequest,
+  { sessionId, window }: LargePutRequest,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<{ answer: unknown } | { text: string }> {
@@ -53,11 +52,11 @@ export async function putLargeBody(
       },
     ),
   );
-  if (prepared.undated) reply.header('x-deprecation-warning', deprecationWarning);
+  if (prepared.undated) reply.header('x-deprecation-warning', UNDATED_WARNING);
   const { messages: _written, ...rest } = toWorkingMemoryResponse(session, [], prepared.usage, {
     wholeSeconds: false,
     nullDataAsEmpty: false,
   });
-  const chunks = serializeAroundList({ messages: [], ...rest }, 'messages', prepared.echo);
+  const chunks = await serializeAroundList({ messages: [], ...rest }, 'messages', prepared.echo);
   return { answer: jsonChunksAnswer(reply.header('etag', entityTag(session.version)), chunks) };
 }

@@ -5,12 +5,11 @@ import { loadTokenCounter } from '../../core/tokens/token-counter.js';
 import { encodeMessages, prepareSessionWrite } from '../../engine/sessions/prepare-session-write.js';
 import { buffersOf, decodeSegments } from '../body-bytes.js';
 import type { JsonBodySource } from '../read-json-body.js';
-import { readBodyMappingItems } from '../request-parts.js';
 import { serializeListItems } from '../serialize-in-slices.js';
 import { fitContextWindow } from './fit-context-window.js';
-import { toAmsMessage, toPutMessageInput, toSessionInput } from './working-memory-mapper.js';
+import { readPutBody } from './read-put-body.js';
+import { toAmsMessage, toSessionInput } from './working-memory-mapper.js';
 import type { PutJob, PutJobResult } from './working-memory-put-protocol.js';
-import { amsWorkingMemoryBodyInSlices } from './working-memory-schemas.js';
 
 /** This thread runs one job at a time and has no other requests to let through: it never pauses. */
 const noPause = () => undefined;
@@ -19,11 +18,7 @@ const noPause = () => undefined;
 async function prepare(job: PutJob): Promise<{ result: PutJobResult; transfer: ArrayBuffer[] }> {
   const text = (await decodeSegments(job.segments, Number.POSITIVE_INFINITY, noPause)).join('');
   const source = { body: text, headers: { 'content-type': job.contentType } } as JsonBodySource;
-  let undated = false;
-  const body = await readBodyMappingItems(source, amsWorkingMemoryBodyInSlices, noPause, (message) => {
-    if (!message.created_at) undated = true;
-    return toPutMessageInput(message);
-  });
+  const { body, undated } = await readPutBody(source, noPause);
   const counter = await loadTokenCounter(job.encoding);
   const { messages, ...write } = await prepareSessionWrite(
     toSessionInput(body, body.messages),

@@ -8,17 +8,17 @@ import { tenantOf } from '../auth/principal.js';
 import { BodyBytes } from '../body-bytes.js';
 import { conditionalWrite, entityTag, expectedVersionFor } from '../extensions/entity-tag.js';
 import { jsonChunksAnswer } from '../json-answer.js';
-import { readBodyMappingItems, readPath, readQuery } from '../request-parts.js';
+import { readPath, readQuery } from '../request-parts.js';
 import type { RouteDocs } from '../route-docs.js';
 import { serializeInSlices } from '../serialize-in-slices.js';
 import { findUniqueSession } from './find-unique-session.js';
 import { contextWindowOf, fitContextWindow } from './fit-context-window.js';
+import { readPutBody, UNDATED_WARNING } from './read-put-body.js';
 import { sessionRefFromRequest } from './session-ref-from-request.js';
 import { putLargeBody } from './working-memory-large-put.js';
 import {
   amsMessageOf,
   toAmsMessage,
-  toPutMessageInput,
   toSessionInput,
   toWorkingMemoryResponse,
 } from './working-memory-mapper.js';
@@ -30,7 +30,6 @@ import {
   workingMemoryResponseSchema,
 } from './working-memory-response-schemas.js';
 import {
-  amsWorkingMemoryBodyInSlices,
   amsWorkingMemoryBodySchema,
   getWorkingMemoryQuerySchema,
   listSessionsQuerySchema,
@@ -38,9 +37,6 @@ import {
   sessionPathSchema,
   sessionScopeQuerySchema,
 } from './working-memory-schemas.js';
-
-const DEPRECATION_WARNING =
-  'messages[].created_at will become required in the next major version. Please provide timestamps for all messages.';
 
 const tags = ['working-memory'];
 const ifMatch = 'If-Match names another version of the session';
@@ -165,7 +161,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     const query = readQuery(request, modelQuerySchema);
     const window = contextWindowOf(query);
     if (request.body instanceof BodyBytes) {
-      const large = { sessionId: session_id, window, deprecationWarning: DEPRECATION_WARNING };
+      const large = { sessionId: session_id, window };
       const done = await putLargeBody(engram, putThread, request.body, large, request, reply);
       if ('answer' in done) return done.answer;
       request.body = done.text;
@@ -173,17 +169,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     // 100,000 messages are validated, mapped, stored and echoed in ~4 ms slices (DEFAULT_SLICE_MS): other requests
     // run in between (the store's write itself stays one transaction).
     const slicer = createEventLoopSlicer();
-    // Each message is mapped as soon as it is validated, so that the validated copies die young.
-    let undated = false;
-    const body = await readBodyMappingItems(
-      request,
-      amsWorkingMemoryBodyInSlices,
-      slicer.pause,
-      (message) => {
-        if (!message.created_at) undated = true;
-        return toPutMessageInput(message);
-      },
-    );
+    const { body, undated } = await readPutBody(request, slicer.pause);
     const input = toSessionInput(body, body.messages);
     const ref = {
       sessionId: session_id,
@@ -202,7 +188,7 @@ export function registerWorkingMemoryRoutes(app: FastifyInstance, engram: Engram
     );
     const fitted =
       window === null ? null : await fitContextWindow(session.messages, window, { truncate: false });
-    if (undated) reply.header('x-deprecation-warning', DEPRECATION_WARNING);
+    if (undated) reply.header('x-deprecation-warning', UNDATED_WARNING);
     const { messages: _echoedBelow, ...rest } = toWorkingMemoryResponse(session, [], fitted?.usage ?? null, {
       wholeSeconds: false,
       nullDataAsEmpty: false,
