@@ -112,7 +112,7 @@ for (let run = 0; run <= runs; run++) {
     marks.push(performance.now());
     const { session } = await engram.sessions.putPrepared(ref, { ...prepared, encoding });
     marks.push(performance.now());
-    serializeAroundList({ messages: [], ...session }, 'messages', prepared.echo);
+    await serializeAroundList({ messages: [], ...session }, 'messages', prepared.echo);
     marks.push(performance.now());
   } else {
     const body = await readBodyMappingItems(request, amsWorkingMemoryBodyInSlices, slicer.pause, (message) =>

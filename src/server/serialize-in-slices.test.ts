@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { microtasksUntilSettled } from '../../test/support/microtasks-until-settled.js';
-import { serializeInSlices } from './serialize-in-slices.js';
+import { serializeAroundList, serializeInSlices, serializeListItems } from './serialize-in-slices.js';
 
 const noPause = async () => {};
 
@@ -61,5 +61,22 @@ describe('serializeInSlices', () => {
     );
     expect(await microtasksUntilSettled(serializing)).toBeLessThan(20);
     expect(Buffer.concat(await serializing).toString()).toBe(JSON.stringify({ list }));
+  });
+});
+
+describe('serializeListItems and serializeAroundList', () => {
+  it("write serializeInSlices's bytes, the list's chunks each in a buffer of its own", async () => {
+    const items = Array.from({ length: 3_000 }, (_, index) => ({ index, text: `é😀"\\${'x'.repeat(50)}` }));
+    const toItem = (item: (typeof items)[number]) => (item.index === 7 ? undefined : item);
+    const object = { messages: items, total: 3, skipped: undefined, after: 'ü' };
+    const listChunks = serializeListItems(items, toItem);
+    expect(listChunks.length).toBeGreaterThan(1);
+    expect(
+      listChunks.every((chunk) => chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength),
+    ).toBe(true);
+    const around = await serializeAroundList(object, 'messages', listChunks);
+    const sliced = await serializeInSlices(object, 'messages', toItem, () => undefined);
+    expect(Buffer.concat(around).toString()).toBe(JSON.stringify({ ...object, messages: items.map(toItem) }));
+    expect(Buffer.concat(around).equals(Buffer.concat(sliced))).toBe(true);
   });
 });
