@@ -1,4 +1,4 @@
-import { groupUnitsInSteps, runSteps } from '../assembly/history-units.js';
+import { groupUnitsInSteps, type HistoryUnit, runSteps } from '../assembly/history-units.js';
 import type { StoredMessage } from '../schemas/message.js';
 
 /** When a session is summarized and how much of it stays verbatim. */
@@ -54,18 +54,7 @@ export function* planSummarizationInSteps(
   if (total <= policy.contextWindow * policy.threshold) return null;
   const keepBudget = policy.contextWindow * policy.keepRecent;
   const units = yield* groupUnitsInSteps(messages);
-  // Walk back from the newest unit, keeping units while they fit; the newest is always kept.
-  let kept = 0;
-  let firstKept = units.length;
-  for (let index = units.length - 1; index >= 0; index -= 1) {
-    if (index % PER_STEP === 0) yield;
-    const unit = units[index];
-    if (!unit) continue;
-    const cost = unit.messages.reduce((sum, message) => sum + costOf(message), 0);
-    if (firstKept < units.length && kept + cost > keepBudget) break;
-    kept += cost;
-    firstKept = index;
-  }
+  const { firstKept, kept } = yield* keepRecentUnits(units, costOf, keepBudget);
   const summarize: StoredMessage[] = [];
   for (let index = 0; index < firstKept; index++) {
     for (const message of units[index]?.messages ?? []) summarize.push(message);
@@ -74,4 +63,36 @@ export function* planSummarizationInSteps(
   const last = summarize.at(-1);
   if (!last) return null;
   return { summarize, throughSeq: last.seq, keptTokens: kept };
+}
+
+/** Where `keepRecentUnits` stopped: the first unit kept verbatim, what the kept units cost. */
+export interface RecentUnits {
+  firstKept: number;
+  kept: number;
+  /** True when a unit did not fit (the walk ended there); false when every unit was kept. */
+  stopped: boolean;
+}
+
+/**
+ * Walks back from the newest unit, keeping units while they fit in `keepBudget`; the newest is
+ * always kept. A caller that reads only the newest part of a session (the summary job, page by
+ * page) knows the cut is the whole session's once the walk `stopped` inside what it read.
+ */
+export function* keepRecentUnits(
+  units: readonly HistoryUnit[],
+  costOf: (message: StoredMessage) => number,
+  keepBudget: number,
+): Generator<void, RecentUnits> {
+  let kept = 0;
+  let firstKept = units.length;
+  for (let index = units.length - 1; index >= 0; index -= 1) {
+    if (index % PER_STEP === 0) yield;
+    const unit = units[index];
+    if (!unit) continue;
+    const cost = unit.messages.reduce((sum, message) => sum + costOf(message), 0);
+    if (firstKept < units.length && kept + cost > keepBudget) return { firstKept, kept, stopped: true };
+    kept += cost;
+    firstKept = index;
+  }
+  return { firstKept, kept, stopped: false };
 }

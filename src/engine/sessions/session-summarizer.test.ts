@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredMessage } from '../../core/schemas/message.js';
 import { extractiveSummary } from '../../core/summarization/extractive-summary.js';
+import { planSummarization } from '../../core/summarization/plan-summarization.js';
+import { MESSAGE_OVERHEAD_TOKENS } from '../../core/tokens/token-counter.js';
 import { createEngram } from '../../engram.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
 import { createSessionOperations } from './session-operations.js';
+import { toSessionKey } from './session-ref.js';
 import { createSessionSummarizer, type SummaryWriter } from './session-summarizer.js';
+import { SUMMARY_PAGE_MESSAGES } from './summary-pages.js';
 
 const ref = { sessionId: 'trip' };
 const turns = Array.from({ length: 10 }, (_, index) => [
@@ -12,7 +15,7 @@ const turns = Array.from({ length: 10 }, (_, index) => [
   { role: 'assistant' as const, content: `City ${index} has a castle, a river and famous pastries.` },
 ]).flat();
 
-async function setup(writer?: SummaryWriter, beforeSummarize?: (messages: readonly StoredMessage[]) => void) {
+async function setup(writer?: SummaryWriter, beforeSummarize?: (throughSeq: number) => void) {
   const store = createMemoryStore();
   const engram = await createEngram({ store, sweepIntervalMs: 0, defaultSources: false });
   await engram.sessions.append(ref, turns);
@@ -21,7 +24,7 @@ async function setup(writer?: SummaryWriter, beforeSummarize?: (messages: readon
     sessions: engram.sessions,
     policy: { contextWindow: 400, threshold: 0.5, keepRecent: 0.25 },
     ...(writer ? { writer } : {}),
-    ...(beforeSummarize ? { beforeSummarize: async (_ref, messages) => beforeSummarize(messages) } : {}),
+    ...(beforeSummarize ? { beforeSummarize: async (_ref, throughSeq) => beforeSummarize(throughSeq) } : {}),
   });
   return { engram, summarizer };
 }
@@ -41,16 +44,15 @@ describe('session summarizer', () => {
   });
 
   it('without an LLM folds the oldest messages into an extractive summary and keeps the tail', async () => {
-    const leaving: StoredMessage[] = [];
-    const { engram, summarizer } = await setup(undefined, (messages) => leaving.push(...messages));
+    const leaving: number[] = [];
+    const { engram, summarizer } = await setup(undefined, (throughSeq) => leaving.push(throughSeq));
     const outcome = await summarizer.summarize(ref);
     expect(outcome).toMatchObject({ status: 'summarized', writer: 'extractive' });
     const session = await engram.sessions.get(ref);
     expect(session?.context).toContain('City 0 has a castle');
     const throughSeq = outcome.status === 'summarized' ? outcome.throughSeq : 0;
-    expect(leaving.map((message) => message.seq)).toEqual(
-      Array.from({ length: throughSeq }, (_, i) => i + 1),
-    );
+    expect(outcome).toMatchObject({ messages: throughSeq });
+    expect(leaving).toEqual([throughSeq]);
     expect(session?.messages[0]?.seq).toBe(throughSeq + 1);
     expect(session?.messages.at(-1)?.content).toContain('City 9');
     expect((await engram.sessions.get(ref, { includeSummarized: true }))?.messages).toHaveLength(20);
@@ -100,7 +102,7 @@ describe('session summarizer', () => {
     expect((await engram.sessions.get(ref))?.context).toBe('Other.');
   });
 
-  it('summarizes a session of 30,000 messages in slices: other callbacks run, same summary', async () => {
+  it('summarizes a session of 30,000 messages in slices and pages: other callbacks run, same summary', async () => {
     const store = createMemoryStore();
     // Sessions alone (no engram write path): no background summary races this one.
     const sessions = createSessionOperations(
@@ -113,15 +115,18 @@ describe('session summarizer', () => {
       content: `Fact ${index}: the item numbered ${index} is stored in box ${index % 97}.`,
     }));
     await sessions.put({ sessionId: 'long' }, { messages });
-    const leaving: StoredMessage[] = [];
-    const summarizer = createSessionSummarizer({
-      store,
-      sessions,
-      policy: { contextWindow: 100_000, threshold: 0.5, keepRecent: 0.25 },
-      beforeSummarize: async (_ref, batch) => {
-        leaving.push(...batch);
-      },
-    });
+    const key = toSessionKey({ sessionId: 'long' });
+    const whole = await store.readMessages(key, { order: 'oldest-first' });
+    // Every read the summary makes is one page at most: it never holds the session whole.
+    const reads: number[] = [];
+    const readMessages = store.readMessages.bind(store);
+    store.readMessages = async (readKey, query) => {
+      const page = await readMessages(readKey, query);
+      reads.push(page.length);
+      return page;
+    };
+    const policy = { contextWindow: 100_000, threshold: 0.5, keepRecent: 0.25 };
+    const summarizer = createSessionSummarizer({ store, sessions, policy });
     let turns = 0;
     let running = true;
     const turn = () => {
@@ -133,8 +138,12 @@ describe('session summarizer', () => {
     running = false;
     expect(outcome).toMatchObject({ status: 'summarized', writer: 'extractive' });
     expect(turns).toBeGreaterThan(2);
+    expect(Math.max(...reads)).toBe(SUMMARY_PAGE_MESSAGES);
+    // The cut and the summary are those of the whole session read at once.
+    const plan = planSummarization(whole, (message) => message.tokenCount + MESSAGE_OVERHEAD_TOKENS, policy);
+    expect(outcome).toMatchObject({ throughSeq: plan?.throughSeq, messages: plan?.summarize.length });
     const session = await sessions.get({ sessionId: 'long' });
-    expect(session?.context).toBe(extractiveSummary(null, leaving));
+    expect(session?.context).toBe(extractiveSummary(null, plan?.summarize ?? []));
   });
 
   it('lets a turn of the event loop pass before it reads the session', async () => {

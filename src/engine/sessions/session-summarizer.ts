@@ -1,10 +1,8 @@
 import { VersionConflictError } from '../../core/errors.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionState } from '../../core/schemas/session.js';
-import { extractiveSummarySteps } from '../../core/summarization/extractive-summary.js';
 import {
   defaultSummarizationPolicy,
-  planSummarizationInSteps,
   type SummarizationPolicy,
 } from '../../core/summarization/plan-summarization.js';
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/tokens/token-counter.js';
@@ -12,6 +10,7 @@ import type { SessionStore } from '../../stores/session-store.js';
 import { createEventLoopSlicer, nextTurn } from '../event-loop-slicer.js';
 import type { SessionOperations } from './session-operations.js';
 import { type SessionRef, toSessionKey } from './session-ref.js';
+import { extractiveSummaryInPages, forEachPage, planCutInPages } from './summary-pages.js';
 
 /** Writes the new running summary from the previous one and the messages leaving working memory. */
 export type SummaryWriter = (previous: string | null, messages: readonly StoredMessage[]) => Promise<string>;
@@ -25,8 +24,11 @@ export interface SessionSummarizerOptions {
   policy: SummarizationPolicy;
   /** The LLM's summary; absent = the extractive summary (documented fallback, no LLM needed). */
   writer?: SummaryWriter;
-  /** Runs on the messages about to leave working memory, before the summary is recorded (extraction). */
-  beforeSummarize?: (ref: SessionRef, messages: readonly StoredMessage[]) => Promise<void>;
+  /**
+   * Runs before the summary is recorded, with the last seq about to leave working memory
+   * (extraction reads those messages first, so the summary never hides unread facts).
+   */
+  beforeSummarize?: (ref: SessionRef, throughSeq: number) => Promise<void>;
 }
 
 export type SummarizeOutcome =
@@ -67,43 +69,45 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
     const state = await store.getSession(key);
     if (!state) return { status: 'skipped', reason: 'absent' };
     if (!needsSummary(state, contextWindow)) return { status: 'skipped', reason: 'under-threshold' };
-    const messages = await store.readMessages(key, {
-      order: 'oldest-first',
-      afterSeq: state.summarized.throughSeq,
+    const pacing = createEventLoopSlicer();
+    const afterSeq = state.summarized.throughSeq;
+    const cut = await planCutInPages(store, key, {
+      afterSeq,
+      costOf: (message) => message.tokenCount + MESSAGE_OVERHEAD_TOKENS,
+      keepBudget: contextWindow * policy.keepRecent,
+      pause: () => pacing.pause(),
     });
-    // Planned in slices too: grouping 100,000 messages into units is tens of milliseconds.
-    const planning = createEventLoopSlicer();
-    const planSteps = planSummarizationInSteps(
-      messages,
-      (message) => message.tokenCount + MESSAGE_OVERHEAD_TOKENS,
-      { ...policy, contextWindow },
-    );
-    let planned = planSteps.next();
-    for (; !planned.done; planned = planSteps.next()) await planning.pause();
-    const plan = planned.value;
-    if (!plan) return { status: 'skipped', reason: 'under-threshold' };
-    await options.beforeSummarize?.(ref, plan.summarize);
+    if (!cut) return { status: 'skipped', reason: 'under-threshold' };
+    const range = { afterSeq, throughSeq: cut.throughSeq };
+    await options.beforeSummarize?.(ref, cut.throughSeq);
     let writer: 'llm' | 'extractive' = 'extractive';
     let context = '';
+    let folded = 0;
     if (options.writer) {
-      const answer = (await options.writer(state.context, plan.summarize)).trim();
+      // The model is given every message leaving working memory, as before.
+      const leaving: StoredMessage[] = [];
+      await forEachPage(store, key, range, async (page) => {
+        for (const message of page) leaving.push(message);
+      });
+      folded = leaving.length;
+      const answer = (await options.writer(state.context, leaving)).trim();
       if (answer.length > 0 && !NO_CHANGE.test(answer)) {
         context = answer;
         writer = 'llm';
       }
     }
     if (writer === 'extractive') {
-      // In ~4 ms slices (DEFAULT_SLICE_MS): a session of 100,000 messages otherwise holds the event loop for seconds.
-      const slicer = createEventLoopSlicer();
-      const steps = extractiveSummarySteps(state.context, plan.summarize);
-      let step = steps.next();
-      for (; !step.done; step = steps.next()) await slicer.pause();
-      context = step.value || `(${plan.summarize.length} earlier messages without informative content)`;
+      // Read a page at a time, in ~4 ms slices (DEFAULT_SLICE_MS): a session of 100,000 messages
+      // otherwise held the event loop for seconds, and all its messages in memory at once.
+      const summary = await extractiveSummaryInPages(store, key, state.context, range, () => pacing.pause());
+      if (!summary) return { status: 'skipped', reason: 'superseded' };
+      folded = summary.messages;
+      context = summary.context || `(${folded} earlier messages without informative content)`;
     }
     try {
       await sessions.recordSummary(ref, {
         context,
-        throughSeq: plan.throughSeq,
+        throughSeq: cut.throughSeq,
         expectedThroughSeq: state.summarized.throughSeq,
       });
     } catch (error) {
@@ -111,7 +115,7 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
       if (error instanceof VersionConflictError) return { status: 'skipped', reason: 'superseded' };
       throw error;
     }
-    return { status: 'summarized', throughSeq: plan.throughSeq, messages: plan.summarize.length, writer };
+    return { status: 'summarized', throughSeq: cut.throughSeq, messages: folded, writer };
   }
 
   return { needsSummary, summarize };

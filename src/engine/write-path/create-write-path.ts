@@ -151,9 +151,8 @@ export function createWritePath(options: WritePathOptions): WritePath {
     // Messages leaving working memory are extracted first, so the summary never hides unread facts.
     ...(extraction
       ? {
-          beforeSummarize: async (ref, leaving) => {
-            const last = leaving.at(-1);
-            if (last) await extraction(toSessionKey(ref), { throughSeq: last.seq });
+          beforeSummarize: async (ref, throughSeq) => {
+            await extraction(toSessionKey(ref), { throughSeq });
           },
         }
       : {}),
