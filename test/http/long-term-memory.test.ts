@@ -95,6 +95,22 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(hit).toMatchObject({ id: 'tea-1', score_type: 'hybrid', score: 1, dist: 0 });
   });
 
+  it('answers a long history whole and in order (written version by version in slices)', async () => {
+    const text = (version: number) =>
+      `Version ${version}: ${'the policy changed again. '.repeat(400).trim()}`;
+    await create([{ id: 'long-history', text: text(0), namespace: 'history' }]);
+    for (let version = 1; version < 40; version++)
+      await call('/v1/long-term-memory/long-history', 'PATCH', { text: text(version) });
+    const history = await call('/v1/long-term-memory/long-history/history?limit=1000');
+    expect(history.status).toBe(200);
+    expect(history.body.id).toBe('long-history');
+    const versions = history.body.versions as Json[];
+    expect(versions.map((version) => version.text)).toEqual(
+      Array.from({ length: 40 }, (_, index) => text(39 - index)),
+    );
+    expect(versions.slice(1).every((version) => typeof version.valid_to === 'string')).toBe(true);
+  });
+
   it('upserts by id as a new version under the same id (nothing lost); of two records with one id the last wins', async () => {
     await create([{ id: 'up-1', text: 'first text', namespace: 'upsert', topics: ['a'] }]);
     const first = await call('/v1/long-term-memory/up-1');

@@ -237,14 +237,16 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { memory_id } = readPath(request, memoryPathSchema);
       const { limit } = readQuery(request, historyQuerySchema);
       const tenantId = tenantOf(request);
       const memory = await resolveLatest(engram, tenantId, memory_id);
       if (!memory) throw notFound(memory_id);
       const versions = await engram.memories.history(tenantId, memory.id, limit);
-      return { id: memory.id, versions: versions.map(toAmsVersion) };
+      // Up to 1,000 versions of up to 20,000 characters (20 MB): serialized version by version in
+      // slices; in one step, 300 versions of 12,000 characters held the event loop 52–70 ms.
+      return jsonListAnswer(reply, { id: memory.id, versions }, 'versions', toAmsVersion);
     },
   );
 
