@@ -75,3 +75,18 @@ export function createEventLoopSlicer(sliceMs = DEFAULT_SLICE_MS): {
   };
   return slicer;
 }
+
+/**
+ * Runs stepwise work (a generator that yields between steps) to its end, letting other requests
+ * run whenever `pause` says a slice is over (by default a slicer of its own).
+ */
+export async function drainInSlices<T>(
+  steps: Generator<void, T>,
+  pause: () => Promise<unknown> | undefined = createEventLoopSlicer().pause,
+): Promise<T> {
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    const wait = pause();
+    if (wait) await wait;
+  }
+}

@@ -151,6 +151,21 @@ describe('assembleContext properties', () => {
         }
         const { messages, trace } = result;
 
+        // Counting lines only as far as the budget left decides exactly as full counts do.
+        const plain: TokenCounter = { encoding: counter.encoding, count: (value) => counter.count(value) };
+        const full = assembleContext({ ...input, counter: plain });
+        expect(messages).toEqual(full.messages);
+        const fates = (sections: typeof trace.sections) =>
+          sections.map((section) =>
+            section.items.map((entry) => [
+              entry.id,
+              entry.included,
+              entry.reason,
+              entry.included && entry.tokens,
+            ]),
+          );
+        expect(fates(trace.sections)).toEqual(fates(full.trace.sections));
+
         // Never over budget, counted from scratch; and the trace agrees with the count.
         const total = countContextTokens(messages, counter, model);
         expect(total).toBeLessThanOrEqual(available);

@@ -4,7 +4,12 @@ import { type MemoryConfigInput, memoryConfigSchema } from '../schemas/agent.js'
 import type { StoredMessage } from '../schemas/message.js';
 import { memoizeCounter } from '../tokens/memoize-counter.js';
 import { resolveModel } from '../tokens/model-registry.js';
-import { countContentTokens, loadTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
+import {
+  boundedCounter,
+  countContentTokens,
+  loadTokenCounter,
+  type TokenCounter,
+} from '../tokens/token-counter.js';
 import { type AssembleContextInput, assembleContext } from './assemble-context.js';
 import type { MemoryItem } from './memory-source.js';
 
@@ -277,5 +282,55 @@ describe('assembleContext', () => {
       }),
     );
     expect(trace.degraded).toBe(true);
+  });
+
+  it('counts a memory only as far as the room in its section: the cost follows the budget, not the memory', () => {
+    // 50 candidates of 200,000 characters each (10 MB), a small knowledge section, and one that fits.
+    const seen = { chars: 0 };
+    const spy = memoizeCounter(
+      boundedCounter('o200k_base', (piece) => {
+        seen.chars += piece.length;
+        return counter.count(piece);
+      }),
+    );
+    const long = 'Employees may carry over unused vacation days into the next year. '.repeat(3_000);
+    const items = [
+      ...Array.from({ length: 50 }, (_, index) => knowledge(`long${index}`, 0.9, { text: long })),
+      knowledge('short', 0.5),
+    ];
+    const result = assembleContext(
+      input({
+        counter: spy,
+        retrieved: { procedure: [], knowledge: items, episodes: [] },
+        config: { maxWorkingMemoryTokens: 8_000, reservedOutputTokens: 1_000, semanticTopK: 51 },
+      }),
+    );
+    const section = result.trace.sections.find((entry) => entry.name === 'knowledge');
+    const fates = section?.items.map((item) => [item.id, item.included, item.reason]);
+    expect(fates?.filter(([, included]) => included)).toEqual([['short', true, 'included']]);
+    // Every long one is too large for the section (30 % of 7,000 tokens): section_cap, and its
+    // tokens a lower bound above the room there was.
+    for (const item of section?.items.filter((entry) => entry.id.startsWith('long')) ?? []) {
+      expect(item.reason).toBe('section_cap');
+      expect(item.tokens).toBeGreaterThan(2_000);
+    }
+    // Counted in full, the 50 lines are 10,000,000 characters; as far as the budget, a few pieces each.
+    expect(seen.chars).toBeLessThan(50 * 10 * 4_096);
+  });
+
+  it('decides as a full count would when a line fits the whole budget but not the section', () => {
+    const medium = 'Carry-over days expire at the end of March. '.repeat(60);
+    const exactCounter: TokenCounter = { encoding: counter.encoding, count: (text) => counter.count(text) };
+    const run = (using: TokenCounter) =>
+      assembleContext(
+        input({
+          counter: using,
+          retrieved: { procedure: [], knowledge: [knowledge('medium', 0.9, { text: medium })], episodes: [] },
+          config: { sectionCaps: { knowledge: 100 } },
+        }),
+      ).trace.sections.find((entry) => entry.name === 'knowledge')?.items;
+    const items = run(counter);
+    expect(items).toEqual(run(exactCounter));
+    expect(items?.[0]).toMatchObject({ included: false, reason: 'section_cap' });
   });
 });

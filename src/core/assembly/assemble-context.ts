@@ -4,12 +4,15 @@ import type { StoredMessage } from '../schemas/message.js';
 import type { ModelInfo } from '../tokens/model-registry.js';
 import {
   countContentTokens,
+  countUpTo,
+  MESSAGE_OVERHEAD_TOKENS,
   messageCost,
   REPLY_PRIMING_TOKENS,
   type TokenCounter,
 } from '../tokens/token-counter.js';
 import type { ContextMessage } from './context-message.js';
 import type { ContextTrace, SectionTrace } from './context-trace.js';
+import { runSteps } from './history-units.js';
 import {
   type MemoryItem,
   RETRIEVAL_SECTIONS,
@@ -18,7 +21,7 @@ import {
 } from './memory-source.js';
 import { pruneHistory } from './prune-history.js';
 import { renderSummary } from './render-section.js';
-import { selectItems } from './select-items.js';
+import { selectItemsSteps } from './select-items.js';
 
 /**
  * Default caps, as shares of the available budget, for sections without an explicit cap, so that
@@ -68,9 +71,30 @@ export interface AssembledContext {
  * ContextBudgetExceededError instead of truncating anything.
  */
 export function assembleContext(input: AssembleContextInput): AssembledContext {
+  return runSteps(assembleContextSteps(input));
+}
+
+/**
+ * `assembleContext` as steps: it pauses (yields) after each candidate memory it counts, so the
+ * engine can let other requests run while a turn weighs many long memories (a memory prompt over
+ * 100 memories of 20,000 characters under a 128k-token window counts hundreds of thousands of
+ * characters). Same result.
+ */
+export function* assembleContextSteps(input: AssembleContextInput): Generator<void, AssembledContext> {
   const { memory, model, counter } = input;
   const available = memory.maxWorkingMemoryTokens - memory.reservedOutputTokens;
   const costOfText = (text: string) => messageCost(counter.count(text), model);
+  // The cost of `text`, exact when it is at most `limit`, else some cost above `limit` (counted
+  // only that far): a content count above ceil((limit - overhead) / factor) costs more than `limit`.
+  const costOfTextUpTo = (text: string, limit: number) =>
+    messageCost(
+      countUpTo(
+        counter,
+        text,
+        Math.max(0, Math.ceil((limit - MESSAGE_OVERHEAD_TOKENS) / model.approximationFactor)),
+      ),
+      model,
+    );
   let recounted = 0;
   const costOfMessage = (message: StoredMessage) => {
     if (message.tokenEncoding === model.encoding) return messageCost(message.tokenCount, model);
@@ -102,7 +126,7 @@ export function assembleContext(input: AssembleContextInput): AssembledContext {
   };
   for (const section of RETRIEVAL_SECTIONS) {
     const cap = memory.sectionCaps[section] ?? Math.floor(available * DEFAULT_SECTION_SHARES[section]);
-    const selected = selectItems({
+    const selected = yield* selectItemsSteps({
       section,
       items: input.retrieved[section],
       limit: limits[section],
@@ -112,6 +136,7 @@ export function assembleContext(input: AssembleContextInput): AssembledContext {
       cap,
       remaining,
       costOfText,
+      costOfTextUpTo,
     });
     remaining -= selected.tokens;
     sections.push({ name: section, tokens: selected.tokens, cap, items: selected.items });

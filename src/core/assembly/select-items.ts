@@ -1,4 +1,5 @@
 import type { TraceItem } from './context-trace.js';
+import { runSteps } from './history-units.js';
 import type { MemoryItem, RetrievalSection } from './memory-source.js';
 import { renderItem, renderSection, SECTION_HEADINGS } from './render-section.js';
 
@@ -17,6 +18,11 @@ export interface SelectItemsInput {
   remaining: number;
   /** Cost of a whole section message whose content is `text` (factor and overhead applied). */
   costOfText: (text: string) => number;
+  /**
+   * `costOfText(text)` when that is at most `limit`, otherwise some cost above `limit`, counted
+   * only that far. Absent: `costOfText`.
+   */
+  costOfTextUpTo?: (text: string, limit: number) => number;
 }
 
 export interface SelectedItems {
@@ -33,6 +39,14 @@ export interface SelectedItems {
  * confirmed by counting the rendered section; while it is over, the lowest-ranked item goes.
  */
 export function selectItems(input: SelectItemsInput): SelectedItems {
+  return runSteps(selectItemsSteps(input));
+}
+
+/**
+ * `selectItems` as steps: it pauses (yields) after counting each line, so that a caller on the
+ * event loop can let other requests run while 50 long candidates are counted.
+ */
+export function* selectItemsSteps(input: SelectItemsInput): Generator<void, SelectedItems> {
   const allowance = Math.min(input.cap, input.remaining);
   const pinned = input.pinnedIds ?? new Set<string>();
   const isPinned = (item: MemoryItem) => pinned.has(item.id);
@@ -60,46 +74,62 @@ export function selectItems(input: SelectItemsInput): SelectedItems {
   // A line's marginal cost: its text plus the newline joining it (overhead is in the heading's).
   // Counted as the section holds it, line then newline, so the section's count finds it memoized.
   const emptyCost = input.costOfText('');
-  const costOfLine = (item: MemoryItem) =>
-    input.costOfText(`${renderItem(input.section, item)}\n`) - emptyCost;
+  const costUpTo = input.costOfTextUpTo ?? input.costOfText;
+  // A line is counted only as far as the room left in the section: a longer one cannot be placed
+  // whatever its exact size, and counting a 20,000-character memory in full, for each of 50
+  // candidates, made a turn's cost follow the memories instead of the budget. Its trace then shows
+  // a lower bound above that room (docs/architecture.md, "Budget decisions").
+  const costOfLine = (item: MemoryItem, room = allowance) =>
+    costUpTo(`${renderItem(input.section, item)}\n`, room + emptyCost) - emptyCost;
+  // What keeps an item out when it does not fit: the section's cap where that is below what is
+  // left of the whole budget, else the budget.
+  const overReason = input.cap < input.remaining ? 'section_cap' : 'over_budget';
   const lineCost = new Map<MemoryItem, number>();
   const headingCost = input.costOfText(SECTION_HEADINGS[input.section]);
   let included: MemoryItem[] = [];
   let estimate = headingCost;
   for (const item of candidates) {
-    const cost = costOfLine(item);
+    yield;
+    const cost = costOfLine(item, allowance - estimate);
     lineCost.set(item, cost);
     if (estimate + cost <= allowance) {
       included.push(item);
       estimate += cost;
     } else {
-      decisions.set(item, estimate + cost <= input.remaining ? 'section_cap' : 'over_budget');
+      decisions.set(item, overReason);
     }
   }
 
+  yield;
   let text = included.length > 0 ? renderSection(input.section, included) : null;
   let tokens = text === null ? 0 : input.costOfText(text);
   while (text !== null && tokens > allowance) {
     const dropped = included.at(-1) as MemoryItem;
-    decisions.set(dropped, input.cap < input.remaining ? 'section_cap' : 'over_budget');
+    decisions.set(dropped, overReason);
     included = included.slice(0, -1);
     text = included.length > 0 ? renderSection(input.section, included) : null;
     tokens = text === null ? 0 : input.costOfText(text);
   }
 
   const includedSet = new Set(included);
-  const items = ranked.map((item): TraceItem => {
+  const items: TraceItem[] = [];
+  for (const item of ranked) {
     const isIncluded = includedSet.has(item);
-    return {
+    let lineTokens = lineCost.get(item);
+    if (lineTokens === undefined) {
+      yield;
+      lineTokens = costOfLine(item);
+    }
+    items.push({
       id: item.id,
       kind: 'memory',
       included: isIncluded,
       reason: isIncluded ? 'included' : (decisions.get(item) ?? 'over_budget'),
-      tokens: lineCost.get(item) ?? costOfLine(item),
+      tokens: lineTokens,
       score: item.score,
       ...(item.components ? { components: { ...item.components } } : {}),
       ...(item.source ? { source: item.source } : {}),
-    };
-  });
+    });
+  }
   return { included, text, tokens, items };
 }

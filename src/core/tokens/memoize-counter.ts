@@ -48,6 +48,21 @@ export function memoizeCounter(
       }
       return total + countPart(start === 0 ? text : text.slice(start));
     },
+    countUpTo(text, limit) {
+      // A long line (a memory of 20,000 characters on one line) is counted only as far as needed.
+      const partUpTo = (part: string, left: number) =>
+        part.length > LONGEST_KEPT_LINE_CHARS && counter.countUpTo
+          ? counter.countUpTo(part, left)
+          : countPart(part);
+      let total = 0;
+      let start = 0;
+      for (let cut = nextLineCut(text); cut !== -1; cut = nextLineCut(text, cut)) {
+        total += partUpTo(text.slice(start, cut), limit - total);
+        if (total > limit) return total;
+        start = cut;
+      }
+      return total + partUpTo(start === 0 ? text : text.slice(start), limit - total);
+    },
   };
 }
 

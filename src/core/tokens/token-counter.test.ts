@@ -1,15 +1,20 @@
+import fc from 'fast-check';
 import { encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PIECE_CHARS, MAX_RUN_CHARS } from './bounded-pieces.js';
+import { memoizeCounter } from './memoize-counter.js';
 import { resolveModel } from './model-registry.js';
 import {
+  boundedCounter,
   countContentTokens,
   countContentTokensInSlices,
+  countUpTo,
   isShortMessage,
   loadTokenCounter,
   MESSAGE_OVERHEAD_TOKENS,
   messageCost,
   REPLY_PRIMING_TOKENS,
+  type TokenCounter,
 } from './token-counter.js';
 
 describe('token counting', () => {
@@ -109,5 +114,73 @@ describe('model registry', () => {
   it('rejects unknown models with a validation error naming the model', () => {
     expect(() => resolveModel('gpt-17-ultra')).toThrowError(/Unknown model "gpt-17-ultra"/);
     expect(() => resolveModel('')).toThrowError(/Unknown model/);
+  });
+});
+
+let exact: TokenCounter;
+beforeAll(async () => {
+  exact = await loadTokenCounter('o200k_base');
+});
+
+/** A bounded counter over the real encoder that records how many characters it was handed. */
+function spyCounter() {
+  const seen = { chars: 0 };
+  const counter = boundedCounter('o200k_base', (piece) => {
+    seen.chars += piece.length;
+    return exact.count(piece);
+  });
+  return { counter, seen };
+}
+
+const word = fc.constantFrom(
+  'alpha',
+  'the',
+  'fox',
+  '数据',
+  '🙂',
+  '\n',
+  ' ',
+  'x'.repeat(300),
+  'y'.repeat(5_000),
+);
+const text = fc.array(word, { maxLength: 80 }).map((words) => words.join(''));
+
+describe('countUpTo', () => {
+  it('is the exact count when that is at most the limit, else a number above the limit', () => {
+    fc.assert(
+      fc.property(text, fc.nat({ max: 3_000 }), (value, limit) => {
+        for (const counter of [
+          spyCounter().counter,
+          memoizeCounter(spyCounter().counter, { minLength: 1 }),
+        ]) {
+          const whole = counter.count(value);
+          const upTo = countUpTo(counter, value, limit);
+          if (whole <= limit) expect(upTo).toBe(whole);
+          else expect(upTo).toBeGreaterThan(limit);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('counts only as far as the limit: a megabyte over a small limit is never tokenized whole', () => {
+    const long = 'The quick brown fox jumps over the lazy dog. '.repeat(25_000);
+    for (const wrap of [
+      (counter: TokenCounter) => counter,
+      (counter: TokenCounter) => memoizeCounter(counter),
+    ]) {
+      const { counter, seen } = spyCounter();
+      expect(countUpTo(wrap(counter), long, 100)).toBeGreaterThan(100);
+      // Each piece of at most 4,096 characters holds hundreds of tokens: the second passes 100.
+      expect(seen.chars).toBeLessThanOrEqual(2 * MAX_PIECE_CHARS);
+      seen.chars = 0;
+      wrap(counter).count(long);
+      expect(seen.chars).toBe(long.length);
+    }
+  });
+
+  it('falls back to count for a counter without it', () => {
+    const plain: TokenCounter = { encoding: 'o200k_base', count: (value) => value.length };
+    expect(countUpTo(plain, 'abcdef', 2)).toBe(6);
   });
 });

@@ -13,6 +13,20 @@ import { memoizePieces } from './piece-memo.js';
 export interface TokenCounter {
   readonly encoding: Encoding;
   count(text: string): number;
+  /**
+   * `count(text)` when that is at most `limit`; otherwise some number above `limit`, found by
+   * counting only until the running count passed it: the cost follows `limit`, not the text. A
+   * counter without it is asked `count` (`countUpTo` below).
+   */
+  countUpTo?(text: string, limit: number): number;
+}
+
+/**
+ * `counter.countUpTo(text, limit)` where the counter has it, else `counter.count(text)`: the exact
+ * count when it is at most `limit`, otherwise a number above `limit`.
+ */
+export function countUpTo(counter: TokenCounter, text: string, limit: number): number {
+  return counter.countUpTo ? counter.countUpTo(text, limit) : counter.count(text);
 }
 
 /**
@@ -54,6 +68,18 @@ export function boundedCounter(encoding: Encoding, encode: (text: string) => num
       if (pieces.length === 1) return encode(text);
       let total = (pieces.length - 1) * TOKENS_PER_CUT;
       for (const piece of pieces) total += encode(piece);
+      return total;
+    },
+    countUpTo(text, limit) {
+      if (text.length <= MAX_RUN_CHARS) return encode(text);
+      // The same pieces as `count`, found lazily: a text far over the limit is never scanned whole.
+      let total = -TOKENS_PER_CUT;
+      let pieces = 0;
+      for (const piece of boundedPieces(text)) {
+        if (pieces++ === 0 && piece.length === text.length) return encode(text);
+        total += TOKENS_PER_CUT + encode(piece);
+        if (total > limit) return total;
+      }
       return total;
     },
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type AssembledContext, assembleContext } from '../../core/assembly/assemble-context.js';
+import { type AssembledContext, assembleContextSteps } from '../../core/assembly/assemble-context.js';
 import type { ContextMessage } from '../../core/assembly/context-message.js';
 import type { ContextTrace } from '../../core/assembly/context-trace.js';
 import { type MemorySource, retrievalLimit } from '../../core/assembly/memory-source.js';
@@ -18,6 +18,7 @@ import {
   type TokenCounter,
 } from '../../core/tokens/token-counter.js';
 import type { EngramStore } from '../../stores/engram-store.js';
+import { drainInSlices } from '../event-loop-slicer.js';
 import { readHistoryTail } from '../sessions/read-history-tail.js';
 import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
 import type { TraceLog } from './trace-log.js';
@@ -156,21 +157,24 @@ export function createTurnAssembler(
         : { messages: [], olderNotRead: unsummarized };
     const { items, reports } = await retrieval;
 
-    const assembled: AssembledContext = assembleContext({
-      systemPrompt: agent.systemPrompt,
-      memory: agent.memory,
-      model,
-      counter,
-      currentMessage: message,
-      summary: session?.context ?? null,
-      summaryCoversHistory: (session?.summarized.throughSeq ?? 0) > 0,
-      history: tail.messages,
-      olderNotRead: tail.olderNotRead,
-      retrieved: items,
-      sourceReports: reports,
-      removedIds: new Set(removed),
-      pinnedIds: new Set(pinned),
-    });
+    // Counted in slices: weighing 50 long memories is tens of milliseconds (assembleContextSteps).
+    const assembled: AssembledContext = await drainInSlices(
+      assembleContextSteps({
+        systemPrompt: agent.systemPrompt,
+        memory: agent.memory,
+        model,
+        counter,
+        currentMessage: message,
+        summary: session?.context ?? null,
+        summaryCoversHistory: (session?.summarized.throughSeq ?? 0) > 0,
+        history: tail.messages,
+        olderNotRead: tail.olderNotRead,
+        retrieved: items,
+        sourceReports: reports,
+        removedIds: new Set(removed),
+        pinnedIds: new Set(pinned),
+      }),
+    );
     assembled.trace.durationMs = performance.now() - started;
     if (request.preview !== true) {
       onTrace?.(assembled.trace, request.session);

@@ -8,6 +8,7 @@ import {
 } from '../../core/summarization/extractive-summary.js';
 import { keepRecentUnits } from '../../core/summarization/plan-summarization.js';
 import type { SessionStore } from '../../stores/session-store.js';
+import { drainInSlices } from '../event-loop-slicer.js';
 
 /**
  * Messages the summary job reads at a time. A session of 100,000 messages read whole held every
@@ -21,14 +22,6 @@ const READ_BACK_SPAN = 64;
 
 /** Lets other work run between two steps (an event-loop slicer's `pause`). */
 type Pause = () => Promise<unknown> | undefined;
-
-async function drain<T>(steps: Generator<void, T>, pause: Pause): Promise<T> {
-  for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) return step.value;
-    const wait = pause();
-    if (wait) await wait;
-  }
-}
 
 /** Where a summary cuts a session: the last seq folded into it, what stays verbatim costs. */
 export interface SummaryCut {
@@ -72,8 +65,11 @@ export async function planCutInPages(
     }
     const exhausted = page.length < pageMessages;
     if (!exhausted && (cost <= options.keepBudget || newestFirst.at(-1)?.role === 'tool')) continue;
-    const units = await drain(groupUnitsInSteps(newestFirst.toReversed()), options.pause);
-    const walk = await drain(keepRecentUnits(units, options.costOf, options.keepBudget), options.pause);
+    const units = await drainInSlices(groupUnitsInSteps(newestFirst.toReversed()), options.pause);
+    const walk = await drainInSlices(
+      keepRecentUnits(units, options.costOf, options.keepBudget),
+      options.pause,
+    );
     // A walk that kept every unit read may go on before them: read further back.
     if (!walk.stopped && !exhausted) continue;
     const lastFolded = units[walk.firstKept - 1]?.messages.at(-1);
@@ -129,12 +125,12 @@ export async function extractiveSummaryInPages(
   let messages = 0;
   await forEachPage(store, key, range, async (page) => {
     messages += page.length;
-    await drain(
+    await drainInSlices(
       candidates.add(page, (index) => (page[index] as StoredMessage).seq),
       pause,
     );
   });
-  const choice = await drain(candidates.choose(previous), pause);
+  const choice = await drainInSlices(candidates.choose(previous), pause);
   // Chosen messages near each other are read back together (the chosen are in seq order).
   const wanted = [...new Set(choice.chosen.map((chosen) => chosen.message))];
   const contents = new Map<number, string>();
