@@ -6,6 +6,7 @@ import {
   holdsChunkedArray,
   holdsLargeArray,
   LARGE_ARRAY,
+  LARGE_ARRAY_CHARS,
 } from './chunked-arrays.js';
 
 const record = fc.record({
@@ -68,5 +69,22 @@ describe('large arrays in chunks', () => {
     } finally {
       clearInterval(counting);
     }
+  });
+
+  it('sends a short array of long strings in chunks of about 256K characters', async () => {
+    // 300 versions of a memory at 20,000 characters: 6,000,000 characters in 300 items.
+    const versions = Array.from({ length: 300 }, (_, index) => ({
+      id: 'm',
+      version: index,
+      text: 'x'.repeat(20_000),
+    }));
+    expect(holdsLargeArray(versions)).toBe(true);
+    expect(holdsLargeArray(versions.slice(0, 50))).toBe(false);
+    expect(50 * 20_000).toBeLessThanOrEqual(LARGE_ARRAY_CHARS);
+    const transfer: ArrayBuffer[] = [];
+    const encoded = await encodeLargeArrays(versions, transfer, 0);
+    // 14 items (280,000 characters) per chunk: 22 chunks, none over ~300K characters of text.
+    expect(transfer.length).toBe(Math.ceil(300 / 14));
+    expect(await decodeLargeArrays(structuredClone(encoded, { transfer }), 0)).toEqual(versions);
   });
 });
