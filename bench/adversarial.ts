@@ -3,8 +3,10 @@
  * one long run without whitespace (append and PUT), a `(a+)+$` procedure trigger and a near-miss
  * message, a 4.9 MB Markdown document, PUTs of 100,000 and 1,000,000 messages, a GET of the
  * 100,000-message session (its answer: the messages the summary has not covered), a body over the
- * limit, and a document 1 character over MAX_DOCUMENT_CHARS (4xx with a small error body: the
- * answer's size is reported). For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
+ * limit, a document 1 character over MAX_DOCUMENT_CHARS (4xx with a small error body: the
+ * answer's size is reported), a memory prompt over 100 memories of 20,000 characters (the memory
+ * limit) under a 128k-token window, and the history of a memory edited 300 times at 20,000
+ * characters a version. For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
  * and the server's event-loop delay p99/max (perf_hooks.monitorEventLoopDelay in the server
  * process), next to a quiet baseline (health polling alone) measured in the same run, first and
  * last; after each answer, health is polled on for --after-seconds (the background work the input
@@ -17,7 +19,7 @@
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
  *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2]
  *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,oversize-body,
- *        over-max-document]
+ *        over-max-document,long-memories-prompt,long-history]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -45,6 +47,8 @@ const allScenarios = [
   'put-1m',
   'oversize-body',
   'over-max-document',
+  'long-memories-prompt',
+  'long-history',
 ] as const;
 
 const { values } = parseArgs({
@@ -287,7 +291,71 @@ const scenarios: Record<
       });
     },
   },
+  'long-memories-prompt': {
+    label: 'memory prompt over 100 memories of 20,000 chars (128k window)',
+    async setup(context) {
+      const text = (index: number) => longMemoryText(`Memory ${index} about the travel policy.`);
+      const memories = Array.from({ length: 100 }, (_, index) => ({
+        id: `adv-long-${index}`,
+        text: text(index),
+        user_id: 'adv-long',
+        memory_type: 'semantic',
+      }));
+      await call(context, 'POST', '/v1/long-term-memory/', JSON.stringify({ memories }));
+      // AMS creates in the background: wait until all 100 are searchable.
+      const search = JSON.stringify({ text: '', user_id: { eq: 'adv-long' }, limit: 1 });
+      for (let tries = 0; tries < 200; tries++) {
+        const { text } = await call(context, 'POST', '/v1/long-term-memory/search', search);
+        if ((JSON.parse(text) as { total: number }).total >= 100) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return encode({
+        query: 'What is the travel policy?',
+        model_name: 'gpt-4o',
+        long_term_search: { text: 'travel policy', user_id: { eq: 'adv-long' }, limit: 100 },
+      });
+    },
+    async action(context, body) {
+      const { status, text } = await call(context, 'POST', '/v1/memory/prompt', body);
+      return `${status}, ${(Buffer.byteLength(text) / 1e6).toFixed(2)} MB`;
+    },
+  },
+  'long-history': {
+    label: 'history of a memory edited 300 times at 20,000 chars',
+    async setup(context) {
+      const text = (version: number) => longMemoryText(`Version ${version} of the travel policy.`);
+      await call(
+        context,
+        'POST',
+        '/v1/long-term-memory/',
+        JSON.stringify({ memories: [{ id: 'adv-history', text: text(0) }] }),
+      );
+      for (let version = 1; version < 300; version++) {
+        await call(
+          context,
+          'PATCH',
+          '/v1/long-term-memory/adv-history',
+          JSON.stringify({ text: text(version) }),
+        );
+      }
+      return undefined;
+    },
+    async action(context) {
+      const { status, text } = await call(
+        context,
+        'GET',
+        '/v1/long-term-memory/adv-history/history?limit=1000',
+      );
+      return `${status}, ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB`;
+    },
+  },
 };
+
+/** A memory text of 20,000 characters (the limit) of plain prose, starting with `head`. */
+function longMemoryText(head: string): string {
+  const prose = ' Employees book trains for trips under four hours and flights beyond that.';
+  return `${head}${prose.repeat(Math.ceil(20_000 / prose.length))}`.slice(0, 20_000);
+}
 
 async function main(): Promise<void> {
   if (values.serve) return serve();
