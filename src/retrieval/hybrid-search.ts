@@ -18,10 +18,12 @@ export const MAX_SEARCH_POOL = 10_000;
  * docs/long-term-memory.md, "Retrieval quality on LoCoMo").
  */
 export const MIN_SEARCH_POOL = 200;
+/** Longest query text a search takes (`searchQueryOf` fits a longer message to it). */
+export const MAX_QUERY_CHARS = 10_000;
 
 export const searchRequestSchema = z.object({
   /** The query; empty means "filters only", newest first. */
-  text: z.string().max(10_000).default(''),
+  text: z.string().max(MAX_QUERY_CHARS).default(''),
   filter: memoryFilterSchema.default({ includeSuperseded: false }),
   limit: z.number().int().min(1).max(1_000).default(10),
   offset: z.number().int().min(0).max(MAX_SEARCH_POOL).default(0),

@@ -4,6 +4,7 @@ import type { StoredMessage } from '../schemas/message.js';
 import type { ModelInfo } from '../tokens/model-registry.js';
 import {
   countContentTokens,
+  countSteps,
   countUpTo,
   MESSAGE_OVERHEAD_TOKENS,
   messageCost,
@@ -57,6 +58,11 @@ export interface AssembleContextInput {
   removedIds?: ReadonlySet<string>;
   /** Memory ids pinned to this session: always in their section while the budget allows. */
   pinnedIds?: ReadonlySet<string>;
+  /**
+   * Content tokens of the system prompt and the current message, when the caller has already
+   * counted them with `counter` (the engine does, in slices, to bound the history it reads).
+   */
+  counted?: { systemPrompt: number; currentMessage: number };
 }
 
 export interface AssembledContext {
@@ -102,8 +108,15 @@ export function* assembleContextSteps(input: AssembleContextInput): Generator<vo
     return messageCost(counter.count(message.content), model);
   };
 
-  const systemTokens = costOfText(input.systemPrompt);
-  const currentTokens = costOfText(input.currentMessage);
+  // Counted in steps: a system prompt or message of a megabyte is tens of milliseconds of counting.
+  const systemTokens = messageCost(
+    input.counted?.systemPrompt ?? (yield* countSteps(counter, input.systemPrompt)),
+    model,
+  );
+  const currentTokens = messageCost(
+    input.counted?.currentMessage ?? (yield* countSteps(counter, input.currentMessage)),
+    model,
+  );
   const required = REPLY_PRIMING_TOKENS + systemTokens + currentTokens;
   if (required > available) throw new ContextBudgetExceededError(required, available);
   let remaining = available - required;

@@ -48,6 +48,22 @@ export function memoizeCounter(
       }
       return total + countPart(start === 0 ? text : text.slice(start));
     },
+    *countSteps(text) {
+      // Long lines in the inner counter's steps; each line a step of its own.
+      const partSteps = function* (part: string): Generator<void, number> {
+        if (part.length > LONGEST_KEPT_LINE_CHARS && counter.countSteps)
+          return yield* counter.countSteps(part);
+        return countPart(part);
+      };
+      let total = 0;
+      let start = 0;
+      for (let cut = nextLineCut(text); cut !== -1; cut = nextLineCut(text, cut)) {
+        total += yield* partSteps(text.slice(start, cut));
+        yield;
+        start = cut;
+      }
+      return total + (yield* partSteps(start === 0 ? text : text.slice(start)));
+    },
     countUpTo(text, limit) {
       // A long line (a memory of 20,000 characters on one line) is counted only as far as needed.
       const partUpTo = (part: string, left: number) =>

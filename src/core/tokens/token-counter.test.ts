@@ -8,6 +8,7 @@ import {
   boundedCounter,
   countContentTokens,
   countContentTokensInSlices,
+  countSteps,
   countUpTo,
   isShortMessage,
   loadTokenCounter,
@@ -182,5 +183,36 @@ describe('countUpTo', () => {
   it('falls back to count for a counter without it', () => {
     const plain: TokenCounter = { encoding: 'o200k_base', count: (value) => value.length };
     expect(countUpTo(plain, 'abcdef', 2)).toBe(6);
+  });
+});
+
+describe('countSteps', () => {
+  it('gives the number count gives, in steps for a long text', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        for (const counter of [
+          spyCounter().counter,
+          memoizeCounter(spyCounter().counter, { minLength: 1 }),
+        ]) {
+          const steps = countSteps(counter, value);
+          let step = steps.next();
+          while (!step.done) step = steps.next();
+          expect(step.value).toBe(counter.count(value));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('pauses between the pieces of a megabyte, for the bounded and the memoizing counter', () => {
+    const long = 'The quick brown fox jumps over the lazy dog. '.repeat(25_000);
+    for (const counter of [spyCounter().counter, memoizeCounter(spyCounter().counter)]) {
+      let pauses = 0;
+      const steps = countSteps(counter, long);
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) pauses++;
+      expect(pauses).toBeGreaterThanOrEqual(Math.floor(long.length / MAX_PIECE_CHARS));
+      expect(step.value).toBe(counter.count(long));
+    }
   });
 });

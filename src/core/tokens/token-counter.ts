@@ -19,6 +19,16 @@ export interface TokenCounter {
    * counter without it is asked `count` (`countUpTo` below).
    */
   countUpTo?(text: string, limit: number): number;
+  /**
+   * `count(text)` as steps: the same number, pausing (yielding) between the pieces it counts, so
+   * a caller on the event loop can count a megabyte without holding it (`countSteps` below).
+   */
+  countSteps?(text: string): Generator<void, number>;
+}
+
+/** `counter.countSteps(text)` where the counter has it, else `counter.count(text)` in one step. */
+export function* countSteps(counter: TokenCounter, text: string): Generator<void, number> {
+  return counter.countSteps ? yield* counter.countSteps(text) : counter.count(text);
 }
 
 /**
@@ -68,6 +78,17 @@ export function boundedCounter(encoding: Encoding, encode: (text: string) => num
       if (pieces.length === 1) return encode(text);
       let total = (pieces.length - 1) * TOKENS_PER_CUT;
       for (const piece of pieces) total += encode(piece);
+      return total;
+    },
+    *countSteps(text) {
+      if (text.length <= MAX_RUN_CHARS) return encode(text);
+      let total = -TOKENS_PER_CUT;
+      let pieces = 0;
+      for (const piece of boundedPieces(text)) {
+        if (pieces++ === 0 && piece.length === text.length) return encode(text);
+        yield;
+        total += TOKENS_PER_CUT + encode(piece);
+      }
       return total;
     },
     countUpTo(text, limit) {

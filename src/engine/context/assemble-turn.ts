@@ -12,13 +12,15 @@ import { MAX_MESSAGE_CHARS } from '../../core/schemas/message.js';
 import { memoizeCounter } from '../../core/tokens/memoize-counter.js';
 import { resolveModel } from '../../core/tokens/model-registry.js';
 import {
+  countSteps,
   loadTokenCounter,
   messageCost,
   REPLY_PRIMING_TOKENS,
   type TokenCounter,
 } from '../../core/tokens/token-counter.js';
+import { searchQueryOf } from '../../retrieval/search-query-of.js';
 import type { EngramStore } from '../../stores/engram-store.js';
-import { drainInSlices } from '../event-loop-slicer.js';
+import { createEventLoopSlicer, drainInSlices } from '../event-loop-slicer.js';
 import { readHistoryTail } from '../sessions/read-history-tail.js';
 import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
 import type { TraceLog } from './trace-log.js';
@@ -123,7 +125,8 @@ export function createTurnAssembler(
       (source) => ({
         ...key,
         agentId: agent.id,
-        query: message,
+        // At most a search's length: its start and end (a pasted document around a question).
+        query: searchQueryOf(message),
         pinnedIds: pinned,
         removedIds: removed,
         readOnly: request.preview === true,
@@ -132,13 +135,19 @@ export function createTurnAssembler(
       agent.memory.sourceTimeoutMs,
     );
 
-    // Nothing older than this many tokens of history can fit beside the mandatory parts.
+    // The mandatory parts, counted in slices (a message may be a megabyte) and handed to the
+    // assembly. Nothing older than this many tokens of history can fit beside them.
+    const pause = createEventLoopSlicer().pause;
+    const counted = {
+      systemPrompt: await drainInSlices(countSteps(counter, agent.systemPrompt), pause),
+      currentMessage: await drainInSlices(countSteps(counter, message), pause),
+    };
     const historyBound =
       agent.memory.maxWorkingMemoryTokens -
       agent.memory.reservedOutputTokens -
       REPLY_PRIMING_TOKENS -
-      messageCost(counter.count(agent.systemPrompt), model) -
-      messageCost(counter.count(message), model);
+      messageCost(counted.systemPrompt, model) -
+      messageCost(counted.currentMessage, model);
     // Messages the summary covers stay in the log but not in the history: `context` stands for them.
     const unsummarized = session ? session.messageCount - session.summarized.messages : 0;
     const tail =
@@ -173,7 +182,9 @@ export function createTurnAssembler(
         sourceReports: reports,
         removedIds: new Set(removed),
         pinnedIds: new Set(pinned),
+        counted,
       }),
+      pause,
     );
     assembled.trace.durationMs = performance.now() - started;
     if (request.preview !== true) {

@@ -25,4 +25,21 @@ describe('the semantic source in a turn', () => {
     expect(JSON.stringify(messages)).not.toContain('replacements over refunds');
     await engram.close();
   });
+
+  it('searches a message longer than a search takes by its start and end, instead of failing', async () => {
+    const engram = await createEngram({ store: createMemoryStore(), sweepIntervalMs: 0 });
+    await engram.memories.create('default', [{ text: 'Ada prefers window seats on trains.', userId: 'ada' }]);
+    const pasted = 'Here is the travel document I was sent this morning. '.repeat(400);
+    for (const message of [
+      `Which seat does Ada prefer on trains? ${pasted}`,
+      `${pasted} Which seat does Ada prefer on trains?`,
+    ]) {
+      expect(message.length).toBeGreaterThan(20_000);
+      const { trace } = await engram.assemble({ session: { sessionId: 'paste', userId: 'ada' }, message });
+      expect(trace.degraded).toBe(false);
+      const knowledge = trace.sections.find((section) => section.name === 'knowledge');
+      expect(knowledge?.items.some((item) => item.included)).toBe(true);
+    }
+    await engram.close();
+  });
 });
