@@ -19,7 +19,8 @@
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
  *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2]
  *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,oversize-body,
- *        over-max-document,long-memories-prompt,long-history]
+ *        over-max-document,long-memories-prompt,long-history,
+ *        long-message-context]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -49,6 +50,7 @@ const allScenarios = [
   'over-max-document',
   'long-memories-prompt',
   'long-history',
+  'long-message-context',
 ] as const;
 
 const { values } = parseArgs({
@@ -347,6 +349,22 @@ const scenarios: Record<
         '/v1/long-term-memory/adv-history/history?limit=1000',
       );
       return `${status}, ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB`;
+    },
+  },
+  'long-message-context': {
+    label: `context for 1 message of ${values['run-chars']} chars, no whitespace`,
+    async setup(context) {
+      // Warm-up (model, counters, embedder): the measured request is the long message only.
+      await call(context, 'POST', '/v1/context', JSON.stringify({ session_id: 'warm', message: 'hi' }));
+      return encode({
+        session_id: 'adv-context',
+        user_id: 'adv',
+        message: noSpaceRun(Number(values['run-chars']), 3),
+      });
+    },
+    async action(context, body) {
+      // Over the default agent's budget: counted, then refused (422).
+      return String((await call(context, 'POST', '/v1/context', body)).status);
     },
   },
 };
