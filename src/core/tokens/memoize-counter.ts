@@ -37,17 +37,25 @@ export function memoizeCounter(
     chars += part.length;
     return counted;
   };
+  const countUpTo = (text: string, limit: number): number => {
+    // A long line (a memory of 20,000 characters on one line) is counted only as far as needed.
+    const partUpTo = (part: string, left: number) =>
+      part.length > LONGEST_KEPT_LINE_CHARS && counter.countUpTo
+        ? counter.countUpTo(part, left)
+        : countPart(part);
+    let total = 0;
+    let start = 0;
+    for (let cut = nextLineCut(text); cut !== -1; cut = nextLineCut(text, cut)) {
+      total += partUpTo(text.slice(start, cut), limit - total);
+      if (total > limit) return total;
+      start = cut;
+    }
+    return total + partUpTo(start === 0 ? text : text.slice(start), limit - total);
+  };
   return {
     encoding: counter.encoding,
-    count(text) {
-      let total = 0;
-      let start = 0;
-      for (let cut = nextLineCut(text); cut !== -1; cut = nextLineCut(text, cut)) {
-        total += countPart(text.slice(start, cut));
-        start = cut;
-      }
-      return total + countPart(start === 0 ? text : text.slice(start));
-    },
+    count: (text) => countUpTo(text, Number.POSITIVE_INFINITY),
+    countUpTo,
     *countSteps(text) {
       // Long lines in the inner counter's steps; each line a step of its own.
       const partSteps = function* (part: string): Generator<void, number> {
@@ -63,21 +71,6 @@ export function memoizeCounter(
         start = cut;
       }
       return total + (yield* partSteps(start === 0 ? text : text.slice(start)));
-    },
-    countUpTo(text, limit) {
-      // A long line (a memory of 20,000 characters on one line) is counted only as far as needed.
-      const partUpTo = (part: string, left: number) =>
-        part.length > LONGEST_KEPT_LINE_CHARS && counter.countUpTo
-          ? counter.countUpTo(part, left)
-          : countPart(part);
-      let total = 0;
-      let start = 0;
-      for (let cut = nextLineCut(text); cut !== -1; cut = nextLineCut(text, cut)) {
-        total += partUpTo(text.slice(start, cut), limit - total);
-        if (total > limit) return total;
-        start = cut;
-      }
-      return total + partUpTo(start === 0 ? text : text.slice(start), limit - total);
     },
   };
 }

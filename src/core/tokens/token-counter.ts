@@ -67,19 +67,24 @@ export function loadTokenCounter(encoding: Encoding): Promise<TokenCounter> {
  * "Budget decisions").
  */
 export function boundedCounter(encoding: Encoding, encode: (text: string) => number): TokenCounter {
+  // Pieces are found lazily, so a text far over a limit is never scanned whole.
+  const countUpTo = (text: string, limit: number): number => {
+    // Within both bounds a text is one piece: no split (and nothing allocated) for the usual
+    // short message.
+    if (text.length <= MAX_RUN_CHARS) return encode(text);
+    let total = -TOKENS_PER_CUT;
+    let pieces = 0;
+    for (const piece of boundedPieces(text)) {
+      if (pieces++ === 0 && piece.length === text.length) return encode(text);
+      total += TOKENS_PER_CUT + encode(piece);
+      if (total > limit) return total;
+    }
+    return total;
+  };
   return {
     encoding,
-    count(text) {
-      if (text.length === 0) return 0;
-      // Within both bounds a text is one piece: no split (and nothing allocated) for the usual
-      // short message.
-      if (text.length <= MAX_RUN_CHARS) return encode(text);
-      const pieces = splitIntoBoundedPieces(text);
-      if (pieces.length === 1) return encode(text);
-      let total = (pieces.length - 1) * TOKENS_PER_CUT;
-      for (const piece of pieces) total += encode(piece);
-      return total;
-    },
+    count: (text) => countUpTo(text, Number.POSITIVE_INFINITY),
+    countUpTo,
     *countSteps(text) {
       if (text.length <= MAX_RUN_CHARS) return encode(text);
       let total = -TOKENS_PER_CUT;
@@ -88,18 +93,6 @@ export function boundedCounter(encoding: Encoding, encode: (text: string) => num
         if (pieces++ === 0 && piece.length === text.length) return encode(text);
         yield;
         total += TOKENS_PER_CUT + encode(piece);
-      }
-      return total;
-    },
-    countUpTo(text, limit) {
-      if (text.length <= MAX_RUN_CHARS) return encode(text);
-      // The same pieces as `count`, found lazily: a text far over the limit is never scanned whole.
-      let total = -TOKENS_PER_CUT;
-      let pieces = 0;
-      for (const piece of boundedPieces(text)) {
-        if (pieces++ === 0 && piece.length === text.length) return encode(text);
-        total += TOKENS_PER_CUT + encode(piece);
-        if (total > limit) return total;
       }
       return total;
     },
