@@ -3,7 +3,6 @@ import {
   boundedPieces,
   MAX_PIECE_CHARS,
   MAX_RUN_CHARS,
-  splitIntoBoundedPieces,
   TOKENS_PER_CUT,
 } from './bounded-pieces.js';
 import type { Encoding, ModelInfo } from './model-registry.js';
