@@ -1,10 +1,5 @@
 import type { ToolCall } from '../schemas/message.js';
-import {
-  boundedPieces,
-  MAX_PIECE_CHARS,
-  MAX_RUN_CHARS,
-  TOKENS_PER_CUT,
-} from './bounded-pieces.js';
+import { boundedPieces, MAX_PIECE_CHARS, MAX_RUN_CHARS, TOKENS_PER_CUT } from './bounded-pieces.js';
 import type { Encoding, ModelInfo } from './model-registry.js';
 import { memoizePieces } from './piece-memo.js';
 
