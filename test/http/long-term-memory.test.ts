@@ -95,6 +95,19 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(hit).toMatchObject({ id: 'tea-1', score_type: 'hybrid', score: 1, dist: 0 });
   });
 
+  it('searches a text longer than a search takes by its start and end, as AMS takes any length', async () => {
+    await create([{ id: 'long-text-1', text: 'Ada prefers window seats on trains', namespace: 'long-text' }]);
+    const text = `window seats ${'and some pasted filler text '.repeat(600)}`;
+    expect(text.length).toBeGreaterThan(10_000);
+    let found = await search({ text, namespace: { eq: 'long-text' } });
+    for (let tries = 0; tries < 50 && ids(found).length === 0; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      found = await search({ text, namespace: { eq: 'long-text' } });
+    }
+    expect(found.status).toBe(200);
+    expect(ids(found)).toEqual(['long-text-1']);
+  });
+
   it('answers a long history whole and in order (written version by version in slices)', async () => {
     const text = (version: number) =>
       `Version ${version}: ${'the policy changed again. '.repeat(400).trim()}`;

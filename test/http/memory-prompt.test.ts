@@ -144,6 +144,29 @@ describe('POST /v1/memory/prompt (AMS §4.14, §6)', () => {
     expect(everything.messages).toHaveLength(41);
   });
 
+  it('searches a query longer than a search takes by its start and end, instead of refusing it', async () => {
+    await call('/v1/long-term-memory/', 'POST', {
+      memories: [
+        { id: 'pm-seat', text: 'Ada prefers window seats on trains', user_id: 'ada', namespace: 'long' },
+      ],
+    });
+    const pasted = 'Here is the travel document I was sent this morning. '.repeat(400);
+    for (let tries = 0; tries < 50; tries++) {
+      const found = await call('/v1/long-term-memory/search', 'POST', {
+        text: 'window seats',
+        namespace: { eq: 'long' },
+      });
+      if ((found.body.total as number) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const result = await prompt({
+      query: `Which seat does Ada prefer on trains? ${pasted}`,
+      long_term_search: { namespace: { eq: 'long' } },
+    });
+    expect(result.status).toBe(200);
+    expect(JSON.stringify(result.body.long_term_memories)).toContain('pm-seat');
+  });
+
   it('answers the AMS errors', async () => {
     expect(await prompt({ query: 'hi' })).toMatchObject({
       status: 400,
