@@ -6,6 +6,7 @@ import type { EmbeddingProvider } from '../providers/embeddings/embedding-provid
 import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
 import { createMemoryRecordStore } from '../stores/memory/memory-record-store.js';
 import { hybridSearch, type SearchHit, type SearchRequest } from './hybrid-search.js';
+import { MAX_QUERY_CHARS } from './search-query-of.js';
 
 let embedder: EmbeddingProvider;
 beforeAll(async () => {
@@ -33,6 +34,30 @@ const session = (sessionId: string, start: string, texts: string[]): MemoryRecor
   }));
 
 describe('hybridSearch', () => {
+  it('searches a text longer than MAX_QUERY_CHARS by its start and end, never refusing it', async () => {
+    const store = createMemoryRecordStore();
+    await createLongTermMemory(store, embedder).create(tenant, [
+      { id: 'seat', text: 'Ada prefers window seats on trains.' },
+    ]);
+    // What the query's embedding is computed from: the fitted text, not the whole paste.
+    const embedded: number[] = [];
+    const spy: EmbeddingProvider = {
+      ...embedder,
+      embed: (texts) => {
+        embedded.push(...texts.map((text) => text.length));
+        return embedder.embed(texts);
+      },
+    };
+    const pasted = 'Some pasted travel paperwork follows here. '.repeat(1_000);
+    for (const text of [`Which seats does Ada prefer? ${pasted}`, `${pasted} Which seats does Ada prefer?`]) {
+      expect(text.length).toBeGreaterThan(MAX_QUERY_CHARS);
+      const { hits } = await hybridSearch(store, spy, tenant, { text }, now);
+      expect(hits.map((hit) => hit.memory.id)).toEqual(['seat']);
+    }
+    expect(embedded).toHaveLength(2);
+    for (const length of embedded) expect(length).toBeLessThanOrEqual(MAX_QUERY_CHARS);
+  });
+
   it('lets an answer that shares no word with the query rank through the turn before it', async () => {
     const search = await setup([
       ...session('s1', '2024-05-01T10:00:00Z', [

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-record.js';
+import { MAX_MESSAGE_CHARS } from '../core/schemas/message.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { HitTraits, MemoryRecordStore, TextHit, VectorHit } from '../stores/memory-record-store.js';
 import { extractQueryDates } from './extract-query-dates.js';
@@ -9,6 +10,7 @@ import { fuseScores } from './fuse-scores.js';
 import { listFiltered } from './list-filtered.js';
 import { rankPool } from './rank-pool.js';
 import { blendedScore, recencyBlendSchema } from './recency-blend.js';
+import { searchQueryOf } from './search-query-of.js';
 
 /** Largest candidate pool per ranking; also the cap on `total` for text or thresholded searches. */
 export const MAX_SEARCH_POOL = 10_000;
@@ -18,12 +20,13 @@ export const MAX_SEARCH_POOL = 10_000;
  * docs/long-term-memory.md, "Retrieval quality on LoCoMo").
  */
 export const MIN_SEARCH_POOL = 200;
-/** Longest query text a search takes (`searchQueryOf` fits a longer message to it). */
-export const MAX_QUERY_CHARS = 10_000;
 
 export const searchRequestSchema = z.object({
-  /** The query; empty means "filters only", newest first. */
-  text: z.string().max(MAX_QUERY_CHARS).default(''),
+  /**
+   * The query; empty means "filters only", newest first. Past MAX_QUERY_CHARS (10,000) it is
+   * searched by its first and last ~5,000 characters (`searchQueryOf`), never refused.
+   */
+  text: z.string().max(MAX_MESSAGE_CHARS).default(''),
   filter: memoryFilterSchema.default({ includeSuperseded: false }),
   limit: z.number().int().min(1).max(1_000).default(10),
   offset: z.number().int().min(0).max(MAX_SEARCH_POOL).default(0),
@@ -176,7 +179,7 @@ export async function hybridSearch(
   const parsed = searchRequestSchema.safeParse(input);
   if (!parsed.success) throw new ValidationError(`Invalid search: ${parsed.error.issues[0]?.message}`);
   const request = parsed.data;
-  const query = request.text.trim();
+  const query = searchQueryOf(request.text.trim());
   const pool = Math.min(MAX_SEARCH_POOL, Math.max(MIN_SEARCH_POOL, (request.offset + request.limit) * 4));
   if (query === '') return listFiltered(store, tenantId, request, now, pool);
   const dates = request.dateBoost > 0 ? extractQueryDates(query) : { spans: [], text: query };

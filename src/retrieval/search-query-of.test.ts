@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_QUERY_CHARS } from './hybrid-search.js';
-import { searchQueryOf } from './search-query-of.js';
+import { MAX_QUERY_CHARS, searchQueryOf } from './search-query-of.js';
 
 describe('searchQueryOf', () => {
   it('keeps a message a search takes as it is', () => {

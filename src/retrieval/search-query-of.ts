@@ -1,8 +1,9 @@
-import { MAX_QUERY_CHARS } from './hybrid-search.js';
+/** Longest text a search ranks with; a longer one is fitted to it by `searchQueryOf`. */
+export const MAX_QUERY_CHARS = 10_000;
 
 /**
- * The text a turn's memory sources search with for a user message: the message itself, or, when
- * it is longer than a search takes (MAX_QUERY_CHARS), its first and last halves of that length,
+ * The text a search ranks with (and a turn's procedure matching, for the user's message): the text
+ * itself, or, when it is longer than MAX_QUERY_CHARS, its first and last halves of that length,
  * each cut where whitespace starts or ends so that no word is split. A long message is mostly a
  * pasted document with the question before or after it; searching a 900 KB message in full also
  * analyzed and embedded all of it on the turn's thread, and a message over the limit made every

@@ -125,7 +125,7 @@ export function createTurnAssembler(
       (source) => ({
         ...key,
         agentId: agent.id,
-        // At most a search's length: its start and end (a pasted document around a question).
+        // Fitted here too (searches fit it themselves): procedure matching embeds the query.
         query: searchQueryOf(message),
         pinnedIds: pinned,
         removedIds: removed,

@@ -6,7 +6,6 @@ import { resolveModel } from '../../core/tokens/model-registry.js';
 import { loadTokenCounter, messageCost } from '../../core/tokens/token-counter.js';
 import type { Engram } from '../../engram.js';
 import type { SearchHit, SearchRequest } from '../../retrieval/hybrid-search.js';
-import { searchQueryOf } from '../../retrieval/search-query-of.js';
 
 /** AMS's headings and empty-result sentence (agent-memory-server 0.15, memory prompt). */
 export const SUMMARY_HEADING = '## A summary of the conversation so far:';
@@ -91,8 +90,7 @@ export async function buildMemoryPrompt(
     Math.max(0, counter.count(SUMMARY_HEADING) - counter.count(SECTION_HEADINGS.summary));
 
   const result = search
-    ? // At most a search's length: a longer query is searched by its start and end.
-      await engram.memories.search(tenantId, { ...search, text: searchQueryOf(request.query) })
+    ? await engram.memories.search(tenantId, { ...search, text: request.query })
     : { hits: [], total: 0 };
   const { hits } = result;
   const source: MemorySource = {

@@ -2,7 +2,6 @@ import type { MemoryFilterInput, MemoryRecord } from '../../core/schemas/memory-
 import type { Engram } from '../../engram.js';
 import { MAX_SEARCH_POOL, type SearchRequest } from '../../retrieval/hybrid-search.js';
 import { type AmsSearchMode, amsModeOf, resolveSearchMode } from '../../retrieval/resolve-search-mode.js';
-import { searchQueryOf } from '../../retrieval/search-query-of.js';
 import { matchesMemoryFilter } from '../../stores/memory-filter.js';
 import { toMemoryFilter, toTagFilter } from './ams-filters.js';
 import { AmsHttpError } from './ams-http-error.js';
@@ -76,9 +75,7 @@ export async function planSearch(
   if (body.distance_threshold != null && requested !== undefined && requested !== 'semantic') {
     throw new AmsHttpError(400, 'distance_threshold is only supported for semantic search mode');
   }
-  // AMS takes any length (its embedder truncates): a text over a search's 10,000 characters is
-  // searched by its start and end, as a turn searches a long message.
-  const text = searchQueryOf(body.text?.trim() ?? '');
+  const text = body.text?.trim() ?? '';
   const mode = resolveSearchMode(requested, engram.memories.embeddingModel, body.distance_threshold != null);
   const rerank = body.recency_boost === true || (body.recency_boost == null && mode !== 'hybrid');
   const filter = await withStrategyFilter(engram, tenantId, toMemoryFilter(body), body);
