@@ -82,6 +82,41 @@ describe('session summarizer', () => {
     }
   });
 
+  it('falls back to the extractive summary of the messages the model was given, without reading them again', async () => {
+    const store = createMemoryStore();
+    const sessions = createSessionOperations(
+      store,
+      { encoding: 'o200k_base', count: (text) => text.length },
+      () => new Date(),
+    );
+    await sessions.put(ref, { messages: turns });
+    const given: string[] = [];
+    const summarizer = createSessionSummarizer({
+      store,
+      sessions,
+      policy: { contextWindow: 400, threshold: 0.5, keepRecent: 0.25 },
+      writer: async (_previous, messages) => {
+        given.push(...messages.map((message) => message.content));
+        return 'No changes.';
+      },
+    });
+    const readMessages = store.readMessages.bind(store);
+    const ranges: string[] = [];
+    store.readMessages = async (key, query) => {
+      ranges.push(`${query.order} ${query.afterSeq ?? ''}-${query.beforeSeq ?? ''}`);
+      return readMessages(key, query);
+    };
+    expect(await summarizer.summarize(ref)).toMatchObject({ status: 'summarized', writer: 'extractive' });
+    // The cut's read, then one read of the leaving messages for the model: none after it.
+    expect(ranges.filter((range) => range.startsWith('oldest-first'))).toHaveLength(1);
+    expect((await sessions.get(ref))?.context).toBe(
+      extractiveSummary(
+        null,
+        given.map((content, index) => ({ role: index % 2 ? 'assistant' : 'user', content })),
+      ),
+    );
+  });
+
   it('keeps messages appended while the summary was being written', async () => {
     const { engram, summarizer } = await setup(async () => {
       await engram.sessions.append(ref, [{ role: 'user', content: 'A message written meanwhile.' }]);

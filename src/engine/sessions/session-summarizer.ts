@@ -1,13 +1,14 @@
 import { VersionConflictError } from '../../core/errors.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionState } from '../../core/schemas/session.js';
+import { extractiveSummarySteps } from '../../core/summarization/extractive-summary.js';
 import {
   defaultSummarizationPolicy,
   type SummarizationPolicy,
 } from '../../core/summarization/plan-summarization.js';
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/tokens/token-counter.js';
 import type { SessionStore } from '../../stores/session-store.js';
-import { createEventLoopSlicer, nextTurn } from '../event-loop-slicer.js';
+import { createEventLoopSlicer, drainInSlices, nextTurn } from '../event-loop-slicer.js';
 import type { SessionOperations } from './session-operations.js';
 import { type SessionRef, toSessionKey } from './session-ref.js';
 import { extractiveSummaryInPages, forEachPage, planCutInPages } from './summary-pages.js';
@@ -75,7 +76,7 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
       afterSeq,
       costOf: (message) => message.tokenCount + MESSAGE_OVERHEAD_TOKENS,
       keepBudget: contextWindow * policy.keepRecent,
-      pause: () => pacing.pause(),
+      pause: pacing.pause,
     });
     if (!cut) return { status: 'skipped', reason: 'under-threshold' };
     const range = { afterSeq, throughSeq: cut.throughSeq };
@@ -83,13 +84,15 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
     let writer: 'llm' | 'extractive' = 'extractive';
     let context = '';
     let folded = 0;
+    // The model is given every message leaving working memory, as before.
+    let leaving: StoredMessage[] | null = null;
     if (options.writer) {
-      // The model is given every message leaving working memory, as before.
-      const leaving: StoredMessage[] = [];
+      const read: StoredMessage[] = [];
       await forEachPage(store, key, range, async (page) => {
-        for (const message of page) leaving.push(message);
+        for (const message of page) read.push(message);
       });
-      folded = leaving.length;
+      leaving = read;
+      folded = read.length;
       const answer = (await options.writer(state.context, leaving)).trim();
       if (answer.length > 0 && !NO_CHANGE.test(answer)) {
         context = answer;
@@ -99,7 +102,13 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
     if (writer === 'extractive') {
       // Read a page at a time, in ~4 ms slices (DEFAULT_SLICE_MS): a session of 100,000 messages
       // otherwise held the event loop for seconds, and all its messages in memory at once.
-      const summary = await extractiveSummaryInPages(store, key, state.context, range, () => pacing.pause());
+      // Messages the model was given are summarized as they are, not read again.
+      const summary = leaving
+        ? {
+            context: await drainInSlices(extractiveSummarySteps(state.context, leaving), pacing.pause),
+            messages: leaving.length,
+          }
+        : await extractiveSummaryInPages(store, key, state.context, range, pacing.pause);
       if (!summary) return { status: 'skipped', reason: 'superseded' };
       folded = summary.messages;
       context = summary.context || `(${folded} earlier messages without informative content)`;
