@@ -89,10 +89,9 @@ export function assembleContext(input: AssembleContextInput): AssembledContext {
 export function* assembleContextSteps(input: AssembleContextInput): Generator<void, AssembledContext> {
   const { memory, model, counter } = input;
   const available = memory.maxWorkingMemoryTokens - memory.reservedOutputTokens;
-  const costOfText = (text: string) => messageCost(counter.count(text), model);
-  // The cost of `text`, exact when it is at most `limit`, else some cost above `limit` (counted
-  // only that far): a content count above ceil((limit - overhead) / factor) costs more than `limit`.
-  const costOfTextUpTo = (text: string, limit: number) =>
+  // The cost of `text`; given a `limit`, exact when at most `limit`, else some cost above it
+  // (counted only that far): a content count above ceil((limit - overhead) / factor) costs more.
+  const costOfText = (text: string, limit = Number.POSITIVE_INFINITY) =>
     messageCost(
       countUpTo(
         counter,
@@ -149,7 +148,6 @@ export function* assembleContextSteps(input: AssembleContextInput): Generator<vo
       cap,
       remaining,
       costOfText,
-      costOfTextUpTo,
     });
     remaining -= selected.tokens;
     sections.push({ name: section, tokens: selected.tokens, cap, items: selected.items });

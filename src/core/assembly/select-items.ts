@@ -16,13 +16,11 @@ export interface SelectItemsInput {
   cap: number;
   /** What is left of the whole budget. */
   remaining: number;
-  /** Cost of a whole section message whose content is `text` (factor and overhead applied). */
-  costOfText: (text: string) => number;
   /**
-   * `costOfText(text)` when that is at most `limit`, otherwise some cost above `limit`, counted
-   * only that far. Absent: `costOfText`.
+   * Cost of a whole section message whose content is `text` (factor and overhead applied); given a
+   * `limit`, exact when at most `limit`, otherwise some cost above it, counted only that far.
    */
-  costOfTextUpTo?: (text: string, limit: number) => number;
+  costOfText: (text: string, limit?: number) => number;
 }
 
 export interface SelectedItems {
@@ -74,13 +72,12 @@ export function* selectItemsSteps(input: SelectItemsInput): Generator<void, Sele
   // A line's marginal cost: its text plus the newline joining it (overhead is in the heading's).
   // Counted as the section holds it, line then newline, so the section's count finds it memoized.
   const emptyCost = input.costOfText('');
-  const costUpTo = input.costOfTextUpTo ?? input.costOfText;
   // A line is counted only as far as the room left in the section: a longer one cannot be placed
   // whatever its exact size, and counting a 20,000-character memory in full, for each of 50
   // candidates, made a turn's cost follow the memories instead of the budget. Its trace then shows
   // a lower bound above that room (docs/architecture.md, "Budget decisions").
   const costOfLine = (item: MemoryItem, room = allowance) =>
-    costUpTo(`${renderItem(input.section, item)}\n`, room + emptyCost) - emptyCost;
+    input.costOfText(`${renderItem(input.section, item)}\n`, room + emptyCost) - emptyCost;
   // What keeps an item out when it does not fit: the section's cap where that is below what is
   // left of the whole budget, else the budget.
   const overReason = input.cap < input.remaining ? 'section_cap' : 'over_budget';
