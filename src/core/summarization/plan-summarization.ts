@@ -39,7 +39,8 @@ const PER_STEP = 2_048;
 
 /**
  * `planSummarization` as a generator that yields every 2,048 messages or units, so that a caller
- * planning for 100,000 messages can let other work run in between (the summary job does).
+ * planning for 100,000 messages can let other work run in between. (The summary job reads a
+ * session in pages instead and plans with `keepRecentUnits`; this whole-list plan is its oracle.)
  */
 export function* planSummarizationInSteps(
   messages: readonly StoredMessage[],
