@@ -132,7 +132,9 @@ export type { EngramStore } from './stores/engram-store.js';
 export { instrumentStore, type StoreObserver } from './stores/instrument-store.js';
 export { createMemoryStore } from './stores/memory/memory-store.js';
 export type {
+  HistoryRange,
   InsertOptions,
+  MemoryHistory,
   MemoryRecordStore,
   MemoryUpdate,
   NewMemoryRecord,

@@ -7,6 +7,7 @@ import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
 import { amsModeOf, resolveSearchMode } from '../retrieval/resolve-search-mode.js';
 import { toAmsVersion } from '../server/ams/long-term-memory-mapper.js';
+import { HISTORY_PAGE_CHARS } from '../stores/memory-rules.js';
 import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
 import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
@@ -190,15 +191,22 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     {
       description:
         'The versions of one long-term memory, newest first: what each said, valid_from/valid_to and ' +
-        'written_by (user, agent, llm, api or system).',
+        'written_by (user, agent, llm, api or system). A page holds at most `limit` versions and about ' +
+        `${HISTORY_PAGE_CHARS.toLocaleString('en-US')} characters of text; pass next_before_version as ` +
+        'before_version for the next page (null: no older versions).',
       inputSchema: {
         memory_id: z.string().min(1).max(128),
         limit: z.number().int().min(1).max(1_000).default(100),
+        before_version: z.number().int().min(1).optional(),
       },
     },
     async (args) => {
-      const versions = await engram.memories.history(tenantId, args.memory_id, args.limit);
-      return { id: args.memory_id, versions: versions.map(toAmsVersion) };
+      const { versions, nextBefore } = await engram.memories.history(tenantId, args.memory_id, {
+        limit: args.limit,
+        maxChars: HISTORY_PAGE_CHARS,
+        ...(args.before_version !== undefined ? { before: args.before_version } : {}),
+      });
+      return { id: args.memory_id, versions: versions.map(toAmsVersion), next_before_version: nextBefore };
     },
   );
 

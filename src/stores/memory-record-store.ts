@@ -88,10 +88,13 @@ export interface MemoryRecordStore {
     options?: UpdateOptions,
   ): Promise<MemoryRecord>;
   /**
-   * Every version of the memory `id`, newest first: the current one (`validTo` null, unless the
-   * memory was merged away) and then its history, at most `limit` (default 100). [] when absent.
+   * A page of the versions of the memory `id`, newest first: the current one (`validTo` null,
+   * unless the memory was merged away) and then its history, from below `range.before` when given,
+   * at most `range.limit` (default 100) and, past the first version, only while their texts total at
+   * most `range.maxChars` (no bound when absent). `nextBefore` is the `before` of the next page,
+   * null once the page reaches the oldest version. No versions when the memory is absent.
    */
-  memoryHistory(tenantId: string, id: string, limit?: number): Promise<MemoryVersion[]>;
+  memoryHistory(tenantId: string, id: string, range?: HistoryRange): Promise<MemoryHistory>;
   /**
    * Merges: inserts `replacement` as a new memory (its `supersedes` is set to `id`, version 1),
    * and closes `id`: `supersededBy` = the replacement's id, `validTo` = its `validFrom`.
@@ -227,6 +230,26 @@ export interface SessionNeighbors {
   before: string[];
   /** Ids of the records after it, nearest first. */
   after: string[];
+}
+
+/** Which versions one `memoryHistory` call reads. */
+export interface HistoryRange {
+  /** At most this many versions (default 100, at most `HISTORY_LIMIT.max`). */
+  limit?: number;
+  /** Only versions numbered below this one: the previous page's `nextBefore`. */
+  before?: number;
+  /**
+   * Past the first version, stop before a version whose text would take the page's texts past this
+   * many characters: bounds a page's size when every version is long (20,000 characters each).
+   */
+  maxChars?: number;
+}
+
+/** A page of a memory's versions (see `memoryHistory`). */
+export interface MemoryHistory {
+  versions: MemoryVersion[];
+  /** The `before` of the next page; null when these versions reach the oldest one. */
+  nextBefore: number | null;
 }
 
 export interface MemoryPage {

@@ -78,7 +78,7 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
     expect(three).toMatchObject({ id: 'm', version: 3, text: 'lives in Faro', topics: ['home'] });
     expect(await memories.getMemories(TENANT, ['m'])).toStrictEqual([three]);
 
-    const history = await memories.memoryHistory(TENANT, 'm');
+    const history = (await memories.memoryHistory(TENANT, 'm')).versions;
     expect(history.map((version) => [version.version, version.text, version.writtenBy])).toEqual([
       [3, 'lives in Faro', 'llm'],
       [2, 'lives in Lisbon', 'agent'],
@@ -91,9 +91,13 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
     ]);
     expect(history.every((version) => version.id === 'm')).toBe(true);
     expect(history[2]).toMatchObject({ memoryHash: newMemory('m', { text: 'lives in Porto' }).memoryHash });
-    expect(await memories.memoryHistory(TENANT, 'm', 2)).toStrictEqual(history.slice(0, 2));
-    expect(await memories.memoryHistory(TENANT, 'absent')).toEqual([]);
-    expect(await memories.memoryHistory(OTHER_TENANT, 'm')).toEqual([]);
+    expect(await memories.memoryHistory(TENANT, 'm', { limit: 2 })).toStrictEqual({
+      versions: history.slice(0, 2),
+      nextBefore: 2,
+    });
+    expect(await memories.memoryHistory(TENANT, 'm')).toStrictEqual({ versions: history, nextBefore: null });
+    expect(await memories.memoryHistory(TENANT, 'absent')).toEqual({ versions: [], nextBefore: null });
+    expect(await memories.memoryHistory(OTHER_TENANT, 'm')).toEqual({ versions: [], nextBefore: null });
   });
 
   it('searches, lists and counts only the current version', async () => {
@@ -152,7 +156,7 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
     await insertAll(memories, [newMemory('m', { validFrom: day(5) })]);
     const next = await memories.updateMemory(TENANT, 'm', nextVersion({ text: 'later', validFrom: day(1) }));
     expect(next.validFrom).toBe(day(5));
-    const [, prior] = await memories.memoryHistory(TENANT, 'm');
+    const [, prior] = (await memories.memoryHistory(TENANT, 'm')).versions;
     expect(prior).toMatchObject({ validFrom: day(5), validTo: day(5) });
   });
 
@@ -174,8 +178,10 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
 
     const [m] = await memories.getMemories(TENANT, ['m']);
     expect(m).toMatchObject({ version: 2, text: 'two', embeddingModel: MODEL });
-    expect((await memories.memoryHistory(TENANT, 'm')).map((version) => version.version)).toEqual([2, 1]);
-    const [closed] = await memories.memoryHistory(TENANT, 'old');
+    expect((await memories.memoryHistory(TENANT, 'm')).versions.map((version) => version.version)).toEqual([
+      2, 1,
+    ]);
+    const [closed] = (await memories.memoryHistory(TENANT, 'old')).versions;
     expect(closed).toMatchObject({ version: 1, validTo: day(1) });
   });
 
@@ -184,9 +190,9 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
     await insertAll(memories, [newMemory('m', { text: 'alpha' })]);
     await memories.updateMemory(TENANT, 'm', nextVersion({ text: 'beta', validFrom: day(1) }));
     expect(await memories.deleteMemories(TENANT, ['m'])).toBe(1);
-    expect(await memories.memoryHistory(TENANT, 'm')).toEqual([]);
+    expect(await memories.memoryHistory(TENANT, 'm')).toEqual({ versions: [], nextBefore: null });
     await insertAll(memories, [newMemory('m', { text: 'gamma' })]);
-    const history = await memories.memoryHistory(TENANT, 'm');
+    const history = (await memories.memoryHistory(TENANT, 'm')).versions;
     expect(history.map((version) => [version.version, version.text])).toEqual([[1, 'gamma']]);
   });
 
@@ -242,7 +248,7 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
           expect(next).toMatchObject({ id, version: expected.get(id)?.length });
         }
         for (const id of ids) {
-          const history = await memories.memoryHistory(tenant, id, 1_000);
+          const history = (await memories.memoryHistory(tenant, id, { limit: 1_000 })).versions;
           const written = [...(expected.get(id) ?? [])].reverse();
           expect(history.map((version) => [version.id, version.text, version.writtenBy])).toEqual(
             written.map((version) => [id, version.text, version.writtenBy]),
@@ -270,6 +276,68 @@ export function describeMemoryHistoryConformance(context: MemoryConformanceConte
         }
       }),
       { numRuns: 25 },
+    );
+  });
+
+  it('reads the history in pages: at most limit versions and maxChars of text, each page as full as they allow', async () => {
+    const { memories } = context;
+    // Texts of 1 to 40 characters, some outside the BMP: characters are code points in every driver.
+    const text = fc
+      .array(fc.constantFrom('a', 'é', '😀', ' ', 'z'), { minLength: 1, maxLength: 40 })
+      .map((parts) => parts.join(''));
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(text, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 120 }),
+        async (texts, limit, maxChars) => {
+          const tenant = `pages-${run++}`;
+          await insertAll(
+            memories,
+            [newMemory('m', { text: texts[0] as string, validFrom: day(0) })],
+            tenant,
+          );
+          for (const [index, next] of texts.slice(1).entries())
+            await memories.updateMemory(tenant, 'm', nextVersion({ text: next, validFrom: day(index + 1) }));
+          const whole = (await memories.memoryHistory(tenant, 'm', { limit: 1_000 })).versions;
+          const chars = (version: { text: string }) => [...version.text].length;
+          const read: typeof whole = [];
+          let before: number | undefined;
+          for (let pages = 0; pages <= texts.length; pages += 1) {
+            const page = await memories.memoryHistory(tenant, 'm', {
+              limit,
+              maxChars,
+              ...(before !== undefined ? { before } : {}),
+            });
+            const size = page.versions.reduce((sum, version) => sum + chars(version), 0);
+            const rest = whole.slice(read.length + page.versions.length);
+            expect(page.versions.length).toBeGreaterThan(0);
+            expect(page.versions.length).toBeLessThanOrEqual(limit);
+            if (page.versions.length > 1) expect(size).toBeLessThanOrEqual(maxChars);
+            // Full: the next version would pass the limit or the characters.
+            if (rest[0] && page.versions.length < limit)
+              expect(size + chars(rest[0])).toBeGreaterThan(maxChars);
+            read.push(...page.versions);
+            expect(page.nextBefore).toBe(rest[0] ? page.versions.at(-1)?.version : null);
+            if (page.nextBefore === null) break;
+            before = page.nextBefore;
+          }
+          expect(read).toStrictEqual(whole);
+          expect(whole.map((version) => version.version)).toEqual(
+            texts.map((_, index) => texts.length - index),
+          );
+          // Below the oldest version there is nothing; above the current one, everything.
+          expect(await memories.memoryHistory(tenant, 'm', { before: 1 })).toEqual({
+            versions: [],
+            nextBefore: null,
+          });
+          expect(
+            (await memories.memoryHistory(tenant, 'm', { before: texts.length + 5 })).versions,
+          ).toStrictEqual(whole);
+        },
+      ),
+      { numRuns: 20 },
     );
   });
 }

@@ -115,7 +115,7 @@ describe('procedures per agent', () => {
     // Approving the original id again is no conflict: it is approved, nothing changes.
     const twice = await call('POST', `/v1/agents/support/procedures/${id}/approve`);
     expect(twice).toMatchObject({ status: 200, body: approved.body });
-    const history = await extensionApp().engram.memories.history('t1', id);
+    const history = (await extensionApp().engram.memories.history('t1', id)).versions;
     expect(history.map((version) => version.writtenBy)).toEqual(['user', 'api', 'api']);
     expect((await call('GET', '/v1/agents/support/procedures?status=approved')).body.procedures).toHaveLength(
       1,

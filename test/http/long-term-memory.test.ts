@@ -108,20 +108,38 @@ describe('POST /v1/long-term-memory/ and GET /v1/long-term-memory/{id} (AMS §4.
     expect(ids(found)).toEqual(['long-text-1']);
   });
 
-  it('answers a long history whole and in order (written version by version in slices)', async () => {
-    const text = (version: number) =>
-      `Version ${version}: ${'the policy changed again. '.repeat(400).trim()}`;
+  it('answers a long history in pages of at most 250,000 characters, whole and in order', async () => {
+    // 60 versions of 20,000 characters (the longest a memory may be): 12 fit in a page.
+    const text = (version: number) => `${`Version ${version}: `.padEnd(19_999, 'policy changed again ')}.`;
     await create([{ id: 'long-history', text: text(0), namespace: 'history' }]);
-    for (let version = 1; version < 40; version++)
+    for (let version = 1; version < 60; version++)
       await call('/v1/long-term-memory/long-history', 'PATCH', { text: text(version) });
-    const history = await call('/v1/long-term-memory/long-history/history?limit=1000');
-    expect(history.status).toBe(200);
-    expect(history.body.id).toBe('long-history');
-    const versions = history.body.versions as Json[];
+    const versions: Json[] = [];
+    const pages: number[][] = [];
+    for (let before: number | null | undefined; before !== null; ) {
+      const query = before === undefined ? '' : `&before_version=${before}`;
+      const page = await call(`/v1/long-term-memory/long-history/history?limit=1000${query}`);
+      expect(page.status).toBe(200);
+      expect(page.body.id).toBe('long-history');
+      const numbers = (page.body.versions as Json[]).map((version) => version.version as number);
+      pages.push(numbers);
+      versions.push(...(page.body.versions as Json[]));
+      before = page.body.next_before_version as number | null;
+      if (before !== null) expect(before).toBe(numbers.at(-1));
+    }
+    expect(pages.map((page) => page.length)).toEqual([12, 12, 12, 12, 12]);
     expect(versions.map((version) => version.text)).toEqual(
-      Array.from({ length: 40 }, (_, index) => text(39 - index)),
+      Array.from({ length: 60 }, (_, index) => text(59 - index)),
     );
     expect(versions.slice(1).every((version) => typeof version.valid_to === 'string')).toBe(true);
+    // A limit ends a page too; below the oldest version a page is empty, for a memory that exists.
+    const limited = await call('/v1/long-term-memory/long-history/history?limit=2&before_version=11');
+    expect(limited.body).toMatchObject({ next_before_version: 9 });
+    expect((limited.body.versions as Json[]).map((version) => version.version)).toEqual([10, 9]);
+    const none = await call('/v1/long-term-memory/long-history/history?before_version=1');
+    expect(none.body).toEqual({ id: 'long-history', versions: [], next_before_version: null });
+    expect((await call('/v1/long-term-memory/missing-one/history?before_version=1')).status).toBe(404);
+    expect((await call('/v1/long-term-memory/long-history/history?before_version=0')).status).toBe(422);
   });
 
   it('upserts by id as a new version under the same id (nothing lost); of two records with one id the last wins', async () => {

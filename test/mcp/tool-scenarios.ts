@@ -135,14 +135,26 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
       });
       expect(edited).toMatchObject({ id: teaId, version: 2, written_by: 'agent', topics: ['drinks', 'tea'] });
       expect(await callOk<AmsRecord>(client(), 'get_long_term_memory', { memory_id: teaId })).toEqual(edited);
-      const history = await callOk<{ id: string; versions: { version: number; text: string }[] }>(
-        client(),
-        'get_long_term_memory_history',
-        { memory_id: teaId },
-      );
-      expect(history.id).toBe(teaId);
+      type History = {
+        id: string;
+        versions: { version: number; text: string }[];
+        next_before_version: number | null;
+      };
+      const history = await callOk<History>(client(), 'get_long_term_memory_history', { memory_id: teaId });
+      expect(history).toMatchObject({ id: teaId, next_before_version: null });
       expect(history.versions.map((version) => version.version)).toEqual([2, 1]);
       expect(history.versions[0]?.text).toBe('Grace prefers oolong tea in the morning');
+      // Pages: the newest version, then the next page from below it.
+      const newest = await callOk<History>(client(), 'get_long_term_memory_history', {
+        memory_id: teaId,
+        limit: 1,
+      });
+      expect(newest).toMatchObject({ versions: [{ version: 2 }], next_before_version: 2 });
+      const older = await callOk<History>(client(), 'get_long_term_memory_history', {
+        memory_id: teaId,
+        before_version: 2,
+      });
+      expect(older).toMatchObject({ versions: [{ version: 1 }], next_before_version: null });
 
       const deleted = await callOk<{ status: string }>(client(), 'delete_long_term_memories', {
         memory_ids: [edited.id, 'no-such-memory'],

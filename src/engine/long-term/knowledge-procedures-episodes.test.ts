@@ -109,7 +109,7 @@ describe('procedures', () => {
     const created = await procedures.create(tenant, refund, { writtenBy: 'llm' });
     await procedures.update(tenant, created.id, { steps: ['Ask for the order number', 'Issue the refund'] });
     await procedures.approve(tenant, created.id);
-    const history = await memories.history(tenant, created.id);
+    const history = (await memories.history(tenant, created.id)).versions;
     expect(history.map((version) => [version.version, version.writtenBy, version.metadata.status])).toEqual([
       [3, 'user', 'approved'],
       [2, 'api', 'pending'],

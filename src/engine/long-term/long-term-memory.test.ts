@@ -92,7 +92,7 @@ describe('long-term memory', () => {
     expect(await memories.get(tenant, id)).toStrictEqual(updated);
     const { memories: current } = await memories.list(tenant, { userId: { eq: 'ada' } });
     expect(current.map((memory) => memory.text)).toEqual(['Ada lives in Porto.']);
-    const history = await memories.history(tenant, id);
+    const history = (await memories.history(tenant, id)).versions;
     expect(history.map((version) => [version.version, version.text, version.writtenBy])).toEqual([
       [2, 'Ada lives in Porto.', 'agent'],
       [1, 'Ada lives in Lisbon.', 'api'],

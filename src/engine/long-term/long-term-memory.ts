@@ -8,7 +8,6 @@ import {
   type MemoryRecord,
   type MemoryRecordEdit,
   type MemoryRecordInput,
-  type MemoryVersion,
   type MemoryWriter,
   memoryFilterSchema,
   memoryRecordEditSchema,
@@ -22,7 +21,13 @@ import {
   type SearchRequest,
   type SearchResult,
 } from '../../retrieval/hybrid-search.js';
-import type { InsertResult, MemoryRecordStore, NewMemoryRecord } from '../../stores/memory-record-store.js';
+import type {
+  HistoryRange,
+  InsertResult,
+  MemoryHistory,
+  MemoryRecordStore,
+  NewMemoryRecord,
+} from '../../stores/memory-record-store.js';
 import { newId } from '../new-id.js';
 import { WriteBehind } from '../write-behind.js';
 import { searchWorkingSet, type WorkingSetRequest } from './working-set.js';
@@ -67,8 +72,12 @@ export interface LongTermMemory {
    * its history. Changes that alter nothing write no version and return the record as it is.
    */
   edit(tenantId: string, id: string, changes: MemoryRecordEdit, options?: EditOptions): Promise<MemoryRecord>;
-  /** Every version of the memory `id`, newest first (the current one first); NotFoundError if absent. */
-  history(tenantId: string, id: string, limit?: number): Promise<MemoryVersion[]>;
+  /**
+   * A page of the versions of the memory `id`, newest first (the current one first): see
+   * `MemoryRecordStore.memoryHistory` for the range; the next page starts `before: nextBefore`.
+   * NotFoundError if absent.
+   */
+  history(tenantId: string, id: string, range?: HistoryRange): Promise<MemoryHistory>;
   delete(tenantId: string, ids: string[]): Promise<number>;
   list(
     tenantId: string,
@@ -294,10 +303,15 @@ export function createLongTermMemory(
       });
     },
 
-    async history(tenantId, id, limit) {
-      const versions = await store.memoryHistory(tenantId, id, limit);
-      if (versions.length === 0) throw new NotFoundError('Memory', id);
-      return versions;
+    async history(tenantId, id, range) {
+      const history = await store.memoryHistory(tenantId, id, range);
+      // An empty page below a `before` (or of limit 0) may still belong to a memory that exists.
+      if (
+        history.versions.length === 0 &&
+        (await store.memoryHistory(tenantId, id, { limit: 1 })).versions.length === 0
+      )
+        throw new NotFoundError('Memory', id);
+      return history;
     },
 
     async delete(tenantId, ids) {

@@ -47,7 +47,7 @@ describe('memory promoter', () => {
       text: 'Ada moved to Porto in 2026.',
       version: 2,
     });
-    const history = await engram.memories.history('default', 'home');
+    const history = (await engram.memories.history('default', 'home')).versions;
     expect(history.map((version) => version.text)).toEqual([
       'Ada moved to Porto in 2026.',
       'Ada lives in Lisbon.',

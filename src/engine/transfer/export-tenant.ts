@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord, MemoryVersion } from '../../core/schemas/memory-record.js';
 import type { EngramStore } from '../../stores/engram-store.js';
 import { HISTORY_LIMIT } from '../../stores/memory-rules.js';
 import { AGENTS_COLLECTION } from '../access/agent-registry.js';
@@ -13,6 +13,8 @@ import {
 
 /** Rows read per store call: bounds memory use whatever the tenant's size. */
 const PAGE = 500;
+/** Characters of version text read per history call (50 versions of the longest memories). */
+const EXPORT_HISTORY_CHARS = 1_000_000;
 
 /**
  * About how many items an export of the tenant writes (agents, sessions, memory versions): for
@@ -25,7 +27,7 @@ export async function countTenant(store: EngramStore, tenantId: string): Promise
   ]);
   let versions = 0;
   for await (const page of memoryRecords(store, tenantId)) {
-    for (const memory of page) versions += Math.min(memory.version, HISTORY_LIMIT.max);
+    for (const memory of page) versions += memory.version;
   }
   return agents.total + sessions.total + versions;
 }
@@ -47,7 +49,7 @@ export async function* memoryRecords(store: EngramStore, tenantId: string): Asyn
 }
 
 /**
- * Every version of `memory` (up to `HISTORY_LIMIT.max`), oldest first, each as a whole record: the
+ * Every version of `memory`, oldest first, each as a whole record: the
  * record's lasting fields (id, creation, access statistics, merge link) with that version's
  * fields. Only the last version carries the merge that closed the memory (`supersededBy`); an
  * older one carries when it stopped being current (`validTo`).
@@ -57,7 +59,18 @@ export async function memoryVersions(
   tenantId: string,
   memory: MemoryRecord,
 ): Promise<MemoryRecord[]> {
-  const history = await store.memories.memoryHistory(tenantId, memory.id, HISTORY_LIMIT.max);
+  const history: MemoryVersion[] = [];
+  // Page by page, however many versions there are: an export loses none.
+  for (let before: number | undefined; ; ) {
+    const page = await store.memories.memoryHistory(tenantId, memory.id, {
+      limit: HISTORY_LIMIT.max,
+      maxChars: EXPORT_HISTORY_CHARS,
+      ...(before !== undefined ? { before } : {}),
+    });
+    history.push(...page.versions);
+    if (page.nextBefore === null) break;
+    before = page.nextBefore;
+  }
   return history
     .reverse()
     .map((version) =>

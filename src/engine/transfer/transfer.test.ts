@@ -225,6 +225,19 @@ describe('resuming an import', () => {
     await target.close();
   });
 
+  it('exports a history longer than one read of versions whole, oldest first', async () => {
+    // 60 versions of 20,000 characters: a history read holds about 1,000,000 characters (50 here).
+    const text = (version: number) => `${`Version ${version}: `.padEnd(19_999, 'the policy changed ')}.`;
+    const source = await open(createMemoryStore());
+    await source.memories.create(tenant, [{ id: 'm1', text: text(1) }]);
+    for (let version = 2; version <= 60; version++)
+      await source.memories.edit(tenant, 'm1', { text: text(version) });
+    const exported = await collect(source.store);
+    const texts = exported.flatMap((line) => (line.type === 'memory' ? [line.memory.text] : []));
+    expect(texts).toEqual(Array.from({ length: 60 }, (_, index) => text(index + 1)));
+    await source.close();
+  });
+
   it('does not resurrect a merged-away memory whose merge result is not in the file', async () => {
     const source = await open(createMemoryStore());
     await source.memories.create(tenant, [{ id: 'old', text: 'Ada lives in Lisbon.' }]);

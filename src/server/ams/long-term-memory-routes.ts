@@ -9,6 +9,7 @@ import {
 import { MAX_MEMORY_BATCH } from '../../engine/long-term/long-term-memory.js';
 import { assertIdsFreeStanding } from '../../engine/long-term/memory-owner.js';
 import type { Engram } from '../../engram.js';
+import { HISTORY_PAGE_CHARS } from '../../stores/memory-rules.js';
 import { tenantOf } from '../auth/principal.js';
 import { jsonListAnswer } from '../json-answer.js';
 import { readBody, readPath, readQuery } from '../request-parts.js';
@@ -225,9 +226,12 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
         docs: {
           summary: 'A memory’s versions, newest first (engram extension)',
           description:
-            'Every version of the memory: what it said, `valid_from`/`valid_to` (null while current) and ' +
+            'The versions of the memory: what each said, `valid_from`/`valid_to` (null while current) and ' +
             '`written_by` (user, agent, llm, api or system). Any record kind (facts, knowledge chunks, ' +
-            'episodes, procedures); an id merged away answers for the memory it became.',
+            'episodes, procedures); an id merged away answers for the memory it became. A page holds at ' +
+            `most \`limit\` versions and, past the first, about ${HISTORY_PAGE_CHARS.toLocaleString('en-US')} ` +
+            'characters of text; `next_before_version` (null at the oldest version) is the next page’s ' +
+            '`before_version`.',
           tags,
           params: memoryPathSchema,
           query: historyQuerySchema,
@@ -239,14 +243,19 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     },
     async (request, reply) => {
       const { memory_id } = readPath(request, memoryPathSchema);
-      const { limit } = readQuery(request, historyQuerySchema);
+      const { limit, before_version } = readQuery(request, historyQuerySchema);
       const tenantId = tenantOf(request);
       const memory = await resolveLatest(engram, tenantId, memory_id);
       if (!memory) throw notFound(memory_id);
-      const versions = await engram.memories.history(tenantId, memory.id, limit);
-      // Up to 1,000 versions of up to 20,000 characters (20 MB): serialized version by version in
-      // slices; in one step, 300 versions of 12,000 characters held the event loop 52–70 ms.
-      return jsonListAnswer(reply, { id: memory.id, versions }, 'versions', toAmsVersion);
+      const { versions, nextBefore } = await engram.memories.history(tenantId, memory.id, {
+        limit,
+        maxChars: HISTORY_PAGE_CHARS,
+        ...(before_version !== undefined ? { before: before_version } : {}),
+      });
+      // A page holds at most about HISTORY_PAGE_CHARS characters of text, serialized version by
+      // version in slices; in one step, 300 versions of 12,000 characters held the loop 52–70 ms.
+      const answer = { id: memory.id, versions, next_before_version: nextBefore };
+      return jsonListAnswer(reply, answer, 'versions', toAmsVersion);
     },
   );
 

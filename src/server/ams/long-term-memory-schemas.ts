@@ -181,9 +181,11 @@ export const forgetResponseSchema = z.object({
   dry_run: z.boolean(),
 });
 
-/** Query of the history route: how many versions, newest first. */
+/** Query of the history route: how many versions, newest first, from below which version. */
 export const historyQuerySchema = z.object({
   limit: bounded(laxInteger(), 1, 1_000).default(100),
+  /** The previous page's `next_before_version`: versions numbered below it. */
+  before_version: bounded(laxInteger(), 1, Number.MAX_SAFE_INTEGER).optional(),
 });
 
 /** One version of a memory (engram extension; `toAmsVersion`). */
@@ -208,5 +210,12 @@ export const memoryVersionSchema = z.object({
   written_by: z.enum(['user', 'agent', 'llm', 'api', 'system']),
 });
 
-/** The history route's answer: the memory's (stable) id and its versions, newest first. */
-export const memoryHistorySchema = z.object({ id: z.string(), versions: z.array(memoryVersionSchema) });
+/**
+ * The history route's answer: the memory's (stable) id and a page of its versions, newest first;
+ * `next_before_version` asks for the next page, null once this one reaches the oldest version.
+ */
+export const memoryHistorySchema = z.object({
+  id: z.string(),
+  versions: z.array(memoryVersionSchema),
+  next_before_version: z.number().int().nullable(),
+});

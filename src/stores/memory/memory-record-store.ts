@@ -1,5 +1,5 @@
 import { NotFoundError, StoreError } from '../../core/errors.js';
-import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord, MemoryVersion } from '../../core/schemas/memory-record.js';
 import { compileMemoryFilter } from '../memory-filter.js';
 import { hitTraits, type MemoryRecordStore } from '../memory-record-store.js';
 import {
@@ -7,10 +7,12 @@ import {
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
+  codePointLength,
   compareMemoryOrder,
   compareOldestFirst,
+  cutHistoryPage,
   duplicateMemoryIdError,
-  historyLimit,
+  historyRange,
   isoTimestamp,
   memoryVersionConflict,
   nextVersionOf,
@@ -160,15 +162,31 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
       return copyRecord(entry.record);
     },
 
-    async memoryHistory(tenantId, id, limit) {
+    async memoryHistory(tenantId, id, range) {
       ensureOpen();
+      const wanted = historyRange(range);
       const entry = tenants.get(tenantId)?.entries.get(id);
-      if (!entry) return [];
-      const versions = [toMemoryVersion(entry.record)];
-      for (let index = entry.history.length - 1; index >= 0; index -= 1) {
-        versions.push(structuredClone(entry.history[index] as (typeof entry.history)[number]));
+      if (!entry) return { versions: [], nextBefore: null };
+      // The current version, then the prior ones newest first; one past the page tells there is more.
+      const candidates: { version: number; text: string; read: () => MemoryVersion }[] = [];
+      const current = entry.record;
+      if (current.version < wanted.before)
+        candidates.push({
+          version: current.version,
+          text: current.text,
+          read: () => toMemoryVersion(current),
+        });
+      for (
+        let index = entry.history.length - 1;
+        index >= 0 && candidates.length <= wanted.limit;
+        index -= 1
+      ) {
+        const prior = entry.history[index] as MemoryVersion;
+        if (prior.version < wanted.before)
+          candidates.push({ version: prior.version, text: prior.text, read: () => structuredClone(prior) });
       }
-      return versions.slice(0, historyLimit(limit));
+      const page = cutHistoryPage(candidates, (candidate) => codePointLength(candidate.text), wanted);
+      return { versions: page.versions.map((candidate) => candidate.read()), nextBefore: page.nextBefore };
     },
 
     async supersede(tenantId, id, replacement) {

@@ -6,8 +6,10 @@ import {
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
+  codePointLength,
+  cutHistoryPage,
   duplicateMemoryIdError,
-  historyLimit,
+  historyRange,
   isoTimestamp,
   memoryVersionConflict,
   nextVersionOf,
@@ -250,16 +252,34 @@ export async function createPostgresMemoryRecordStore(
           return record;
         }),
 
-    async memoryHistory(tenantId, id, limit) {
-      const wanted = historyLimit(limit);
+    async memoryHistory(tenantId, id, range) {
+      const wanted = historyRange(range);
       const [row] = await selectByIds(database, tenantId, [id]);
-      if (!row || wanted === 0) return [];
+      if (!row) return { versions: [], nextBefore: null };
+      const current = rowToMemory(row);
+      // Prior versions never change, so reading their lengths and then the page needs no transaction.
+      const candidates: { version: number; chars: number }[] = [];
+      if (current.version < wanted.before)
+        candidates.push({ version: current.version, chars: codePointLength(current.text) });
+      const below = Math.min(wanted.before, current.version);
+      candidates.push(
+        ...(await database.query<{ version: number; chars: number }>(
+          `SELECT version, length(text) AS chars FROM memory_versions
+          WHERE memory_pk = $1 AND version < $2 ORDER BY version DESC LIMIT $3`,
+          [row.pk, below, wanted.limit + 1 - candidates.length],
+        )),
+      );
+      const page = cutHistoryPage(candidates, (candidate) => candidate.chars, wanted);
+      const oldest = page.versions.at(-1);
+      if (!oldest) return { versions: [], nextBefore: null };
       const prior = await database.query<MemoryVersionRow>(
         `SELECT m.id, v.* FROM memory_versions v JOIN memories m ON m.pk = v.memory_pk
-        WHERE v.memory_pk = $1 ORDER BY v.version DESC LIMIT $2`,
-        [row.pk, wanted - 1],
+        WHERE v.memory_pk = $1 AND v.version >= $2 AND v.version < $3 ORDER BY v.version DESC`,
+        [row.pk, oldest.version, below],
       );
-      return [toMemoryVersion(rowToMemory(row)), ...prior.map(rowToMemoryVersion)];
+      const versions = prior.map(rowToMemoryVersion);
+      if (current.version < wanted.before) versions.unshift(toMemoryVersion(current));
+      return { versions, nextBefore: page.nextBefore };
     },
 
     supersede: (tenantId, id, replacement) =>

@@ -33,7 +33,8 @@ export interface MemoryStatements {
   archiveVersion: Statement<[number, number]>;
   updateVersion: Statement<[MemoryParameters & { pk: number }]>;
   deleteEmbedding: Statement<[number]>;
-  selectHistory: Statement<[number, number], MemoryVersionRow>;
+  selectHistoryLengths: Statement<[number, number, number], { version: number; chars: number }>;
+  selectHistory: Statement<[number, number, number], MemoryVersionRow>;
   deleteByIds: Statement<[string, string]>;
   recordAccess: Statement<[number, number, string, string]>;
   findUnembedded: Statement<[string, string, number], { id: string; text: string }>;
@@ -69,10 +70,15 @@ export function prepareMemoryStatements(database: Database): MemoryStatements {
         .join(', ')} WHERE pk = @pk`,
     ),
     deleteEmbedding: database.prepare('DELETE FROM memory_embeddings WHERE memory_pk = ?'),
-    // Prior versions, newest first, with the memory's id.
+    // Prior versions below a version, newest first: their lengths for the page's cut, then the page
+    // (versions within [low, high)) with the memory's id.
+    selectHistoryLengths: database.prepare(
+      `SELECT version, length(text) AS chars FROM memory_versions
+      WHERE memory_pk = ? AND version < ? ORDER BY version DESC LIMIT ?`,
+    ),
     selectHistory: database.prepare(
       `SELECT m.id, v.* FROM memory_versions v JOIN memories m ON m.pk = v.memory_pk
-      WHERE v.memory_pk = ? ORDER BY v.version DESC LIMIT ?`,
+      WHERE v.memory_pk = ? AND v.version >= ? AND v.version < ? ORDER BY v.version DESC`,
     ),
     // Triggers remove the FTS entries; the foreign key cascades to the embeddings.
     deleteByIds: database.prepare(`DELETE FROM memories WHERE tenant_id = ? AND id IN ${IDS}`),

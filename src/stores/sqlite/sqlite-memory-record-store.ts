@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { NotFoundError, StoreError } from '../../core/errors.js';
 import type { MemoryFilter, MemoryRecord } from '../../core/schemas/memory-record.js';
 import type {
+  HistoryRange,
   InsertOptions,
   InsertResult,
   MemoryPage,
@@ -15,8 +16,10 @@ import {
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
+  codePointLength,
+  cutHistoryPage,
   duplicateMemoryIdError,
-  historyLimit,
+  historyRange,
   isoTimestamp,
   memoryVersionConflict,
   nextVersionOf,
@@ -226,11 +229,24 @@ export async function createSqliteMemoryRecordStore(
     },
   );
 
-  const history = database.transaction((tenantId: string, id: string, limit: number) => {
+  const history = database.transaction((tenantId: string, id: string, range: Required<HistoryRange>) => {
     const row = statements.selectById.get(tenantId, id);
-    if (!row || limit === 0) return [];
-    const prior = statements.selectHistory.all(row.pk, limit - 1).map(rowToMemoryVersion);
-    return [toMemoryVersion(rowToMemory(row)), ...prior];
+    if (!row) return { versions: [], nextBefore: null };
+    const current = rowToMemory(row);
+    // The current version, then one past the page's limit: that one tells there is more.
+    const candidates: { version: number; chars: number }[] = [];
+    if (current.version < range.before)
+      candidates.push({ version: current.version, chars: codePointLength(current.text) });
+    const below = Math.min(range.before, current.version);
+    candidates.push(
+      ...statements.selectHistoryLengths.all(row.pk, below, range.limit + 1 - candidates.length),
+    );
+    const page = cutHistoryPage(candidates, (candidate) => candidate.chars, range);
+    const oldest = page.versions.at(-1);
+    if (!oldest) return { versions: [], nextBefore: null };
+    const prior = statements.selectHistory.all(row.pk, oldest.version, below).map(rowToMemoryVersion);
+    const versions = current.version < range.before ? [toMemoryVersion(current), ...prior] : prior;
+    return { versions, nextBefore: page.nextBefore };
   });
 
   const supersede = database.transaction((tenantId: string, id: string, replacement: NewMemoryRecord) => {
@@ -328,7 +344,7 @@ export async function createSqliteMemoryRecordStore(
     updateMemory: (tenantId, id, next, options = {}) =>
       written(() => update.immediate(tenantId, id, next, options)),
 
-    memoryHistory: (tenantId, id, limit) => guarded(() => history(tenantId, id, historyLimit(limit))),
+    memoryHistory: (tenantId, id, range) => guarded(() => history(tenantId, id, historyRange(range))),
     supersede: (tenantId, id, replacement) => written(() => supersede.immediate(tenantId, id, replacement)),
     deleteMemories: (tenantId, ids) => written(() => deleteMemories.immediate(tenantId, ids)),
     countMemories: (tenantId, filter) => guarded(() => counts.count(tenantId, filter)),

@@ -114,7 +114,7 @@ describe('migration 12: stable memory ids', () => {
         accessCount: 2,
         embeddingModel: MODEL,
       });
-      const history = await memories.memoryHistory('t', 'm3');
+      const history = (await memories.memoryHistory('t', 'm3')).versions;
       expect(
         history.map((version) => [version.version, version.text, version.validFrom, version.validTo]),
       ).toEqual([
@@ -147,7 +147,7 @@ describe('migration 12: stable memory ids', () => {
       const [neighbors] = await memories.sessionNeighbors('t', ['m3'], CURRENT, 2);
       expect(neighbors).toMatchObject({ before: [], after: ['solo'] });
       // Another tenant's chain under the same ids is its own.
-      expect((await memories.memoryHistory('other', 'm3')).map((version) => version.text)).toEqual([
+      expect((await memories.memoryHistory('other', 'm3')).versions.map((version) => version.text)).toEqual([
         'Bob lives in Oslo',
         'Bob lives in Bergen',
       ]);
@@ -170,7 +170,7 @@ describe('migration 12: stable memory ids', () => {
         embedding: { model: MODEL, vector: Float32Array.from([0, 1, 0, 0]) },
       });
       expect(next).toMatchObject({ id: 'm3', version: 4, text: 'Ada lives in Braga', createdAt: iso(0) });
-      expect((await memories.memoryHistory('t', 'm3')).map((version) => version.version)).toEqual([
+      expect((await memories.memoryHistory('t', 'm3')).versions.map((version) => version.version)).toEqual([
         4, 3, 2, 1,
       ]);
       expect((await memories.searchText('t', 'Braga', CURRENT, 10)).map((hit) => hit.id)).toEqual(['m3']);
