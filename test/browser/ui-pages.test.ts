@@ -303,6 +303,30 @@ describe.skipIf(!hasChromium)('web UI pages and flows', () => {
     await page.close();
   });
 
+  it('a long history → older versions a page at a time', async () => {
+    // 101 versions: the first page holds the newest 100 (the route's default limit).
+    await call('POST', '/v1/long-term-memory/', {
+      memories: [{ id: 'often-edited', text: 'Revised note, version 1.', namespace: 'history-pages' }],
+    });
+    for (let version = 2; version <= 101; version++)
+      await call('PATCH', '/v1/long-term-memory/often-edited', {
+        text: `Revised note, version ${version}.`,
+      });
+    const { page, errors } = await open('#/memories');
+    await page.getByLabel('Search', { exact: true }).fill('Revised note');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('button', { name: 'Revised note, version 101.' }).click();
+    const versions = page.locator('.versions li');
+    await expect.poll(() => versions.count()).toBe(100);
+    expect(await versions.last().textContent()).toContain('Revised note, version 2.');
+    await page.getByRole('button', { name: 'Older versions' }).click();
+    await expect.poll(() => versions.count()).toBe(101);
+    expect(await versions.last().textContent()).toContain('Revised note, version 1.');
+    expect(await page.getByRole('button', { name: 'Older versions' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('edit a memory → its history shows both versions', async () => {
     const { page } = await open('#/memories');
     await page.getByLabel('Search', { exact: true }).fill('Lyon');

@@ -5,31 +5,83 @@ import { ErrorNotice } from '../components/error-notice.js';
 import { useLoad } from '../use-load.js';
 import { useCan } from '../whoami-context.js';
 
-function History({ id, refresh }: { id: string; refresh: number }) {
-  const history = useLoad(`${id}:${refresh}`, () =>
-    api<{ id: string; versions: MemoryVersion[] }>(
-      'GET',
-      `/v1/long-term-memory/${encodeURIComponent(id)}/history`,
-    ),
+interface HistoryPage {
+  id: string;
+  versions: MemoryVersion[];
+  /** Absent on servers from before history pages. */
+  next_before_version?: number | null;
+}
+
+/** One page of versions; the last page loaded offers the next (a page holds about 1 MB of text). */
+function HistoryVersions({
+  id,
+  refresh,
+  before,
+  onOlder,
+}: {
+  id: string;
+  refresh: number;
+  before: number | undefined;
+  onOlder: ((before: number) => void) | null;
+}) {
+  const page = useLoad(`${id}:${refresh}:${before ?? ''}`, () =>
+    api<HistoryPage>('GET', `/v1/long-term-memory/${encodeURIComponent(id)}/history`, {
+      query: before === undefined ? {} : { before_version: String(before) },
+    }),
   );
-  if (history.error instanceof ApiError && history.error.status === 404) {
+  if (page.error instanceof ApiError && page.error.status === 404 && before === undefined) {
     return <p class="muted">No version history is available for this memory on this server.</p>;
   }
-  if (history.error) return <ErrorNotice error={history.error} />;
+  if (page.error) return <ErrorNotice error={page.error} />;
+  const next = page.data?.next_before_version ?? null;
   return (
-    <ol class="versions" aria-label="Versions, newest first">
-      {history.data?.versions.map((version) => (
-        <li key={version.version}>
-          <strong>v{version.version}</strong>{' '}
-          <span class="muted">
-            {new Date(version.valid_from).toLocaleString()} –{' '}
-            {version.valid_to ? new Date(version.valid_to).toLocaleString() : 'current'}
-            {version.written_by ? ` · by ${version.written_by}` : ''}
-          </span>
-          <div class="text">{version.text}</div>
-        </li>
+    <>
+      <ol
+        class="versions"
+        aria-label={before === undefined ? 'Versions, newest first' : `Versions before v${before}`}
+      >
+        {page.data?.versions.map((version) => (
+          <li key={version.version}>
+            <strong>v{version.version}</strong>{' '}
+            <span class="muted">
+              {new Date(version.valid_from).toLocaleString()} –{' '}
+              {version.valid_to ? new Date(version.valid_to).toLocaleString() : 'current'}
+              {version.written_by ? ` · by ${version.written_by}` : ''}
+            </span>
+            <div class="text">{version.text}</div>
+          </li>
+        ))}
+      </ol>
+      {onOlder && next !== null ? (
+        <button type="button" onClick={() => onOlder(next)}>
+          Older versions
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+/** The memory's versions, newest first, a page at a time. */
+function History({ id, refresh }: { id: string; refresh: number }) {
+  const [pages, setPages] = useState<{ key: string; before: number[] }>({ key: '', before: [] });
+  // Another memory or a new version starts again from the newest page.
+  const key = `${id}:${refresh}`;
+  const before = pages.key === key ? pages.before : [];
+  const cursors: (number | undefined)[] = [undefined, ...before];
+  return (
+    <>
+      {cursors.map((cursor, index) => (
+        <HistoryVersions
+          key={cursor ?? 'newest'}
+          id={id}
+          refresh={refresh}
+          before={cursor}
+          onOlder={
+            index === cursors.length - 1 ? (next) => setPages({ key, before: [...before, next] }) : null
+          }
+        />
       ))}
-    </ol>
+    </>
   );
 }
 
