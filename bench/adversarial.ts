@@ -343,12 +343,26 @@ const scenarios: Record<
       return undefined;
     },
     async action(context) {
-      const { status, text } = await call(
-        context,
-        'GET',
-        '/v1/long-term-memory/adv-history/history?limit=1000',
-      );
-      return `${status}, ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB`;
+      // The whole history, page by page as a client reads it (a page holds about 1,000,000
+      // characters of text: 50 of these versions).
+      let bytes = 0;
+      let versions = 0;
+      let pages = 0;
+      let status = 200;
+      for (let before: number | null | undefined; before !== null && status === 200; pages++) {
+        const query = before === undefined ? '' : `&before_version=${before}`;
+        const answer = await call(
+          context,
+          'GET',
+          `/v1/long-term-memory/adv-history/history?limit=1000${query}`,
+        );
+        status = answer.status;
+        bytes += Buffer.byteLength(answer.text);
+        const page = JSON.parse(answer.text) as { versions?: unknown[]; next_before_version?: number | null };
+        versions += page.versions?.length ?? 0;
+        before = page.next_before_version ?? null;
+      }
+      return `${status}, ${versions} versions in ${pages} pages, ${(bytes / 1e6).toFixed(1)} MB`;
     },
   },
   'long-message-context': {
