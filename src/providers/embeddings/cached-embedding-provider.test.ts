@@ -86,3 +86,38 @@ describe('withEmbeddingCache', () => {
     expect(() => withEmbeddingCache(countingProvider(), { maxEntries: 0 })).toThrow(/maxEntries/);
   });
 });
+
+describe('withEmbeddingCache, calls at once', () => {
+  it('embeds a text once when several calls ask for it while it is being embedded', async () => {
+    const inner = countingProvider();
+    const cached = withEmbeddingCache(inner);
+    const [first, second, third] = await Promise.all([
+      cached.embed(['query']),
+      cached.embed(['query', 'other']),
+      cached.embed(['query']),
+    ]);
+    expect(inner.batches).toEqual([['query'], ['other']]);
+    expect(second?.[0]).toEqual(first?.[0]);
+    expect(third?.[0]).toEqual(first?.[0]);
+    // Each caller gets its own copy.
+    expect(second?.[0]).not.toBe(first?.[0]);
+  });
+
+  it('shares a failure with the calls waiting on it, then tries again', async () => {
+    let calls = 0;
+    const cached = withEmbeddingCache({
+      model: 'flaky:1',
+      dimensions: 1,
+      async embed(texts: string[]) {
+        calls += 1;
+        if (calls === 1) throw new Error('provider down');
+        return texts.map(() => Float32Array.from([1]));
+      },
+    });
+    const results = await Promise.allSettled([cached.embed(['q']), cached.embed(['q'])]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(calls).toBe(1);
+    expect(await cached.embed(['q'])).toEqual([Float32Array.from([1])]);
+    expect(calls).toBe(2);
+  });
+});

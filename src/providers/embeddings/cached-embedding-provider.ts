@@ -20,8 +20,8 @@ export type EmbeddingCacheOptions = z.input<typeof optionsSchema>;
 
 /**
  * Wraps a provider with an in-memory LRU cache keyed by sha256(model + NUL + text): only texts not
- * cached are sent to `provider`, each once even when repeated within a call, and the output keeps the
- * input order. The model is part of the key, so a provider whose identity changes never serves stale
+ * cached are sent to `provider`, each once even when repeated within a call or asked for by another
+ * call while it is being embedded, and the output keeps the input order. The model is part of the key, so a provider whose identity changes never serves stale
  * vectors. Callers get copies, so mutating a result cannot corrupt the cache.
  */
 export function withEmbeddingCache(
@@ -30,22 +30,12 @@ export function withEmbeddingCache(
 ): EmbeddingProvider {
   const { maxEntries } = parseWith(optionsSchema, options, 'embedding cache options');
   const cache = new LruMap<string, Float32Array>(maxEntries);
+  // Texts being embedded now: a turn's sources search with the same text at once, and each would
+  // otherwise embed it again (a remote provider: one request per source).
+  const pending = new Map<string, Promise<Float32Array>>();
 
-  async function embed(texts: string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
-    const model = provider.model;
-    const keys = texts.map((text) => sha256(`${model}\0${text}`));
-    const found = new Map<string, Float32Array>();
-    const missing = new Map<string, string>();
-    for (const [index, key] of keys.entries()) {
-      const cached = cache.get(key);
-      if (cached) {
-        found.set(key, cached);
-      } else {
-        missing.set(key, texts[index] ?? '');
-      }
-    }
-    if (missing.size > 0) {
-      const vectors = await provider.embed([...missing.values()], embedOptions);
+  function embedMissing(missing: Map<string, string>, embedOptions: EmbedOptions, model: string) {
+    const batch = provider.embed([...missing.values()], embedOptions).then((vectors) => {
       if (vectors.length !== missing.size) {
         throw new EngramError(
           'embedding_count_mismatch',
@@ -53,13 +43,41 @@ export function withEmbeddingCache(
           `${model} returned ${vectors.length} vectors for ${missing.size} texts`,
         );
       }
-      for (const [index, key] of [...missing.keys()].entries()) {
-        const vector = vectors[index] as Float32Array;
-        found.set(key, vector);
-        cache.set(key, vector);
-      }
+      return vectors;
+    });
+    for (const [index, key] of [...missing.keys()].entries()) {
+      const vector = batch.then((vectors) => {
+        const value = vectors[index] as Float32Array;
+        cache.set(key, value);
+        return value;
+      });
+      pending.set(key, vector);
+      const forget = () => {
+        if (pending.get(key) === vector) pending.delete(key);
+      };
+      vector.then(forget, forget);
     }
-    return keys.map((key) => (found.get(key) as Float32Array).slice());
+  }
+
+  async function embed(texts: string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
+    const model = provider.model;
+    const keys = texts.map((text) => sha256(`${model}\0${text}`));
+    const found = new Map<string, Float32Array | Promise<Float32Array>>();
+    const missing = new Map<string, string>();
+    for (const [index, key] of keys.entries()) {
+      if (found.has(key) || missing.has(key)) continue;
+      const known = cache.get(key) ?? pending.get(key);
+      if (known) found.set(key, known);
+      else missing.set(key, texts[index] ?? '');
+    }
+    if (missing.size > 0) {
+      embedMissing(missing, embedOptions, model);
+      for (const key of missing.keys()) found.set(key, pending.get(key) as Promise<Float32Array>);
+    }
+    const vectors = await Promise.all(
+      keys.map((key) => found.get(key) as Float32Array | Promise<Float32Array>),
+    );
+    return vectors.map((vector) => vector.slice());
   }
 
   return {
