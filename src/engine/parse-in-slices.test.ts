@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { microtasksUntilSettled } from '../../test/support/microtasks-until-settled.js';
+import { nextTurn } from '../core/event-loop-slicer.js';
 import { sessionInputSchema } from '../core/schemas/session.js';
-import { nextTurn } from './event-loop-slicer.js';
 import { parseInSlices } from './parse-in-slices.js';
 
 const noPause = async () => {};

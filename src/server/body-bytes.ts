@@ -1,5 +1,5 @@
 import { ValidationError } from '../core/errors.js';
-import { createEventLoopSlicer, nextTurn } from '../engine/event-loop-slicer.js';
+import { createEventLoopSlicer, nextTurn } from '../core/event-loop-slicer.js';
 
 /** Bytes decoded per step when a body's text is needed on the request thread after all. */
 const DECODE_STEP_BYTES = 64 * 1024;

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
-import { ALONE_CHARS } from '../engine/event-loop-slicer.js';
+import { ALONE_CHARS } from '../core/event-loop-slicer.js';
 import { jsonAnswer, jsonChunksAnswer, jsonListAnswer } from './json-answer.js';
 
 const fakeReply = () =>

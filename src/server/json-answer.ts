@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { ALONE_CHARS, createEventLoopSlicer, nextTurn } from '../engine/event-loop-slicer.js';
+import { ALONE_CHARS, createEventLoopSlicer, nextTurn } from '../core/event-loop-slicer.js';
 import { serializeInSlices } from './serialize-in-slices.js';
 
 // How a route answers JSON that can be large without holding the event loop in one step.

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
-import { ALONE_CHARS } from '../engine/event-loop-slicer.js';
+import { ALONE_CHARS } from '../core/event-loop-slicer.js';
 import { BodyBytes, notUtf8Error } from './body-bytes.js';
 import {
   type BodyFieldCounter,

@@ -7,6 +7,7 @@ import { runSources } from '../../core/assembly/run-sources.js';
 import { type AnthropicContext, toAnthropicMessages } from '../../core/assembly/to-anthropic-messages.js';
 import { type OpenAIMessage, toOpenAIMessages } from '../../core/assembly/to-openai-messages.js';
 import { parseWith, ValidationError } from '../../core/errors.js';
+import { createEventLoopSlicer, drainInSlices } from '../../core/event-loop-slicer.js';
 import { type AgentInput, agentSchema } from '../../core/schemas/agent.js';
 import { MAX_MESSAGE_CHARS } from '../../core/schemas/message.js';
 import { memoizeCounter } from '../../core/tokens/memoize-counter.js';
@@ -20,7 +21,6 @@ import {
 } from '../../core/tokens/token-counter.js';
 import { searchQueryOf } from '../../retrieval/search-query-of.js';
 import type { EngramStore } from '../../stores/engram-store.js';
-import { createEventLoopSlicer, drainInSlices } from '../event-loop-slicer.js';
 import { readHistoryTail } from '../sessions/read-history-tail.js';
 import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
 import type { TraceLog } from './trace-log.js';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, parseWith } from '../../core/errors.js';
+import { createEventLoopSlicer } from '../../core/event-loop-slicer.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { chunkDocumentSteps, type DocumentChunk } from '../../retrieval/chunk-document.js';
-import { createEventLoopSlicer } from '../event-loop-slicer.js';
 import type { LongTermMemory } from './long-term-memory.js';
 
 /** Largest document accepted (characters): about 5 MB of text. */

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { nextTurn } from '../../core/event-loop-slicer.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import { createEngram, type Engram } from '../../engram.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
-import { nextTurn } from '../event-loop-slicer.js';
 import { BACKGROUND_DOCUMENT_CHARS, INGEST_DOCUMENT_JOB } from './knowledge-ingest-job.js';
 
 /** A Markdown document of `sections` sections of a few paragraphs each. */

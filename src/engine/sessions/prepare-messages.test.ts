@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../core/errors.js';
+import { nextTurn } from '../../core/event-loop-slicer.js';
 import { messageInputSchema } from '../../core/schemas/message.js';
 import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import { loadTokenCounter, type TokenCounter } from '../../core/tokens/token-counter.js';
-import { nextTurn } from '../event-loop-slicer.js';
 import { createMessagePreparer, prepareMessages } from './prepare-messages.js';
 
 const counter: TokenCounter = { encoding: 'o200k_base', count: (text) => text.length };

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { canonicalIsoText } from '../../core/canonical-iso-text.js';
 import { parseWith, ValidationError } from '../../core/errors.js';
+import { createEventLoopSlicer, nextTurn } from '../../core/event-loop-slicer.js';
 import { type MessageInput, messageInputSchema, type NewMessage } from '../../core/schemas/message.js';
 import { MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
 import {
@@ -9,7 +10,6 @@ import {
   isShortMessage,
   type TokenCounter,
 } from '../../core/tokens/token-counter.js';
-import { createEventLoopSlicer, nextTurn } from '../event-loop-slicer.js';
 import { newId } from '../new-id.js';
 
 /** A message as `messageInputSchema` parses it. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, parseWith, ValidationError, VersionConflictError } from '../../core/errors.js';
+import { createEventLoopSlicer } from '../../core/event-loop-slicer.js';
 import { MAX_BUDGET_TOKENS } from '../../core/schemas/agent.js';
 import { type JsonObject, jsonObjectSchema } from '../../core/schemas/json.js';
 import type { MessageInput, NewMessage, StoredMessage } from '../../core/schemas/message.js';
@@ -14,7 +15,6 @@ import {
 import type { Encoding } from '../../core/tokens/model-registry.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import type { SessionStore } from '../../stores/session-store.js';
-import { createEventLoopSlicer } from '../event-loop-slicer.js';
 import { prepareMessages } from './prepare-messages.js';
 import {
   completeMemories,

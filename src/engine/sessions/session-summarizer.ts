@@ -1,4 +1,5 @@
 import { VersionConflictError } from '../../core/errors.js';
+import { createEventLoopSlicer, drainInSlices, nextTurn } from '../../core/event-loop-slicer.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionState } from '../../core/schemas/session.js';
 import { extractiveSummarySteps } from '../../core/summarization/extractive-summary.js';
@@ -8,7 +9,6 @@ import {
 } from '../../core/summarization/plan-summarization.js';
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/tokens/token-counter.js';
 import type { SessionStore } from '../../stores/session-store.js';
-import { createEventLoopSlicer, drainInSlices, nextTurn } from '../event-loop-slicer.js';
 import type { SessionOperations } from './session-operations.js';
 import { type SessionRef, toSessionKey } from './session-ref.js';
 import { extractiveSummaryInPages, forEachPage, planCutInPages } from './summary-pages.js';

@@ -1,4 +1,5 @@
 import { groupUnitsInSteps } from '../../core/assembly/history-units.js';
+import { drainInSlices } from '../../core/event-loop-slicer.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import {
@@ -8,7 +9,6 @@ import {
 } from '../../core/summarization/extractive-summary.js';
 import { keepRecentUnits } from '../../core/summarization/plan-summarization.js';
 import type { SessionStore } from '../../stores/session-store.js';
-import { drainInSlices } from '../event-loop-slicer.js';
 
 /**
  * Messages the summary job reads at a time. A session of 100,000 messages read whole held every

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createEventLoopSlicer } from '../../core/event-loop-slicer.js';
 import { MAX_BUDGET_TOKENS } from '../../core/schemas/agent.js';
 import { MAX_SESSION_MEMORIES, MAX_SESSION_MESSAGES } from '../../core/schemas/session.js';
-import { createEventLoopSlicer } from '../../engine/event-loop-slicer.js';
 import { toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
 import { tenantOf } from '../auth/principal.js';
