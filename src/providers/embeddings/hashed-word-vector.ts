@@ -1,14 +1,33 @@
+/** Trigrams one step of `addHashedWordVectorSteps` sums: about 0.1 ms. */
+const TRIGRAMS_PER_STEP = 256;
+
 /**
  * Adds a deterministic pseudo-random vector for an out-of-vocabulary word to `target`, scaled to
- * `norm × weight`. The vector is the sum of ±1 vectors seeded by the word's character trigrams
+ * `norm × weight`, in steps of at most TRIGRAMS_PER_STEP trigrams: a "word" of 10,000 characters
+ * (a pasted blob without spaces) took 5 ms in one step, 26 ms the first time, before the loop was
+ * optimized. The vector is the sum of ±1 vectors seeded by the word's character trigrams
  * (`<kubectl>` → `<ku`, `kub`, …), so a word always gets the same vector, spellings that share most
  * trigrams (typos, inflections) get similar ones, and, being random, it is nearly orthogonal to the
  * semantic directions: it acts as an exact-ish lexical match channel for names, codes and jargon.
  */
-export function addHashedWordVector(word: string, norm: number, weight: number, target: Float32Array): void {
-  const sum = new Float32Array(target.length);
+export function* addHashedWordVectorSteps(
+  word: string,
+  norm: number,
+  weight: number,
+  target: Float32Array,
+): Generator<void, void> {
   const padded = `<${word}>`;
-  for (let start = 0; start + 3 <= padded.length; start++) {
+  const sum = new Float32Array(target.length);
+  for (let start = 0; start < padded.length - 2; start += TRIGRAMS_PER_STEP) {
+    addTrigrams(padded, start, Math.min(start + TRIGRAMS_PER_STEP, padded.length - 2), sum);
+    yield;
+  }
+  addScaled(sum, norm * weight, target);
+}
+
+/** Adds the ±1 vectors of the trigrams of `padded` starting at [from, to) to `sum`. */
+function addTrigrams(padded: string, from: number, to: number, sum: Float32Array): void {
+  for (let start = from; start < to; start++) {
     let state = fnv1a(padded.slice(start, start + 3)) || 1;
     for (let index = 0; index < sum.length; index += 32) {
       state = xorshift32(state);
@@ -17,10 +36,14 @@ export function addHashedWordVector(word: string, norm: number, weight: number, 
       }
     }
   }
+}
+
+/** Adds `sum` scaled to the length `length` to `target`. */
+function addScaled(sum: Float32Array, length: number, target: Float32Array): void {
   let sumOfSquares = 0;
   for (const value of sum) sumOfSquares += value * value;
   if (sumOfSquares === 0) return; // trigram vectors cancelled out: add nothing rather than NaN
-  const factor = (norm * weight) / Math.sqrt(sumOfSquares);
+  const factor = length / Math.sqrt(sumOfSquares);
   for (let index = 0; index < target.length; index++) {
     target[index] = (target[index] ?? 0) + (sum[index] ?? 0) * factor;
   }

@@ -73,6 +73,18 @@ describe('static embedding provider', () => {
     expect(await provider.embed([])).toEqual([]);
   });
 
+  it('embeds a long text without spaces in event-loop slices, to a unit vector', async () => {
+    // One out-of-vocabulary "word" of 40,000 characters: ~20 ms of trigrams in one step before.
+    const blob = Array.from({ length: 40_000 }, (_, index) => 'abcdefghij'[(index * 7919) % 10]).join('');
+    let turns = 0;
+    const timer = setInterval(() => turns++, 0);
+    const [vector] = await provider.embed([blob]);
+    clearInterval(timer);
+    expect(turns).toBeGreaterThan(0);
+    expect(norm(vector as Float32Array)).toBeCloseTo(1, 5);
+    expect((await provider.embed([blob]))[0]).toEqual(vector);
+  });
+
   it('rejects with the reason of an aborted signal', async () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { runSteps } from '../../core/assembly/history-units.js';
 import { EngramError, parseWith } from '../../core/errors.js';
+import { drainInSlices } from '../../core/event-loop-slicer.js';
 import type { EmbeddingProvider, EmbedOptions } from './embedding-provider.js';
-import { addHashedWordVector } from './hashed-word-vector.js';
+import { addHashedWordVectorSteps } from './hashed-word-vector.js';
 import { l2Normalize } from './l2-normalize.js';
 import { STOPWORDS } from './stopwords.js';
 import { tokenizeWords } from './tokenize-words.js';
@@ -14,6 +16,12 @@ import { decodeWordVectorFile, type WordVectorFile } from './word-vector-file.js
  * of the model id: bump it whenever a change alters any output vector, so stored vectors get re-embedded.
  */
 const POOLING_REVISION = 'sif1';
+
+/**
+ * Characters past which a text is embedded in event-loop slices: a text without spaces is one
+ * out-of-vocabulary "word" whose trigrams alone cost about 0.5 ms a thousand characters.
+ */
+const SLICED_TEXT_CHARS = 2_000;
 
 /** SIF smoothing `a` (Arora et al. 2017 recommend 1e-3 to 1e-4). */
 const SIF_A = 1e-3;
@@ -72,20 +80,26 @@ class StaticEmbeddingProvider implements EmbeddingProvider {
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     options.signal?.throwIfAborted();
-    return texts.map((text) => this.#embedOne(text));
+    const vectors: Float32Array[] = [];
+    for (const text of texts) {
+      // A long text lets other requests run while it is embedded; a short one costs microseconds.
+      const steps = this.#embedSteps(text);
+      vectors.push(text.length > SLICED_TEXT_CHARS ? await drainInSlices(steps) : runSteps(steps));
+    }
+    return vectors;
   }
 
-  #embedOne(text: string): Float32Array {
+  *#embedSteps(text: string): Generator<void, Float32Array> {
     const tokens = tokenizeWords(text);
     const contentWords = tokens.filter((token) => !STOPWORDS.has(token));
     // A text made only of function words ("is it?") still deserves a vector from them.
     const pooled = contentWords.length > 0 ? contentWords : tokens;
     const sum = new Float32Array(this.dimensions);
-    for (const word of pooled) this.#addWord(word, sum);
+    for (const word of pooled) yield* this.#addWord(word, sum);
     return l2Normalize(sum);
   }
 
-  #addWord(word: string, sum: Float32Array): void {
+  *#addWord(word: string, sum: Float32Array): Generator<void, void> {
     const rank = this.#rankByWord.get(word);
     if (rank !== undefined) {
       addDequantizedRow(this.#file, rank, this.#file.bits, sifWeight(rank), sum);
@@ -94,11 +108,12 @@ class StaticEmbeddingProvider implements EmbeddingProvider {
     const parts = word.split(/['-]/);
     if (parts.length > 1) {
       // An unknown compound ("re-embedding") falls back to its known parts.
-      for (const part of parts) if (!STOPWORDS.has(part)) this.#addWord(part, sum);
+      for (const part of parts) if (!STOPWORDS.has(part)) yield* this.#addWord(part, sum);
       return;
     }
     // Unknown words are rarer than every known one: weight them as the rarest known word.
-    addHashedWordVector(word, this.#file.outOfVocabularyNorm, sifWeight(this.#file.words.length), sum);
+    const weight = sifWeight(this.#file.words.length);
+    yield* addHashedWordVectorSteps(word, this.#file.outOfVocabularyNorm, weight, sum);
   }
 }
 
