@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import type { MemoryRecordEdit, MemoryRecordInput } from '../core/schemas/memory-record.js';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
+import { PAGE_TEXT_CHARS, takeWithinChars } from '../core/take-within-chars.js';
 import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/memory-owner.js';
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
 import { amsModeOf, resolveSearchMode } from '../retrieval/resolve-search-mode.js';
 import { toAmsVersion } from '../server/ams/long-term-memory-mapper.js';
-import { HISTORY_PAGE_CHARS } from '../stores/memory-rules.js';
 import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
 import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
@@ -116,7 +116,9 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
       description:
         'Search long-term memories by text (hybrid BM25 + vectors by default) within filters. An empty ' +
         'text lists the matching memories, newest first. Filters are objects: {"eq": "x"}, {"any": [...]}, ' +
-        'dates {"gte": "2024-01-01T00:00:00Z"}. Answers {memories, total, next_offset}.',
+        'dates {"gte": "2024-01-01T00:00:00Z"}. Answers {memories, total, next_offset}: at most `limit` ' +
+        `memories and, past the first, about ${PAGE_TEXT_CHARS.toLocaleString('en-US')} characters of ` +
+        'their text; next_offset (null: no more) is the next page’s offset.',
       inputSchema: {
         text: z.string().max(10_000).nullish().describe('The query; empty lists by filters only'),
         ...searchArguments,
@@ -125,9 +127,12 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     async (args) => {
       const text = args.text?.trim() ?? '';
       const request = toSearchRequest(text, args, engram.memories.embeddingModel);
-      const { hits, total } = await engram.memories.search(tenantId, request);
+      const { hits: found, total } = await engram.memories.search(tenantId, request);
       const scoreType: AmsScoreType = text === '' ? null : amsModeOf[request.mode ?? 'hybrid'];
-      const next = args.offset + args.limit;
+      // The SDK serializes a result in one step, twice (text and structured content): 100 memories of
+      // 20,000 characters held the event loop ~50 ms. A page ends at about PAGE_TEXT_CHARS of text.
+      const hits = takeWithinChars(found, (hit) => hit.memory.text.length, PAGE_TEXT_CHARS);
+      const next = args.offset + (hits.length < found.length ? hits.length : args.limit);
       return {
         memories: hits.map((hit) => toAmsSearchResult(hit, scoreType)),
         total,
@@ -192,7 +197,7 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
       description:
         'The versions of one long-term memory, newest first: what each said, valid_from/valid_to and ' +
         'written_by (user, agent, llm, api or system). A page holds at most `limit` versions and about ' +
-        `${HISTORY_PAGE_CHARS.toLocaleString('en-US')} characters of text; pass next_before_version as ` +
+        `${PAGE_TEXT_CHARS.toLocaleString('en-US')} characters of text; pass next_before_version as ` +
         'before_version for the next page (null: no older versions).',
       inputSchema: {
         memory_id: z.string().min(1).max(128),
@@ -203,7 +208,7 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     async (args) => {
       const { versions, nextBefore } = await engram.memories.history(tenantId, args.memory_id, {
         limit: args.limit,
-        maxChars: HISTORY_PAGE_CHARS,
+        maxChars: PAGE_TEXT_CHARS,
         ...(args.before_version !== undefined ? { before: args.before_version } : {}),
       });
       return { id: args.memory_id, versions: versions.map(toAmsVersion), next_before_version: nextBefore };

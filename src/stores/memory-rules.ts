@@ -1,5 +1,6 @@
 import { EngramError, ValidationError, VersionConflictError } from '../core/errors.js';
 import { type MemoryRecord, type MemoryVersion, VERSIONED_FIELDS } from '../core/schemas/memory-record.js';
+import { takeWithinChars } from '../core/take-within-chars.js';
 import { compareCodePoints } from './memory/list-order.js';
 import type { HistoryRange, MemoryPage, MemoryUpdate, NewMemoryRecord } from './memory-record-store.js';
 import { timestampMs } from './session-rules.js';
@@ -111,14 +112,6 @@ export function memoryVersionConflict(expected: number, actual: number): Version
 /** Default and largest number of versions `memoryHistory` returns. */
 export const HISTORY_LIMIT = { default: 100, max: 10_000 } as const;
 
-/**
- * Characters of version text in one page of a memory's history on REST and MCP (12 versions of the
- * longest memories): past the first version, a page ends before the version that would pass it.
- * 300 versions of 20,000 characters in one answer held the event loop 20–48 ms (mostly the
- * collector, with 6 MB of text alive at once); pages of 1,000,000 characters still 15–20 ms.
- */
-export const HISTORY_PAGE_CHARS = 250_000;
-
 /** `memoryHistory`'s limit: the default when absent, within [0, max]. */
 export function historyLimit(limit: number | undefined): number {
   if (limit === undefined) return HISTORY_LIMIT.default;
@@ -161,16 +154,9 @@ export function cutHistoryPage<Version extends { version: number }>(
   chars: (version: Version) => number,
   range: Required<HistoryRange>,
 ): { versions: Version[]; nextBefore: number | null } {
-  let taken = 0;
-  let total = 0;
-  while (taken < Math.min(range.limit, candidates.length)) {
-    total += chars(candidates[taken] as Version);
-    if (taken > 0 && total > range.maxChars) break;
-    taken += 1;
-  }
-  const versions = candidates.slice(0, taken);
+  const versions = takeWithinChars(candidates.slice(0, range.limit), chars, range.maxChars);
   const last = versions.at(-1);
-  return { versions, nextBefore: last && taken < candidates.length ? last.version : null };
+  return { versions, nextBefore: last && versions.length < candidates.length ? last.version : null };
 }
 
 /** The error for a record id that the tenant already has (or that repeats within one batch). */

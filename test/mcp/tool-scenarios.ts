@@ -168,6 +168,34 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
       });
     });
 
+    it('ends a search page at about 250,000 characters of memory text, next_offset after it', async () => {
+      // 30 memories of 20,000 characters (the longest a memory may be): 12 fit in a page.
+      const text = (index: number) =>
+        `${`Long note ${index} on the archive policy:`.padEnd(19_999, ' archive')}.`;
+      const memories = Array.from({ length: 30 }, (_, index) => ({
+        text: text(index),
+        user_id: 'long-notes',
+      }));
+      await callOk(client(), 'create_long_term_memories', { memories });
+      type Page = { memories: { text: string }[]; total: number; next_offset: number | null };
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      for (let offset: number | null = 0; offset !== null; ) {
+        const page: Page = await callOk<Page>(client(), 'search_long_term_memory', {
+          text: '',
+          user_id: { eq: 'long-notes' },
+          limit: 100,
+          offset,
+        });
+        expect(page.total).toBe(30);
+        sizes.push(page.memories.length);
+        seen.push(...page.memories.map((memory) => memory.text));
+        offset = page.next_offset;
+      }
+      expect(sizes).toEqual([12, 12, 6]);
+      expect(seen.sort()).toEqual(memories.map((memory) => memory.text).sort());
+    });
+
     it('reports a repeated memory as a duplicate instead of storing it twice', async () => {
       const memory = { text: 'Ken likes the C language', user_id: 'ken' };
       const first = await callOk<{ memory_ids: string[] }>(client(), 'create_long_term_memories', {

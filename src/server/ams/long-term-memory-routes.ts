@@ -6,10 +6,10 @@ import {
   type MemoryRecordEdit,
   memoryRecordInputSchema,
 } from '../../core/schemas/memory-record.js';
+import { PAGE_TEXT_CHARS } from '../../core/take-within-chars.js';
 import { MAX_MEMORY_BATCH } from '../../engine/long-term/long-term-memory.js';
 import { assertIdsFreeStanding } from '../../engine/long-term/memory-owner.js';
 import type { Engram } from '../../engram.js';
-import { HISTORY_PAGE_CHARS } from '../../stores/memory-rules.js';
 import { tenantOf } from '../auth/principal.js';
 import { jsonListAnswer } from '../json-answer.js';
 import { readBody, readPath, readQuery } from '../request-parts.js';
@@ -229,7 +229,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
             'The versions of the memory: what each said, `valid_from`/`valid_to` (null while current) and ' +
             '`written_by` (user, agent, llm, api or system). Any record kind (facts, knowledge chunks, ' +
             'episodes, procedures); an id merged away answers for the memory it became. A page holds at ' +
-            `most \`limit\` versions and, past the first, about ${HISTORY_PAGE_CHARS.toLocaleString('en-US')} ` +
+            `most \`limit\` versions and, past the first, about ${PAGE_TEXT_CHARS.toLocaleString('en-US')} ` +
             'characters of text; `next_before_version` (null at the oldest version) is the next page’s ' +
             '`before_version`.',
           tags,
@@ -249,10 +249,10 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
       if (!memory) throw notFound(memory_id);
       const { versions, nextBefore } = await engram.memories.history(tenantId, memory.id, {
         limit,
-        maxChars: HISTORY_PAGE_CHARS,
+        maxChars: PAGE_TEXT_CHARS,
         ...(before_version !== undefined ? { before: before_version } : {}),
       });
-      // A page holds at most about HISTORY_PAGE_CHARS characters of text, serialized version by
+      // A page holds at most about PAGE_TEXT_CHARS characters of text, serialized version by
       // version in slices; in one step, 300 versions of 12,000 characters held the loop 52–70 ms.
       const answer = { id: memory.id, versions, next_before_version: nextBefore };
       return jsonListAnswer(reply, answer, 'versions', toAmsVersion);
