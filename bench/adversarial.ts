@@ -6,7 +6,7 @@
  * limit, a document 1 character over MAX_DOCUMENT_CHARS (4xx with a small error body: the
  * answer's size is reported), a memory prompt over 100 memories of 20,000 characters (the memory
  * limit) under a 128k-token window, and the history of a memory edited 300 times at 20,000
- * characters a version. For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
+ * characters a version, and an MCP search of 100 such memories (an SDK client on `/mcp`). For each: the adversarial request's outcome and time, the health requests' p50/p99/max,
  * and the server's event-loop delay p99/max (perf_hooks.monitorEventLoopDelay in the server
  * process), next to a quiet baseline (health polling alone) measured in the same run, first and
  * last; after each answer, health is polled on for --after-seconds (the background work the input
@@ -20,8 +20,9 @@
  *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2]
  *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,oversize-body,
  *        over-max-document,long-memories-prompt,long-history,
- *        long-message-context]
+ *        long-message-context,mcp-long-search]
  */
+
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
@@ -29,6 +30,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAX_DOCUMENT_CHARS } from '../src/engine/long-term/knowledge-base.js';
 import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
@@ -51,6 +54,7 @@ const allScenarios = [
   'long-memories-prompt',
   'long-history',
   'long-message-context',
+  'mcp-long-search',
 ] as const;
 
 const { values } = parseArgs({
@@ -106,6 +110,8 @@ function ask(child: ChildProcess, message: string): Promise<Record<string, numbe
 interface Context {
   base: string;
   child: ChildProcess;
+  /** The MCP client of `mcp-long-search`, connected in its setup. */
+  mcp?: Client;
 }
 
 async function call(
@@ -379,6 +385,37 @@ const scenarios: Record<
     async action(context, body) {
       // Over the default agent's budget: counted, then refused (422).
       return String((await call(context, 'POST', '/v1/context', body)).status);
+    },
+  },
+  'mcp-long-search': {
+    label: 'MCP search_long_term_memory over 100 memories of 20,000 chars',
+    async setup(context) {
+      const memories = Array.from({ length: 100 }, (_, index) => ({
+        id: `adv-mcp-${index}`,
+        text: longMemoryText(`Memory ${index} about the travel policy.`),
+        user_id: 'adv-mcp',
+      }));
+      await call(context, 'POST', '/v1/long-term-memory/', JSON.stringify({ memories }));
+      const search = JSON.stringify({ text: '', user_id: { eq: 'adv-mcp' }, limit: 1 });
+      for (let tries = 0; tries < 200; tries++) {
+        const { text } = await call(context, 'POST', '/v1/long-term-memory/search', search);
+        if ((JSON.parse(text) as { total: number }).total >= 100) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // Connected (initialize, tools listed) before the measured window.
+      const client = new Client({ name: 'engram-adversarial', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', context.base)));
+      context.mcp = client;
+      return undefined;
+    },
+    async action(context) {
+      const result = await context.mcp?.callTool({
+        name: 'search_long_term_memory',
+        arguments: { text: 'travel policy', user_id: { eq: 'adv-mcp' }, limit: 100 },
+      });
+      const page = result?.structuredContent as { memories: unknown[] } | undefined;
+      await context.mcp?.close();
+      return `${result?.isError ? 'error' : 'ok'}, ${page?.memories.length ?? 0} memories`;
     },
   },
 };
