@@ -302,21 +302,7 @@ const scenarios: Record<
   'long-memories-prompt': {
     label: 'memory prompt over 100 memories of 20,000 chars (128k window)',
     async setup(context) {
-      const text = (index: number) => longMemoryText(`Memory ${index} about the travel policy.`);
-      const memories = Array.from({ length: 100 }, (_, index) => ({
-        id: `adv-long-${index}`,
-        text: text(index),
-        user_id: 'adv-long',
-        memory_type: 'semantic',
-      }));
-      await call(context, 'POST', '/v1/long-term-memory/', JSON.stringify({ memories }));
-      // AMS creates in the background: wait until all 100 are searchable.
-      const search = JSON.stringify({ text: '', user_id: { eq: 'adv-long' }, limit: 1 });
-      for (let tries = 0; tries < 200; tries++) {
-        const { text } = await call(context, 'POST', '/v1/long-term-memory/search', search);
-        if ((JSON.parse(text) as { total: number }).total >= 100) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await createLongMemories(context, 'adv-long');
       return encode({
         query: 'What is the travel policy?',
         model_name: 'gpt-4o',
@@ -390,18 +376,7 @@ const scenarios: Record<
   'mcp-long-search': {
     label: 'MCP search_long_term_memory over 100 memories of 20,000 chars',
     async setup(context) {
-      const memories = Array.from({ length: 100 }, (_, index) => ({
-        id: `adv-mcp-${index}`,
-        text: longMemoryText(`Memory ${index} about the travel policy.`),
-        user_id: 'adv-mcp',
-      }));
-      await call(context, 'POST', '/v1/long-term-memory/', JSON.stringify({ memories }));
-      const search = JSON.stringify({ text: '', user_id: { eq: 'adv-mcp' }, limit: 1 });
-      for (let tries = 0; tries < 200; tries++) {
-        const { text } = await call(context, 'POST', '/v1/long-term-memory/search', search);
-        if ((JSON.parse(text) as { total: number }).total >= 100) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await createLongMemories(context, 'adv-mcp');
       // Connected (initialize, tools listed) before the measured window.
       const client = new Client({ name: 'engram-adversarial', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', context.base)));
@@ -419,6 +394,23 @@ const scenarios: Record<
     },
   },
 };
+
+/** 100 memories of 20,000 characters for `userId`, once all are searchable (AMS creates in the background). */
+async function createLongMemories(context: Context, userId: string): Promise<void> {
+  const memories = Array.from({ length: 100 }, (_, index) => ({
+    id: `${userId}-${index}`,
+    text: longMemoryText(`Memory ${index} about the travel policy.`),
+    user_id: userId,
+    memory_type: 'semantic',
+  }));
+  await call(context, 'POST', '/v1/long-term-memory/', JSON.stringify({ memories }));
+  const search = JSON.stringify({ text: '', user_id: { eq: userId }, limit: 1 });
+  for (let tries = 0; tries < 200; tries++) {
+    const { text } = await call(context, 'POST', '/v1/long-term-memory/search', search);
+    if ((JSON.parse(text) as { total: number }).total >= 100) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** A memory text of 20,000 characters (the limit) of plain prose, starting with `head`. */
 function longMemoryText(head: string): string {
