@@ -6,8 +6,6 @@ import {
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
-  codePointLength,
-  cutHistoryPage,
   duplicateMemoryIdError,
   historyRange,
   isoTimestamp,
@@ -15,7 +13,6 @@ import {
   nextVersionOf,
   pageBounds,
   toMemoryRecord,
-  toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
 import { memoryFilterSql, SqlParameters } from './memory-filter-sql.js';
@@ -23,16 +20,15 @@ import {
   INSERT_MEMORIES,
   MEMORY_SELECT,
   type MemoryRow,
-  type MemoryVersionRow,
   memoryColumnArrays,
   rowToMemory,
-  rowToMemoryVersion,
   UPDATE_VERSION,
   VERSION_COLUMNS,
   versionValues,
 } from './memory-rows.js';
 import { type PostgresDatabase, type Queryable, sqlState } from './postgres-database.js';
 import { createPostgresMemoryCounts } from './postgres-memory-counts.js';
+import { readMemoryHistory } from './postgres-memory-history.js';
 import { postgresSessionNeighbors } from './postgres-session-neighbors.js';
 import { createPostgresTextSearch } from './postgres-text-search.js';
 import { searchVectorMirror } from './postgres-vector-mirror.js';
@@ -253,33 +249,8 @@ export async function createPostgresMemoryRecordStore(
         }),
 
     async memoryHistory(tenantId, id, range) {
-      const wanted = historyRange(range);
       const [row] = await selectByIds(database, tenantId, [id]);
-      if (!row) return { versions: [], nextBefore: null };
-      const current = rowToMemory(row);
-      // Prior versions never change, so reading their lengths and then the page needs no transaction.
-      const candidates: { version: number; chars: number }[] = [];
-      if (current.version < wanted.before)
-        candidates.push({ version: current.version, chars: codePointLength(current.text) });
-      const below = Math.min(wanted.before, current.version);
-      candidates.push(
-        ...(await database.query<{ version: number; chars: number }>(
-          `SELECT version, length(text) AS chars FROM memory_versions
-          WHERE memory_pk = $1 AND version < $2 ORDER BY version DESC LIMIT $3`,
-          [row.pk, below, wanted.limit + 1 - candidates.length],
-        )),
-      );
-      const page = cutHistoryPage(candidates, (candidate) => candidate.chars, wanted);
-      const oldest = page.versions.at(-1);
-      if (!oldest) return { versions: [], nextBefore: null };
-      const prior = await database.query<MemoryVersionRow>(
-        `SELECT m.id, v.* FROM memory_versions v JOIN memories m ON m.pk = v.memory_pk
-        WHERE v.memory_pk = $1 AND v.version >= $2 AND v.version < $3 ORDER BY v.version DESC`,
-        [row.pk, oldest.version, below],
-      );
-      const versions = prior.map(rowToMemoryVersion);
-      if (current.version < wanted.before) versions.unshift(toMemoryVersion(current));
-      return { versions, nextBefore: page.nextBefore };
+      return row ? readMemoryHistory(database, row, historyRange(range)) : { versions: [], nextBefore: null };
     },
 
     supersede: (tenantId, id, replacement) =>
