@@ -130,7 +130,7 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
       const { hits: found, total } = await engram.memories.search(tenantId, request);
       const scoreType: AmsScoreType = text === '' ? null : amsModeOf[request.mode ?? 'hybrid'];
       // The SDK serializes a result in one step, twice (text and structured content): 100 memories of
-      // 20,000 characters held the event loop ~50 ms. A page ends at about PAGE_TEXT_CHARS of text.
+      // 20,000 characters held the event loop ~60 ms. A page ends at about PAGE_TEXT_CHARS of text.
       const hits = takeWithinChars(found, (hit) => hit.memory.text.length, PAGE_TEXT_CHARS);
       const next = args.offset + (hits.length < found.length ? hits.length : args.limit);
       return {

@@ -21,8 +21,9 @@ export type EmbeddingCacheOptions = z.input<typeof optionsSchema>;
 /**
  * Wraps a provider with an in-memory LRU cache keyed by sha256(model + NUL + text): only texts not
  * cached are sent to `provider`, each once even when repeated within a call or asked for by another
- * call while it is being embedded, and the output keeps the input order. The model is part of the key, so a provider whose identity changes never serves stale
- * vectors. Callers get copies, so mutating a result cannot corrupt the cache.
+ * call while it is being embedded, and the output keeps the input order. The model is part of the
+ * key, so a provider whose identity changes never serves stale vectors. Callers get copies, so
+ * mutating a result cannot corrupt the cache.
  */
 export function withEmbeddingCache(
   provider: EmbeddingProvider,
