@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../core/errors.js';
 import type { JsonObject } from '../core/schemas/json.js';
 import { MAX_TTL_SECONDS } from '../core/schemas/session.js';
+import { PAGE_TEXT_CHARS, takeWithinChars } from '../core/take-within-chars.js';
 import { type SessionRef, toSessionKey } from '../engine/sessions/session-ref.js';
 import { findUniqueSession } from '../server/ams/find-unique-session.js';
 import {
@@ -60,7 +61,9 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
     {
       description:
         'Get the working memory of a session: its messages (oldest first), context summary, data and ' +
-        'pending memories. Like GET /v1/working-memory/{session_id}. An unknown session is a not_found error.',
+        'pending memories. Like GET /v1/working-memory/{session_id}, but at most the newest ' +
+        `${PAGE_TEXT_CHARS.toLocaleString('en-US')} characters of messages (older_messages_omitted counts ` +
+        'the rest, which stay stored). An unknown session is a not_found error.',
       inputSchema: {
         ...sessionArguments,
         recent_messages_limit: z
@@ -79,10 +82,18 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
         ? await engram.sessions.get(ref, limit === undefined ? {} : { recentMessagesLimit: limit })
         : null;
       if (!session) throw new NotFoundError('Session', args.session_id);
-      return toWorkingMemoryResponse(session, session.messages, null, {
+      // The SDK serializes a result in one step, twice (text and structured content): the newest
+      // messages within PAGE_TEXT_CHARS, as a session whose summary lags could hold 100,000.
+      const newest = takeWithinChars(
+        session.messages.toReversed(),
+        (message) => message.content.length,
+        PAGE_TEXT_CHARS,
+      );
+      const response = toWorkingMemoryResponse(session, newest.reverse(), null, {
         wholeSeconds: true,
         nullDataAsEmpty: true,
       });
+      return { ...response, older_messages_omitted: session.messages.length - newest.length };
     },
   );
 

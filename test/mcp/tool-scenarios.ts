@@ -409,11 +409,26 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
         'A replacement, please.',
       ]);
       expect(memory.data).toEqual({ order: '1234' });
+      expect(memory).toMatchObject({ older_messages_omitted: 0 });
       const recent = await callOk<WorkingMemory>(client(), 'get_working_memory', {
         ...session,
         recent_messages_limit: 1,
       });
       expect(recent.messages.map((message) => message.content)).toEqual(['A replacement, please.']);
+    });
+
+    it('answers the newest 250,000 characters of messages, counting the older ones left out', async () => {
+      // 14 messages of 20,000 characters (~56,000 tokens: under the summary's threshold, so all 14
+      // stay unsummarized): the newest 12 fit, 2 are left out of the answer (and stay stored).
+      const content = (index: number) => `${`Pasted log ${index}:`.padEnd(19_999, ' line')}.`;
+      const messages = Array.from({ length: 14 }, (_, index) => ({ role: 'user', content: content(index) }));
+      await callOk(client(), 'append_working_memory', { session_id: 'long-log', messages });
+      type Answer = WorkingMemory & { older_messages_omitted: number };
+      const memory = await callOk<Answer>(client(), 'get_working_memory', { session_id: 'long-log' });
+      expect(memory.messages.map((message) => message.content)).toEqual(
+        Array.from({ length: 12 }, (_, index) => content(2 + index)),
+      );
+      expect(memory.older_messages_omitted).toBe(2);
     });
 
     it('finds a session by its id alone when it is the only one with that id', async () => {
