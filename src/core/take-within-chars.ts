@@ -1,9 +1,9 @@
 /**
  * Characters of text in one page of an answer that lists long texts on REST and MCP (a memory's
- * history, an MCP search, the messages of MCP `get_working_memory`): past its first item, a page ends before the item that would pass it
- * (12 memories of the longest). 300 versions of 20,000 characters in one history answer held the
- * event loop 20–48 ms (mostly the collector, with 6 MB of text alive at once); pages of 1,000,000
- * characters still 15–20 ms.
+ * history, an MCP search, the messages of MCP `get_working_memory`): past its first item, a page
+ * ends before the item that would pass it (12 memories of the longest). 300 versions of 20,000
+ * characters in one history answer held the event loop 20–48 ms (mostly the collector, with 6 MB
+ * of text alive at once); pages of 1,000,000 characters still 15–20 ms.
  */
 export const PAGE_TEXT_CHARS = 250_000;
 
