@@ -15,6 +15,9 @@ import { toSessionStateBody } from '../server/extensions/session-state-body.js';
 import { dateTimeArgument } from './ams-filter-arguments.js';
 import { defineTool, type McpContext } from './define-tool.js';
 
+/** About the JSON of a message's fields other than its content (role, id, created_at, …). */
+const MESSAGE_FIELDS_CHARS = 140;
+
 const sessionArguments = {
   session_id: z.string().min(1).max(256).describe('The session (conversation) id'),
   user_id: z.string().max(256).nullish().describe('The user the session belongs to, if any'),
@@ -83,10 +86,11 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
         : null;
       if (!session) throw new NotFoundError('Session', args.session_id);
       // The SDK serializes a result in one step, twice (text and structured content): the newest
-      // messages within PAGE_TEXT_CHARS, as a session whose summary lags could hold 100,000.
+      // messages within PAGE_TEXT_CHARS, their fields counted, as a session whose summary lags
+      // could hold 100,000.
       const newest = takeWithinChars(
         session.messages.toReversed(),
-        (message) => message.content.length,
+        (message) => message.content.length + MESSAGE_FIELDS_CHARS,
         PAGE_TEXT_CHARS,
       );
       const response = toWorkingMemoryResponse(session, newest.reverse(), null, {
