@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../core/errors.js';
-import { codePointLength, copyMetadata, cutHistoryPage, isoTimestamp } from './memory-rules.js';
+import type { MemoryRecord, MemoryVersion } from '../core/schemas/memory-record.js';
+import { codePointLength, copyMetadata, isoTimestamp, readHistoryPage } from './memory-rules.js';
 
 describe('isoTimestamp', () => {
   it('normalizes each value to UTC, also when values repeat or alternate (it remembers the last one)', () => {
@@ -52,17 +53,48 @@ describe('codePointLength', () => {
   });
 });
 
-describe('cutHistoryPage', () => {
-  const versions = (lengths: number[]) => lengths.map((chars, index) => ({ version: 100 - index, chars }));
-  const cut = (lengths: number[], limit: number, maxChars: number) =>
-    cutHistoryPage(versions(lengths), (version) => version.chars, { limit, maxChars, before: Infinity });
+describe('readHistoryPage', () => {
+  // A memory at version 100 (text of `lengths[0]` characters) with prior versions 99, 98, … of the
+  // other lengths; the reader records what it is asked for.
+  async function page(lengths: number[], limit: number, maxChars: number, before = Infinity) {
+    const text = 'x'.repeat(lengths[0] ?? 1);
+    const record = { id: 'm', version: 100, text, validTo: null } as unknown as MemoryRecord;
+    const prior = lengths.slice(1).map((chars, index) => ({ version: 99 - index, chars }));
+    const asked: string[] = [];
+    const history = await readHistoryPage(
+      record,
+      { limit, maxChars, before },
+      {
+        lengths: (below, count) => {
+          asked.push(`lengths ${below} ${count}`);
+          return prior.filter((version) => version.version < below).slice(0, count);
+        },
+        versions: async (from, below) => {
+          asked.push(`versions ${from} ${below}`);
+          return prior
+            .filter((version) => version.version >= from && version.version < below)
+            .map((version) => ({ version: version.version }) as MemoryVersion);
+        },
+      },
+    );
+    return { numbers: history.versions.map((version) => version.version), next: history.nextBefore, asked };
+  }
 
-  it('ends at the limit, or before the version that would pass maxChars, always with the first', () => {
-    expect(cut([10, 10, 10], 2, 100)).toEqual({ versions: versions([10, 10]), nextBefore: 99 });
-    expect(cut([10, 10, 10], 5, 25)).toEqual({ versions: versions([10, 10]), nextBefore: 99 });
-    expect(cut([10, 10], 5, 20)).toEqual({ versions: versions([10, 10]), nextBefore: null });
-    expect(cut([500, 10], 5, 20)).toEqual({ versions: versions([500]), nextBefore: 100 });
-    expect(cut([], 5, 20)).toEqual({ versions: [], nextBefore: null });
-    expect(cut([10], 0, 20)).toEqual({ versions: [], nextBefore: null });
+  it('ends at the limit, or before the version that would pass maxChars, always with the first', async () => {
+    expect(await page([10, 10, 10], 2, 100)).toEqual({
+      numbers: [100, 99],
+      next: 99,
+      asked: ['lengths 100 2', 'versions 99 100'],
+    });
+    expect(await page([10, 10, 10], 5, 25)).toMatchObject({ numbers: [100, 99], next: 99 });
+    expect(await page([10, 10], 5, 20)).toMatchObject({ numbers: [100, 99], next: null });
+    expect(await page([500, 10], 5, 20)).toMatchObject({ numbers: [100], next: 100 });
+    expect(await page([10, 10, 10], 0, 20)).toMatchObject({ numbers: [], next: null });
+    // Below a version: the current one is left out, and only older versions are read.
+    expect(await page([10, 10, 10, 10], 2, 100, 99)).toEqual({
+      numbers: [98, 97],
+      next: null,
+      asked: ['lengths 99 3', 'versions 97 99'],
+    });
   });
 });

@@ -2,7 +2,13 @@ import { EngramError, ValidationError, VersionConflictError } from '../core/erro
 import { type MemoryRecord, type MemoryVersion, VERSIONED_FIELDS } from '../core/schemas/memory-record.js';
 import { takeWithinChars } from '../core/take-within-chars.js';
 import { compareCodePoints } from './memory/list-order.js';
-import type { HistoryRange, MemoryPage, MemoryUpdate, NewMemoryRecord } from './memory-record-store.js';
+import type {
+  HistoryRange,
+  MemoryHistory,
+  MemoryPage,
+  MemoryUpdate,
+  NewMemoryRecord,
+} from './memory-record-store.js';
 import { timestampMs } from './session-rules.js';
 
 /**
@@ -143,20 +149,50 @@ export function codePointLength(text: string): number {
   return text.length - pairs;
 }
 
+/** A prior version's number and its text's length in code points (`codePointLength`, SQL's `length`). */
+export interface VersionLength {
+  version: number;
+  chars: number;
+}
+
+/** How a driver reads a memory's prior versions, for `readHistoryPage`. */
+export interface PriorVersionReader {
+  /** The numbers and text lengths of the prior versions below `below`, newest first, at most `count`. */
+  lengths(below: number, count: number): VersionLength[] | Promise<VersionLength[]>;
+  /** The prior versions numbered within [from, below), newest first. */
+  versions(from: number, below: number): MemoryVersion[] | Promise<MemoryVersion[]>;
+}
+
 /**
- * One page of a memory's versions, from the candidates below the range's `before`, newest first:
- * at least `limit + 1` of them when that many exist (the one past the page tells that there is
- * more), with a function giving each one's length in characters (`codePointLength`). Every driver
- * cuts its pages here, so all agree.
+ * A page of the versions of the memory whose current version is `current` (see `memoryHistory`),
+ * for every driver alike: the prior versions' numbers and lengths first (one past the page's
+ * limit, to cut it and to know whether there is more), then only the page's versions. Prior
+ * versions never change (only the current one moves on, and the reads stay below it), so the two
+ * reads need no transaction.
  */
-export function cutHistoryPage<Version extends { version: number }>(
-  candidates: readonly Version[],
-  chars: (version: Version) => number,
+export async function readHistoryPage(
+  current: MemoryRecord,
   range: Required<HistoryRange>,
-): { versions: Version[]; nextBefore: number | null } {
-  const versions = takeWithinChars(candidates.slice(0, range.limit), chars, range.maxChars);
-  const last = versions.at(-1);
-  return { versions, nextBefore: last && versions.length < candidates.length ? last.version : null };
+  reader: PriorVersionReader,
+): Promise<MemoryHistory> {
+  const head =
+    current.version < range.before
+      ? [{ version: current.version, chars: codePointLength(current.text) }]
+      : [];
+  const below = Math.min(range.before, current.version);
+  const candidates = [...head, ...(await reader.lengths(below, range.limit + 1 - head.length))];
+  const page = takeWithinChars(
+    candidates.slice(0, range.limit),
+    (candidate) => candidate.chars,
+    range.maxChars,
+  );
+  const oldest = page.at(-1);
+  if (!oldest) return { versions: [], nextBefore: null };
+  const prior = await reader.versions(oldest.version, below);
+  return {
+    versions: head.length > 0 ? [toMemoryVersion(current), ...prior] : prior,
+    nextBefore: page.length < candidates.length ? oldest.version : null,
+  };
 }
 
 /** The error for a record id that the tenant already has (or that repeats within one batch). */

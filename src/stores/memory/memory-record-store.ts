@@ -1,5 +1,5 @@
 import { NotFoundError, StoreError } from '../../core/errors.js';
-import type { MemoryRecord, MemoryVersion } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import { compileMemoryFilter } from '../memory-filter.js';
 import { hitTraits, type MemoryRecordStore } from '../memory-record-store.js';
 import {
@@ -10,13 +10,13 @@ import {
   codePointLength,
   compareMemoryOrder,
   compareOldestFirst,
-  cutHistoryPage,
   duplicateMemoryIdError,
   historyRange,
   isoTimestamp,
   memoryVersionConflict,
   nextVersionOf,
   pageBounds,
+  readHistoryPage,
   toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
@@ -164,29 +164,20 @@ export function createMemoryRecordStore(_options: StoreOptions = {}): ClosableMe
 
     async memoryHistory(tenantId, id, range) {
       ensureOpen();
-      const wanted = historyRange(range);
       const entry = tenants.get(tenantId)?.entries.get(id);
       if (!entry) return { versions: [], nextBefore: null };
-      // The current version, then the prior ones newest first; one past the page tells there is more.
-      const candidates: { version: number; text: string; read: () => MemoryVersion }[] = [];
-      const current = entry.record;
-      if (current.version < wanted.before)
-        candidates.push({
-          version: current.version,
-          text: current.text,
-          read: () => toMemoryVersion(current),
-        });
-      for (
-        let index = entry.history.length - 1;
-        index >= 0 && candidates.length <= wanted.limit;
-        index -= 1
-      ) {
-        const prior = entry.history[index] as MemoryVersion;
-        if (prior.version < wanted.before)
-          candidates.push({ version: prior.version, text: prior.text, read: () => structuredClone(prior) });
-      }
-      const page = cutHistoryPage(candidates, (candidate) => codePointLength(candidate.text), wanted);
-      return { versions: page.versions.map((candidate) => candidate.read()), nextBefore: page.nextBefore };
+      // Prior versions newest first, below a version.
+      const prior = (below: number) => entry.history.filter((version) => version.version < below).reverse();
+      return readHistoryPage(entry.record, historyRange(range), {
+        lengths: (below, count) =>
+          prior(below)
+            .slice(0, count)
+            .map((version) => ({ version: version.version, chars: codePointLength(version.text) })),
+        versions: (from, below) =>
+          prior(below)
+            .filter((version) => version.version >= from)
+            .map((version) => structuredClone(version)),
+      });
     },
 
     async supersede(tenantId, id, replacement) {

@@ -16,16 +16,14 @@ import {
   alreadySupersededError,
   assertDimensions,
   assertUsableVector,
-  codePointLength,
-  cutHistoryPage,
   duplicateMemoryIdError,
   historyRange,
   isoTimestamp,
   memoryVersionConflict,
   nextVersionOf,
   pageBounds,
+  readHistoryPage,
   toMemoryRecord,
-  toMemoryVersion,
   uniqueIds,
 } from '../memory-rules.js';
 import { memoryFilterSql } from './memory-filter-sql.js';
@@ -229,25 +227,14 @@ export async function createSqliteMemoryRecordStore(
     },
   );
 
-  const history = database.transaction((tenantId: string, id: string, range: Required<HistoryRange>) => {
+  const history = async (tenantId: string, id: string, range: Required<HistoryRange>) => {
     const row = statements.selectById.get(tenantId, id);
     if (!row) return { versions: [], nextBefore: null };
-    const current = rowToMemory(row);
-    // The current version, then one past the page's limit: that one tells there is more.
-    const candidates: { version: number; chars: number }[] = [];
-    if (current.version < range.before)
-      candidates.push({ version: current.version, chars: codePointLength(current.text) });
-    const below = Math.min(range.before, current.version);
-    candidates.push(
-      ...statements.selectHistoryLengths.all(row.pk, below, range.limit + 1 - candidates.length),
-    );
-    const page = cutHistoryPage(candidates, (candidate) => candidate.chars, range);
-    const oldest = page.versions.at(-1);
-    if (!oldest) return { versions: [], nextBefore: null };
-    const prior = statements.selectHistory.all(row.pk, oldest.version, below).map(rowToMemoryVersion);
-    const versions = current.version < range.before ? [toMemoryVersion(current), ...prior] : prior;
-    return { versions, nextBefore: page.nextBefore };
-  });
+    return readHistoryPage(rowToMemory(row), range, {
+      lengths: (below, count) => statements.selectHistoryLengths.all(row.pk, below, count),
+      versions: (from, below) => statements.selectHistory.all(row.pk, from, below).map(rowToMemoryVersion),
+    });
+  };
 
   const supersede = database.transaction((tenantId: string, id: string, replacement: NewMemoryRecord) => {
     const old = statements.selectById.get(tenantId, id);
@@ -299,10 +286,10 @@ export async function createSqliteMemoryRecordStore(
   const neighbors = createSessionNeighbors(database, cache, statements);
 
   /** Runs `work` unless the database is closed, mapping SQLite failures to StoreError. Always async. */
-  const guarded = async <T>(work: () => T): Promise<T> => {
+  const guarded = async <T>(work: () => T | Promise<T>): Promise<T> => {
     if (!database.open) throw new StoreError('The sqlite store is closed');
     try {
-      return work();
+      return await work();
     } catch (error) {
       throw toStoreFailure(error);
     }
