@@ -34,6 +34,30 @@ describe('event-loop slicer', () => {
     expect(new Set(turnsOfSlices.slice(3)).size).toBe(turnsOfSlices.length - 3);
   });
 
+  it('gives work starting in a turn that resumed sliced work what is left of that slice', async () => {
+    const first = createEventLoopSlicer(5);
+    busy(6);
+    await first.pause();
+    // Resumed: this turn's slice began now. A decode ends here, and an answer's serialization starts.
+    busy(4);
+    const next = createEventLoopSlicer(5);
+    busy(2);
+    expect(next.pause()).toBeInstanceOf(Promise);
+    // Once that turn is over, a new slicer has a slice of its own.
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const later = createEventLoopSlicer(5);
+    busy(2);
+    expect(later.pause()).toBeUndefined();
+    // Two phases in one turn without a yield (a short decode, then a serialization) share a slice.
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const decode = createEventLoopSlicer(5);
+    busy(4);
+    expect(decode.pause()).toBeUndefined();
+    const serialize = createEventLoopSlicer(5);
+    busy(2);
+    expect(serialize.pause()).toBeInstanceOf(Promise);
+  });
+
   it('answers undefined while the slice goes on, a promise once it has passed', async () => {
     const slicer = createEventLoopSlicer(1_000);
     expect(slicer.pause()).toBeUndefined();

@@ -9,6 +9,30 @@ export const DEFAULT_SLICE_MS = 4;
 const waiting: (() => void)[] = [];
 let scheduled = false;
 
+/**
+ * When the sliced work of the current turn of the event loop began (undefined once that turn is
+ * over): a turn that resumed sliced work, or in which a slicer was created. A slicer created
+ * during it counts its slice from then: one sliced phase ending and the next starting in the same
+ * turn (a store read's decoded chunks, then the answer's serialization) held the loop for a
+ * slice of each, back to back.
+ */
+let turnStart: number | undefined;
+let closing = false;
+const closeTurn = () => {
+  closing = false;
+  turnStart = undefined;
+};
+
+/** Marks the current turn as begun at `now` (the next check phase closes it). */
+function openTurn(now: number): number {
+  turnStart = now;
+  if (!closing) {
+    closing = true;
+    setImmediate(closeTurn);
+  }
+  return now;
+}
+
 function schedule(): void {
   if (scheduled) return;
   scheduled = true;
@@ -23,6 +47,8 @@ function schedule(): void {
  */
 function resumeNext(): void {
   scheduled = false;
+  // Queued before the next resumption: it closes this turn before the next one opens.
+  openTurn(performance.now());
   waiting.shift()?.();
   if (waiting.length > 0) schedule();
 }
@@ -46,17 +72,19 @@ export const nextTurn = () =>
 
 /**
  * Cuts long synchronous work into slices: call `pause()` between steps; once `sliceMs` have passed
- * since the last yield it returns a promise that resolves (true) on a later turn of the event loop
- * (setImmediate, so I/O callbacks run first), and otherwise undefined: the slice goes on, and a hot
- * loop goes on without an `await` (`const wait = pause(); if (wait) await wait;`). `turns` counts
- * the yields.
+ * since the last yield (or since the current turn's sliced work began, for a slicer created in a
+ * turn where other sliced work ran) it returns a promise that resolves (true) on a later turn of
+ * the event loop (setImmediate, so I/O callbacks run first), and otherwise undefined: the slice
+ * goes on, and a hot loop goes on without an `await` (`const wait = pause(); if (wait) await
+ * wait;`). `turns` counts the yields.
  */
 export function createEventLoopSlicer(sliceMs = DEFAULT_SLICE_MS): {
   /** A promise resolving true when it yields; undefined when the slice goes on. */
   pause(): Promise<boolean> | undefined;
   turns: number;
 } {
-  let sliceStart = performance.now();
+  // Work that starts in a turn other sliced work already used gets what is left of that slice.
+  let sliceStart = turnStart ?? openTurn(performance.now());
   const slicer = {
     turns: 0,
     // Not an async function, and no promise when it does not yield: a 100,000-message PUT calls
