@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { nextTurn } from '../core/event-loop-slicer.js';
 import * as json from './json-codes.js';
 
 /**
@@ -304,7 +305,7 @@ export async function overlongBodyField(
 ): Promise<OverlongField | null> {
   const counter = createBodyFieldCounter(limits);
   for (let start = 0; start < body.length; start += SCAN_SLICE_BYTES) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    if (start > 0) await nextTurn();
     const over = counter.feed(body.subarray(start, start + SCAN_SLICE_BYTES));
     if (over) return over;
   }

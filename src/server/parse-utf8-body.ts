@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
-import { ALONE_CHARS } from '../core/event-loop-slicer.js';
+import { ALONE_CHARS, DEFAULT_SLICE_MS, nextTurn } from '../core/event-loop-slicer.js';
 import { BodyBytes, notUtf8Error } from './body-bytes.js';
 import {
   type BodyFieldCounter,
@@ -13,7 +13,7 @@ import { isJsonMediaType } from './read-json-body.js';
 import { RequestValidationError } from './request-validation-error.js';
 
 /** How long counting and decoding a body may hold the event loop before other requests run. */
-const SLICE_MS = 4;
+const SLICE_MS = DEFAULT_SLICE_MS;
 
 /** The answer a route's schema gives for a list or a string over its limit (`too_long`, `string_too_long`). */
 const overlongError = (over: OverlongField) =>
@@ -176,7 +176,7 @@ export function readUtf8Body(
       // decoding, let other requests run before reading on.
       if (performance.now() - sliceStart > SLICE_MS) {
         payload.pause();
-        setImmediate(() => {
+        void nextTurn().then(() => {
           sliceStart = performance.now();
           payload.resume();
         });
@@ -215,9 +215,9 @@ export function readUtf8Body(
     // A long body's join, and the route's parse that follows it, each hold the loop for a while
     // (a fresh 1 MB string costs ~3 ms of page faults on the development machine): each gets a
     // turn of its own, so that other requests run before, between and after them.
-    setImmediate(() => {
+    void nextTurn().then(() => {
       const body = parts.join('');
-      setImmediate(() => finish(null, body));
+      void nextTurn().then(() => finish(null, body));
     });
   }
   payload.on('data', onData);

@@ -1,3 +1,4 @@
+import { DEFAULT_SLICE_MS, nextTurn } from '../core/event-loop-slicer.js';
 import type { MemoryFilter } from '../core/schemas/memory-record.js';
 import { EXACT_SEARCH_THRESHOLD, IvfIndex, type IvfSearchOptions } from '../core/vectors/ivf-index.js';
 import type { Neighbour } from '../core/vectors/nearest-heap.js';
@@ -21,7 +22,7 @@ const REMEMBERED_SLOTS = 20_000;
  */
 const PACKED_FLOATS = 4_000_000;
 /** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
-const TRAINING_SLICE_MS = 4;
+const TRAINING_SLICE_MS = DEFAULT_SLICE_MS;
 
 /** What a search learned about one filter (see `rememberedFilters`). */
 interface RememberedFilter {
@@ -301,7 +302,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
               return;
             }
           }
-          setImmediate(slice);
+          void nextTurn().then(slice);
         } catch {
           // Training is pure computation: a failure is a defect, so let the next search meet it.
           this.trainingFailed = true;
@@ -309,7 +310,7 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
           resolve();
         }
       };
-      setImmediate(slice);
+      void nextTurn().then(slice);
     });
   }
 

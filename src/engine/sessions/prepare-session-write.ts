@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { validationErrorFromZod } from '../../core/errors.js';
+import { DEFAULT_SLICE_MS } from '../../core/event-loop-slicer.js';
 import type { NewMessage } from '../../core/schemas/message.js';
 import {
   type PendingMemory,
@@ -18,7 +19,7 @@ import { createMessagePreparer } from './prepare-messages.js';
 const sessionInputInSlices = parseInSlices(sessionInputSchema, 'messages');
 
 /** How long decoding messages may hold the calling thread before it yields. */
-const DECODE_SLICE_MS = 4;
+const DECODE_SLICE_MS = DEFAULT_SLICE_MS;
 
 export function completeMemories(
   memories: z.output<typeof pendingMemorySchema>[],

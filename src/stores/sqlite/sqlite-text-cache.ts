@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { nextTurn } from '../../core/event-loop-slicer.js';
 import {
   applyRowChange,
   MAX_HELD_MIRRORS,
@@ -71,7 +72,7 @@ export class SqliteTextCache {
 
   /** Resolves once no load is under way (for tests and benchmarks that want the mirror used). */
   async settled(): Promise<void> {
-    while (this.loading.size > 0) await new Promise((resolve) => setImmediate(resolve));
+    while (this.loading.size > 0) await nextTurn();
   }
 
   /** After this connection committed a write: applies it to the mirrors held. */
@@ -133,7 +134,7 @@ export class SqliteTextCache {
         for (const row of rows) mirrorRow(mirror, row.pk, row.text, sqliteStableFields(row));
         after = rows.at(-1)?.id ?? after;
         if (rows.length === LOAD_CHUNK) {
-          setImmediate(step);
+          void nextTurn().then(step);
           return;
         }
         const current = this.database.transaction(() => this.applyChanges(tenantId, mirror))();

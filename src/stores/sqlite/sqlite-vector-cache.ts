@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { nextTurn } from '../../core/event-loop-slicer.js';
 import type { StableMemoryFields } from '../memory-filter.js';
 import { VectorCollection } from '../vector-collection.js';
 import { blobVector } from './memory-record-rows.js';
@@ -103,7 +104,7 @@ export class SqliteVectorCache {
 
   /** Resolves once no collection is being loaded and no collection's index trains in the background. */
   async settled(): Promise<void> {
-    while (this.loading.size > 0) await new Promise((resolve) => setImmediate(resolve));
+    while (this.loading.size > 0) await nextTurn();
     for (const collection of this.collections.values()) await collection.settled();
   }
 
@@ -180,7 +181,7 @@ export class SqliteVectorCache {
         for (const row of rows) load.collection.set(row.pk, sqliteStableFields(row), blobVector(row.vector));
         load.after = rows.at(-1)?.id ?? load.after;
         if (rows.length === LOAD_CHUNK) {
-          setImmediate(step);
+          void nextTurn().then(step);
           return;
         }
         this.database.transaction(() => this.publish(key, load))();

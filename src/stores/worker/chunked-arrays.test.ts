@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createEventLoopSlicer } from '../../core/event-loop-slicer.js';
 import {
   decodeLargeArrays,
   encodeLargeArrays,
@@ -75,6 +76,30 @@ describe('large arrays in chunks', () => {
     } finally {
       ticking = false;
     }
+  });
+
+  it('takes turns with other sliced work: one slice per turn of the loop', async () => {
+    // 10 chunks, decoded with a yield after each, beside another request's 10 slices. A turn of
+    // the loop is counted by an immediate that queues itself again: two slices resumed in the same
+    // turn (each with an immediate of its own) would run back to back, holding the loop for both.
+    const items = Array.from({ length: 10_000 }, (_, index) => ({ index }));
+    const encoded = await encodeLargeArrays(items, [], Number.POSITIVE_INFINITY);
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const other = async () => {
+      const slicer = createEventLoopSlicer(0);
+      for (let slice = 0; slice < 10; slice++) await slicer.pause();
+    };
+    const start = turns;
+    const [decoded] = await Promise.all([decodeLargeArrays(encoded, 0), other()]);
+    ticking = false;
+    expect(decoded).toEqual(items);
+    expect(turns - start).toBeGreaterThanOrEqual(19);
   });
 
   it('sends a short array of long strings in chunks of about 256K characters', async () => {

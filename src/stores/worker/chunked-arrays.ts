@@ -1,4 +1,5 @@
 import { deserialize, serialize } from 'node:v8';
+import { createEventLoopSlicer } from '../../core/event-loop-slicer.js';
 
 /**
  * Large arrays cross the thread boundary in pieces. Structured clone copies a message in one
@@ -79,13 +80,16 @@ export function holdsChunkedArray(value: unknown): boolean {
   return isPlainObject(value) && Object.values(value).some(isChunked);
 }
 
-/** Yields to the event loop once `sliceMs` have passed since the last yield (never when Infinity). */
+/**
+ * Yields to the event loop once `sliceMs` have passed (never when Infinity), in the turn order
+ * every other sliced work shares (`createEventLoopSlicer`): with an immediate of its own, a decode
+ * resumed in the same check phase as another request's slice, holding the loop for both.
+ */
 function slicer(sliceMs: number): () => Promise<void> {
-  let sliceStart = performance.now();
+  const { pause } = createEventLoopSlicer(sliceMs);
   return async () => {
-    if (performance.now() - sliceStart < sliceMs) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    sliceStart = performance.now();
+    const wait = pause();
+    if (wait) await wait;
   };
 }
 

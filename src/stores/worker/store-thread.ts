@@ -1,5 +1,6 @@
 import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { StoreError } from '../../core/errors.js';
+import { DEFAULT_SLICE_MS } from '../../core/event-loop-slicer.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import { startModuleWorker } from '../../engine/start-module-worker.js';
 import type { EngramStore } from '../engram-store.js';
@@ -24,7 +25,7 @@ import type {
 } from './worker-protocol.js';
 
 /** How long encoding or decoding a large array may hold the calling thread before it yields. */
-const SLICE_MS = 4;
+const SLICE_MS = DEFAULT_SLICE_MS;
 
 /** Options of a store opened in a store thread. */
 export interface WorkerStoreOptions<Driver extends WorkerDriverName = WorkerDriverName> {
