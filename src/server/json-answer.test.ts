@@ -61,7 +61,9 @@ describe('jsonChunksAnswer', () => {
   });
 
   it('lets other work run between slices of a long answer while a fast reader takes it all', async () => {
-    // Each reading of the clock is 1 ms later: a slice (4 ms) ends every few chunks.
+    // Each reading of the clock is 1 ms later: a slice ends every few chunks. (A turn first, so
+    // that no slice begun by the real clock is still open when the mocked one starts at 0.)
+    await new Promise((resolve) => setImmediate(resolve));
     let clock = 0;
     const now = vi.spyOn(performance, 'now').mockImplementation(() => clock++);
     try {
@@ -91,6 +93,7 @@ describe('jsonListAnswer', () => {
     const hits = Array.from({ length: 300 }, (_, index) => ({ index, text: `é😀"\\${'x'.repeat(2_000)}` }));
     const object = { memories: hits, total: 300, next_offset: null, skipped: undefined };
     // Every slice takes 5 ms by this clock, so each item's pause yields.
+    await new Promise((resolve) => setImmediate(resolve));
     let clock = 0;
     const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 5));
     let turns = 0;
