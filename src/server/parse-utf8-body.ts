@@ -172,7 +172,7 @@ export function readUtf8Body(
           return;
         }
       }
-      // Several chunks can arrive in one turn of the event loop: after 4 ms of counting and
+      // Several chunks can arrive in one turn of the event loop: after a slice of counting and
       // decoding, let other requests run before reading on.
       if (performance.now() - sliceStart > SLICE_MS) {
         payload.pause();

@@ -36,7 +36,7 @@ export interface IngestProgress {
 }
 
 export interface IngestOptions {
-  /** Called whenever the ingest lets the event loop run (about every DEFAULT_SLICE_MS, 4 ms, of work). */
+  /** Called whenever the ingest lets the event loop run (about every DEFAULT_SLICE_MS, 2 ms, of work). */
   onProgress?: (progress: IngestProgress) => void | Promise<void>;
   /** Stops the ingest between steps (the chunks stored so far stay; ingesting again replaces them). */
   signal?: AbortSignal;
@@ -56,7 +56,7 @@ export interface KnowledgeDocument {
 export interface KnowledgeBase {
   /**
    * Chunks, embeds and stores a document, replacing an earlier one with the same id. Any size up to
-   * MAX_DOCUMENT_CHARS; the work runs in slices of about 4 ms (DEFAULT_SLICE_MS) that yield to the event loop, so a
+   * MAX_DOCUMENT_CHARS; the work runs in slices of about 2 ms (DEFAULT_SLICE_MS) that yield to the event loop, so a
    * server keeps answering meanwhile (large uploads over REST run it as a background job instead).
    */
   ingest(tenantId: string, input: DocumentInput, options?: IngestOptions): Promise<KnowledgeDocument>;

@@ -29,7 +29,7 @@ export const FUTURE_TOLERANCE_MS = 300_000;
 /**
  * Validates messages and makes them ready to store: ids (ULID) and timestamps filled in, content
  * tokens counted once. Either all messages are valid or a ValidationError names the bad ones.
- * Yields to the event loop about every 4 ms, DEFAULT_SLICE_MS (between messages, and inside a long content's
+ * Yields to the event loop about every 2 ms, DEFAULT_SLICE_MS (between messages, and inside a long content's
  * counting), so a large batch or a megabyte message never holds other requests for long.
  */
 export async function prepareMessages(

@@ -100,7 +100,7 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
       }
     }
     if (writer === 'extractive') {
-      // Read a page at a time, in ~4 ms slices (DEFAULT_SLICE_MS): a session of 100,000 messages
+      // Read a page at a time, in ~2 ms slices (DEFAULT_SLICE_MS): a session of 100,000 messages
       // otherwise held the event loop for seconds, and all its messages in memory at once.
       // Messages the model was given are summarized as they are, not read again.
       const summary = leaving
