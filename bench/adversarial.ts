@@ -1,5 +1,7 @@
 /**
- * Adversarial inputs against a real engram server while a client polls `/v1/health`: a message of
+ * Adversarial inputs against a real engram server while a client polls `/v1/health`, beside a
+ * control (ordinary traffic: a short message appended and a context turn), and the upload alone of
+ * the largest body (30 MB to a route that does not exist): a message of
  * one long run without whitespace (append and PUT), a `(a+)+$` procedure trigger and a near-miss
  * message, a 4.9 MB Markdown document, PUTs of 100,000 and 1,000,000 messages, a GET of the
  * 100,000-message session (its answer: the messages the summary has not covered), a body over the
@@ -22,7 +24,7 @@
  * Usage: node --expose-gc --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
  *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2] [--max-sends 100]
- *        [--scenarios no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,upload-floor,oversize-body,
+ *        [--scenarios ordinary-turn,no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,upload-floor,oversize-body,
  *        over-max-document,long-memories-prompt,long-history,
  *        long-message-context,mcp-long-search]
  */
@@ -46,6 +48,7 @@ import { machine, percentile, printTable } from './bench-utilities.js';
 import { startHealthPoller } from './poll-health.js';
 
 const allScenarios = [
+  'ordinary-turn',
   'no-space-append',
   'no-space-put',
   'redos',
@@ -158,6 +161,30 @@ const scenarios: Record<
     once?: true;
   }
 > = {
+  'ordinary-turn': {
+    label: 'ordinary traffic: append a short message, then a context turn (the control)',
+    async setup(context) {
+      // Warm-up, as the other inputs get: the measured requests are the ordinary ones only.
+      await call(context, 'POST', '/v1/context', JSON.stringify({ session_id: 'warm', message: 'hi' }));
+      return undefined;
+    },
+    async action(context, _body, send) {
+      const message = `Message ${send}: we moved the team dinner to Thursday at the Thai place.`;
+      const appended = await call(
+        context,
+        'POST',
+        '/v1/working-memory/adv-ordinary/messages',
+        JSON.stringify({ messages: [{ role: 'user', content: message }] }),
+      );
+      const turn = await call(
+        context,
+        'POST',
+        '/v1/context',
+        JSON.stringify({ session_id: 'adv-ordinary', user_id: 'adv', message: 'When is the team dinner?' }),
+      );
+      return `${appended.status},${turn.status}`;
+    },
+  },
   'no-space-append': {
     label: `append 1 message of ${values['run-chars']} chars, no whitespace`,
     setup: async () =>
