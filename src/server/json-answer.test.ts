@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
+import { countLoopTurns } from '../../test/support/loop-turns.js';
 import { ALONE_CHARS } from '../core/event-loop-slicer.js';
 import { jsonAnswer, jsonChunksAnswer, jsonListAnswer } from './json-answer.js';
 
@@ -69,18 +70,11 @@ describe('jsonChunksAnswer', () => {
     try {
       const chunks = Array.from({ length: 100 }, (_, index) => Buffer.from(`${index},`));
       const answer = jsonChunksAnswer(fakeReply(), chunks);
-      let turns = 0;
-      let reading = true;
-      const count = () => {
-        turns++;
-        if (reading) setImmediate(count);
-      };
-      setImmediate(count);
+      const turns = countLoopTurns();
       const bytes = await bytesOf(answer);
-      reading = false;
       expect(bytes.toString()).toBe(chunks.join(''));
       // Written from an array in one go, no turn of the event loop would run in between.
-      expect(turns).toBeGreaterThan(10);
+      expect(turns.stop()).toBeGreaterThan(10);
     } finally {
       now.mockRestore();
     }
@@ -96,22 +90,16 @@ describe('jsonListAnswer', () => {
     await new Promise((resolve) => setImmediate(resolve));
     let clock = 0;
     const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 5));
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      turns++;
-      if (!done) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countLoopTurns();
     const answer = await jsonListAnswer(reply, object, 'memories', (hit: (typeof hits)[number]) => ({
       ...hit,
       mapped: true,
     }));
-    done = true;
+    const turnsTaken = turns.stop();
     now.mockRestore();
     const expected = JSON.stringify({ ...object, memories: hits.map((hit) => ({ ...hit, mapped: true })) });
     expect((await bytesOf(answer)).equals(Buffer.from(expected))).toBe(true);
     expect(reply.type).toHaveBeenCalledWith('application/json; charset=utf-8');
-    expect(turns).toBeGreaterThanOrEqual(hits.length);
+    expect(turnsTaken).toBeGreaterThanOrEqual(hits.length);
   });
 });

@@ -14,6 +14,7 @@ import { SLICED_JSON_CHARS } from '../../src/server/read-json-body.js';
 import type { RequestValidationError } from '../../src/server/request-validation-error.js';
 import { validateRequest } from '../../src/server/validate-request.js';
 import { createWorkerStore } from '../../src/stores/worker/worker-store.js';
+import { countLoopTurns } from '../support/loop-turns.js';
 import { stringifiedWhole } from '../support/stringified-whole.js';
 import { useTestServer } from './test-server.js';
 
@@ -21,23 +22,8 @@ import { useTestServer } from './test-server.js';
 const testServer = useTestServer({ bodyLimitBytes: 16_000_000 });
 const past = '2024-05-01T10:00:00.000Z';
 
-/** Counts turns of the event loop (one per check phase) until stopped. */
-function countTurns() {
-  let turns = 0;
-  let running = true;
-  const turn = () => {
-    turns++;
-    if (running) setImmediate(turn);
-  };
-  setImmediate(turn);
-  return () => {
-    running = false;
-    return turns;
-  };
-}
-
 async function put(id: string, body: unknown) {
-  const stop = countTurns();
+  const { stop } = countLoopTurns();
   const response = await testServer().request(`/v1/working-memory/${id}`, { method: 'PUT', body });
   const text = await response.text();
   const length = response.headers.get('content-length');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { countLoopTurns } from '../../../test/support/loop-turns.js';
 import { extractiveSummary } from '../../core/summarization/extractive-summary.js';
 import { planSummarization } from '../../core/summarization/plan-summarization.js';
 import { MESSAGE_OVERHEAD_TOKENS } from '../../core/tokens/token-counter.js';
@@ -162,17 +163,10 @@ describe('session summarizer', () => {
     };
     const policy = { contextWindow: 100_000, threshold: 0.5, keepRecent: 0.25 };
     const summarizer = createSessionSummarizer({ store, sessions, policy });
-    let turns = 0;
-    let running = true;
-    const turn = () => {
-      turns++;
-      if (running) setImmediate(turn);
-    };
-    setImmediate(turn);
+    const turns = countLoopTurns();
     const outcome = await summarizer.summarize({ sessionId: 'long' });
-    running = false;
     expect(outcome).toMatchObject({ status: 'summarized', writer: 'extractive' });
-    expect(turns).toBeGreaterThan(2);
+    expect(turns.stop()).toBeGreaterThan(2);
     expect(Math.max(...reads)).toBe(SUMMARY_PAGE_MESSAGES);
     // The cut and the summary are those of the whole session read at once.
     const plan = planSummarization(whole, (message) => message.tokenCount + MESSAGE_OVERHEAD_TOKENS, policy);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { countLoopTurns } from '../../../test/support/loop-turns.js';
 import { createEventLoopSlicer } from '../../core/event-loop-slicer.js';
 import {
   decodeLargeArrays,
@@ -58,23 +59,17 @@ describe('large arrays in chunks', () => {
 
   it('lets the event loop run between chunks when its slice has passed', async () => {
     const items = Array.from({ length: 10_000 }, (_, index) => ({ index, text: `item ${index}` }));
-    // Ticks on every turn of the loop: a timer's count depends on how fast the machine is.
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    // Counted on every turn of the loop: a timer's count depends on how fast the machine is.
+    const turns = countLoopTurns();
     try {
       const transfer: ArrayBuffer[] = [];
       const encoded = await encodeLargeArrays(items, transfer, 0);
-      const encodingTurns = turns;
+      const encodingTurns = turns.turns;
       expect(await decodeLargeArrays(encoded, 0)).toEqual(items);
       expect(encodingTurns).toBeGreaterThan(0);
-      expect(turns).toBeGreaterThan(encodingTurns);
+      expect(turns.turns).toBeGreaterThan(encodingTurns);
     } finally {
-      ticking = false;
+      turns.stop();
     }
   });
 
@@ -84,22 +79,14 @@ describe('large arrays in chunks', () => {
     // turn (each with an immediate of its own) would run back to back, holding the loop for both.
     const items = Array.from({ length: 10_000 }, (_, index) => ({ index }));
     const encoded = await encodeLargeArrays(items, [], Number.POSITIVE_INFINITY);
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countLoopTurns();
     const other = async () => {
       const slicer = createEventLoopSlicer(0);
       for (let slice = 0; slice < 10; slice++) await slicer.pause();
     };
-    const start = turns;
     const [decoded] = await Promise.all([decodeLargeArrays(encoded, 0), other()]);
-    ticking = false;
     expect(decoded).toEqual(items);
-    expect(turns - start).toBeGreaterThanOrEqual(19);
+    expect(turns.stop()).toBeGreaterThanOrEqual(19);
   });
 
   it('sends a short array of long strings in chunks of about 256K characters', async () => {
