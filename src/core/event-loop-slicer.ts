@@ -1,8 +1,8 @@
 /**
  * How long work may hold the event loop before it lets other requests run. A request arriving
  * during a slice waits for its end: with 4 ms slices a health check's median under a sliced input
- * was 2–4 ms against 0.5 ms quiet, with 2 ms 1.3–2 ms (bench/adversarial.ts). Each yield costs
- * microseconds, so long work takes about as long as with longer slices.
+ * was 2.3–4.2 ms against 0.3–0.7 ms quiet, with 2 ms 1.3–2.7 ms (bench/adversarial.ts). Each
+ * yield costs microseconds, so long work takes about as long as with longer slices.
  */
 export const DEFAULT_SLICE_MS = 2;
 
