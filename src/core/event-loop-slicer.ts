@@ -18,19 +18,22 @@ let scheduled = false;
  * slice of each, back to back.
  */
 let turnStart: number | undefined;
-let closing = false;
-const closeTurn = () => {
-  closing = false;
-  turnStart = undefined;
-};
+let turnsOpened = 0;
 
-/** Marks the current turn as begun at `now` (the next check phase closes it). */
+/**
+ * Marks the current turn as begun at `now`. It ends at the next check phase (work begun in the
+ * poll phase) or at the next timers phase (work resumed in the check phase, whose immediates
+ * would run only a turn later, after that turn's I/O had inherited the spent slice), whichever
+ * comes first; a later turn's opening is not ended by this one's.
+ */
 function openTurn(now: number): number {
   turnStart = now;
-  if (!closing) {
-    closing = true;
-    setImmediate(closeTurn);
-  }
+  const opened = ++turnsOpened;
+  const close = () => {
+    if (turnsOpened === opened) turnStart = undefined;
+  };
+  setImmediate(close);
+  setTimeout(close, 0).unref();
   return now;
 }
 
@@ -48,7 +51,6 @@ function schedule(): void {
  */
 function resumeNext(): void {
   scheduled = false;
-  // Queued before the next resumption: it closes this turn before the next one opens.
   openTurn(performance.now());
   waiting.shift()?.();
   if (waiting.length > 0) schedule();

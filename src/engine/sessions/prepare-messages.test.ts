@@ -23,6 +23,8 @@ describe('prepareMessages', () => {
 
   it('counts a long message from a turn of its own, a short one at once', async () => {
     const firstCount = async (content: string) => {
+      // From a turn of the loop that no other sliced work has used (the previous call's has).
+      await new Promise((resolve) => setTimeout(resolve, 1));
       let turnPassed = false;
       setImmediate(() => {
         turnPassed = true;
