@@ -12,9 +12,6 @@ import {
 import { isJsonMediaType } from './read-json-body.js';
 import { RequestValidationError } from './request-validation-error.js';
 
-/** How long counting and decoding a body may hold the event loop before other requests run. */
-const SLICE_MS = DEFAULT_SLICE_MS;
-
 /** The answer a route's schema gives for a list or a string over its limit (`too_long`, `string_too_long`). */
 const overlongError = (over: OverlongField) =>
   new RequestValidationError([
@@ -174,7 +171,7 @@ export function readUtf8Body(
       }
       // Several chunks can arrive in one turn of the event loop: after a slice of counting and
       // decoding, let other requests run before reading on.
-      if (performance.now() - sliceStart > SLICE_MS) {
+      if (performance.now() - sliceStart > DEFAULT_SLICE_MS) {
         payload.pause();
         void nextTurn().then(() => {
           sliceStart = performance.now();

@@ -1,4 +1,4 @@
-import { DEFAULT_SLICE_MS, nextTurn } from '../core/event-loop-slicer.js';
+import { drainInSlices, nextTurn } from '../core/event-loop-slicer.js';
 import type { MemoryFilter } from '../core/schemas/memory-record.js';
 import { EXACT_SEARCH_THRESHOLD, IvfIndex, type IvfSearchOptions } from '../core/vectors/ivf-index.js';
 import type { Neighbour } from '../core/vectors/nearest-heap.js';
@@ -21,8 +21,6 @@ const REMEMBERED_SLOTS = 20_000;
  * never more than half the floats the collection itself holds.
  */
 const PACKED_FLOATS = 4_000_000;
-/** Milliseconds of index training per event-loop turn: the most a search waits behind it. */
-const TRAINING_SLICE_MS = DEFAULT_SLICE_MS;
 
 /** What a search learned about one filter (see `rememberedFilters`). */
 interface RememberedFilter {
@@ -288,30 +286,17 @@ export class VectorCollection<Row extends { readonly id: string } & PartitionFie
     return this.index.search(query, limit, { ...options, maintain: false });
   }
 
-  /** Runs the index's training steps in slices of `TRAINING_SLICE_MS` per event-loop turn. */
-  private trainInBackground(): Promise<void> {
-    const steps = this.index.trainInSteps();
-    return new Promise<void>((resolve) => {
-      const slice = (): void => {
-        try {
-          const deadline = performance.now() + TRAINING_SLICE_MS;
-          while (performance.now() < deadline) {
-            if (steps.next().done) {
-              this.training = null;
-              resolve();
-              return;
-            }
-          }
-          void nextTurn().then(slice);
-        } catch {
-          // Training is pure computation: a failure is a defect, so let the next search meet it.
-          this.trainingFailed = true;
-          this.training = null;
-          resolve();
-        }
-      };
-      void nextTurn().then(slice);
-    });
+  /** Runs the index's training steps in event-loop slices (`drainInSlices`), from a later turn. */
+  private async trainInBackground(): Promise<void> {
+    try {
+      await nextTurn();
+      await drainInSlices(this.index.trainInSteps());
+    } catch {
+      // Training is pure computation: a failure is a defect, so let the next search meet it.
+      this.trainingFailed = true;
+    } finally {
+      this.training = null;
+    }
   }
 
   /** The share of rows `accept` lets through, on an even sample (never 0: no hit means "few"). */

@@ -18,9 +18,6 @@ import { createMessagePreparer } from './prepare-messages.js';
 /** A session input checked one message at a time (up to 100,000 of them), with parseWith's result. */
 const sessionInputInSlices = parseInSlices(sessionInputSchema, 'messages');
 
-/** How long decoding messages may hold the calling thread before it yields. */
-const DECODE_SLICE_MS = DEFAULT_SLICE_MS;
-
 export function completeMemories(
   memories: z.output<typeof pendingMemorySchema>[],
   now: Date,
@@ -89,5 +86,5 @@ export async function encodeMessages(
 
 /** The messages back as objects, decoded in slices of the event loop. */
 export async function decodeMessages(encoded: EncodedMessages): Promise<NewMessage[]> {
-  return (await decodeLargeArrays(encoded.items, DECODE_SLICE_MS)) as NewMessage[];
+  return (await decodeLargeArrays(encoded.items, DEFAULT_SLICE_MS)) as NewMessage[];
 }

@@ -24,9 +24,6 @@ import type {
   WorkerDrivers,
 } from './worker-protocol.js';
 
-/** How long encoding or decoding a large array may hold the calling thread before it yields. */
-const SLICE_MS = DEFAULT_SLICE_MS;
-
 /** Options of a store opened in a store thread. */
 export interface WorkerStoreOptions<Driver extends WorkerDriverName = WorkerDriverName> {
   /** The driver the thread opens: `sqlite` (the server's default) or `memory` (tests). */
@@ -109,7 +106,7 @@ export function createStoreThread(options: StoreThreadOptions = {}): StoreThread
     if (!pending.has(reply.id)) return;
     if (reply.type === 'error') return finish(reply.id)?.reject(reviveError(reply.error));
     const value = holdsChunkedArray(reply.value)
-      ? await decodeLargeArrays(reply.value, SLICE_MS)
+      ? await decodeLargeArrays(reply.value, DEFAULT_SLICE_MS)
       : reply.value;
     finish(reply.id)?.resolve(value);
   };
@@ -155,7 +152,7 @@ export function createStoreThread(options: StoreThreadOptions = {}): StoreThread
         if (!large || message.type !== 'call') return post(id, message, moved);
         const transfer: ArrayBuffer[] = [...moved];
         const args: unknown[] = [];
-        for (const arg of message.args) args.push(await encodeLargeArrays(arg, transfer, SLICE_MS));
+        for (const arg of message.args) args.push(await encodeLargeArrays(arg, transfer, DEFAULT_SLICE_MS));
         post(id, { ...message, args }, transfer);
       });
       const tail: Promise<void> = encoded
