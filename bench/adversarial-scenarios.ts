@@ -20,6 +20,7 @@ export const allScenarios = [
   'get-100k',
   'put-1m',
   'upload-floor',
+  'upload-floor-run',
   'oversize-body',
   'over-max-document',
   'long-memories-prompt',
@@ -230,6 +231,15 @@ export function createScenarios(options: ScenarioOptions): Record<
         // Answered 404 at once; Node reads the body on and drops it: what sending 30 MB to this
         // machine costs everyone else, whatever the server does with it.
         return String((await call(context, 'PUT', '/v1/no-such-route', body)).status);
+      },
+    },
+    'upload-floor-run': {
+      label: `the append's body (1 message of ${options['run-chars']} chars) to a route that does not exist`,
+      setup: async () =>
+        encode({ messages: [{ role: 'user', content: noSpaceRun(Number(options['run-chars'])) }] }),
+      async action(context, body) {
+        // The floor of the inputs of about a megabyte (no-space append and PUT, long context).
+        return String((await call(context, 'POST', '/v1/no-such-route', body)).status);
       },
     },
     'over-max-document': {

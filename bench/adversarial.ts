@@ -24,8 +24,8 @@
  * Usage: node --expose-gc --import tsx bench/adversarial.ts [--quiet-seconds 3] [--run-chars 900000]
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
  *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2] [--max-sends 100]
- *        [--scenarios ordinary-turn,no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,upload-floor,oversize-body,
- *        over-max-document,long-memories-prompt,long-history,
+ *        [--scenarios ordinary-turn,no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,upload-floor,
+ *        upload-floor-run,oversize-body,over-max-document,long-memories-prompt,long-history,
  *        long-message-context,mcp-long-search]
  */
 
