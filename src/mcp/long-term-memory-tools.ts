@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import type { MemoryRecordEdit, MemoryRecordInput } from '../core/schemas/memory-record.js';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
-import { PAGE_TEXT_CHARS, takeWithinChars } from '../core/take-within-chars.js';
+import { PAGE_TEXT_CHARS } from '../core/take-within-chars.js';
 import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/memory-owner.js';
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
 import { amsModeOf, resolveSearchMode } from '../retrieval/resolve-search-mode.js';
@@ -127,12 +127,15 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     async (args) => {
       const text = args.text?.trim() ?? '';
       const request = toSearchRequest(text, args, engram.memories.embeddingModel);
-      const { hits: found, total } = await engram.memories.search(tenantId, request);
-      const scoreType: AmsScoreType = text === '' ? null : amsModeOf[request.mode ?? 'hybrid'];
       // The SDK serializes a result in one step, twice (text and structured content): 100 memories of
-      // 20,000 characters held the event loop ~60 ms. A page ends at about PAGE_TEXT_CHARS of text.
-      const hits = takeWithinChars(found, (hit) => hit.memory.text.length, PAGE_TEXT_CHARS);
-      const next = args.offset + (hits.length < found.length ? hits.length : args.limit);
+      // 20,000 characters held the event loop ~60 ms. A page ends at about PAGE_TEXT_CHARS of text,
+      // and the search reads only the records that can fill it.
+      const { hits, total, textCut } = await engram.memories.search(tenantId, {
+        ...request,
+        maxTextChars: PAGE_TEXT_CHARS,
+      });
+      const scoreType: AmsScoreType = text === '' ? null : amsModeOf[request.mode ?? 'hybrid'];
+      const next = args.offset + (textCut ? hits.length : args.limit);
       return {
         memories: hits.map((hit) => toAmsSearchResult(hit, scoreType)),
         total,

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-record.js';
 import { MAX_MESSAGE_CHARS } from '../core/schemas/message.js';
+import { takeWithinChars } from '../core/take-within-chars.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { HitTraits, MemoryRecordStore, TextHit, VectorHit } from '../stores/memory-record-store.js';
 import { extractQueryDates } from './extract-query-dates.js';
 import { fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
 import { listFiltered } from './list-filtered.js';
-import { rankPool } from './rank-pool.js';
+import { byScore, rankPool } from './rank-pool.js';
 import { blendedScore, recencyBlendSchema } from './recency-blend.js';
 import { searchQueryOf } from './search-query-of.js';
 
@@ -105,6 +106,13 @@ export const searchRequestSchema = z.object({
    * relevance order); a filter-only listing pages every matching record in that order.
    */
   order: z.enum(['relevance', 'created_desc', 'created_asc']).default('relevance'),
+  /**
+   * Characters of text in the page: past its first hit, the page ends before the hit whose text
+   * would bring it past this (`takeWithinChars`), and `SearchResult.textCut` says so. A ranked
+   * search then reads only the records that can reach that shorter page: an MCP page of 100
+   * memories of 20,000 characters reads about 30 records, not 108. Unset: `limit` alone.
+   */
+  maxTextChars: z.number().int().min(1).optional(),
 });
 export type SearchRequest = z.input<typeof searchRequestSchema>;
 
@@ -144,6 +152,8 @@ export interface SearchResult {
   hits: SearchHit[];
   /** Every record that matches (filters, and the query where it restricts), not just this page. */
   total: number;
+  /** True when `maxTextChars` ended the page before `limit` hits: more follow at offset + hits. */
+  textCut?: boolean;
 }
 
 export type ParsedSearch = z.output<typeof searchRequestSchema>;
@@ -181,7 +191,7 @@ export async function hybridSearch(
   const request = parsed.data;
   const query = searchQueryOf(request.text.trim());
   const pool = Math.min(MAX_SEARCH_POOL, Math.max(MIN_SEARCH_POOL, (request.offset + request.limit) * 4));
-  if (query === '') return listFiltered(store, tenantId, request, now, pool);
+  if (query === '') return cutToText(await listFiltered(store, tenantId, request, now, pool), request);
   const dates = request.dateBoost > 0 ? extractQueryDates(query) : { spans: [], text: query };
   const matchText = dates.text === '' ? query : dates.text;
   const weights = {
@@ -270,6 +280,9 @@ export async function hybridSearch(
     now,
     traits: reorders && !wholePool ? poolTraits(textHits, vectorMatches) : null,
     need: request.offset + request.limit,
+    ...(request.maxTextChars !== undefined
+      ? { page: { offset: request.offset, maxChars: request.maxTextChars } }
+      : {}),
   });
   // A total that counts the matched set grows by the neighbours that joined it; a filtered count
   // (every filtered record matches) already holds them.
@@ -277,8 +290,8 @@ export async function hybridSearch(
   // Unless reordered, `fused` is sorted and `scored` is its page, so the pool's best is fused[0].
   const best = reorders ? Math.max(0, ...scored.map((hit) => hit.score)) : (fused[0]?.score ?? 0);
   for (const hit of scored) hit.similarity = best > 0 ? hit.score / best : 0;
-  if (!reorders) return { hits: scored, total };
-  scored.sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1));
+  if (!reorders) return cutToText({ hits: scored, total }, request);
+  scored.sort(byScore);
   const blend = request.recencyBlend;
   if (blend) {
     const similarityOf = (hit: SearchHit) =>
@@ -293,7 +306,17 @@ export async function hybridSearch(
     const sign = request.order === 'created_desc' ? -1 : 1;
     scored.sort((a, b) => sign * (Date.parse(a.memory.createdAt) - Date.parse(b.memory.createdAt)));
   }
-  return { hits: scored.slice(request.offset, request.offset + request.limit), total: reported };
+  return cutToText(
+    { hits: scored.slice(request.offset, request.offset + request.limit), total: reported },
+    request,
+  );
+}
+
+/** The result cut to the request's `maxTextChars` of text, when it sets it. */
+function cutToText(result: SearchResult, request: ParsedSearch): SearchResult {
+  if (request.maxTextChars === undefined) return result;
+  const hits = takeWithinChars(result.hits, (hit) => hit.memory.text.length, request.maxTextChars);
+  return hits.length < result.hits.length ? { ...result, hits, textCut: true } : result;
 }
 
 /**

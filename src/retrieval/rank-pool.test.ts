@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryRecordInput } from '../core/schemas/memory-record.js';
+import { takeWithinChars } from '../core/take-within-chars.js';
 import { createLongTermMemory } from '../engine/long-term/long-term-memory.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
@@ -52,6 +53,7 @@ const requestArbitrary = fc.record({
   sources: fc.integer({ min: 1, max: 4 }),
   recency: fc.constantFrom(0, 1),
   fusion: fc.constantFrom('score' as const, 'rrf' as const),
+  maxTextChars: fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
 });
 
 describe('rankPool (reading only the records that can reach the page)', () => {
@@ -82,6 +84,7 @@ describe('rankPool (reading only the records that can reach the page)', () => {
             fusion: shape.fusion,
             neighbors: { sources: shape.sources },
             recency: { weight: shape.recency },
+            ...(shape.maxTextChars !== undefined ? { maxTextChars: shape.maxTextChars } : {}),
           };
           const lazy = counting(store);
           const lazily = await hybridSearch(lazy.store, embedder, tenant, request, now);
@@ -91,10 +94,39 @@ describe('rankPool (reading only the records that can reach the page)', () => {
           });
           expect(lazily).toEqual(wholly);
           expect(lazy.counter.read).toBeLessThanOrEqual(whole.counter.read);
+          if (shape.maxTextChars === undefined) return;
+          // The page within the text budget is the page without it, cut as takeWithinChars cuts.
+          const { maxTextChars: _, ...unbounded } = request;
+          const full = await hybridSearch(store, embedder, tenant, unbounded, now);
+          const page = takeWithinChars(full.hits, (hit) => hit.memory.text.length, shape.maxTextChars);
+          expect(lazily.hits).toEqual(page);
+          expect(lazily.textCut ?? false).toBe(page.length < full.hits.length);
         },
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('reads only the records that can fill a page of long texts', async () => {
+    const store = createMemoryRecordStore();
+    const long = (index: number) => `coffee garden note ${index} ${'tea and lake words '.repeat(110)}`;
+    const inputs = Array.from(
+      { length: 120 },
+      (_, index): MemoryRecordInput => ({ text: long(index), memoryType: 'semantic' }),
+    );
+    await createLongTermMemory(store, embedder).create(tenant, inputs, { deduplicate: false });
+    const request: SearchRequest = { text: 'coffee garden', limit: 100, maxTextChars: 25_000 };
+    const bounded = counting(store);
+    const result = await hybridSearch(bounded.store, embedder, tenant, request, now);
+    const unbounded = counting(store);
+    const { maxTextChars: _, ...whole } = request;
+    const full = await hybridSearch(unbounded.store, embedder, tenant, whole, now);
+    // About 2,100 characters each: a page of 11.
+    expect(result.hits).toEqual(takeWithinChars(full.hits, (hit) => hit.memory.text.length, 25_000));
+    expect(result.hits.length).toBe(11);
+    expect(result.textCut).toBe(true);
+    expect(unbounded.counter.read).toBeGreaterThanOrEqual(100);
+    expect(bounded.counter.read).toBeLessThan(40);
   });
 
   it('reads a few records for a short page out of a large pool, on the memory and SQLite drivers', async () => {

@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '../core/schemas/memory-record.js';
+import { takeWithinChars } from '../core/take-within-chars.js';
 import type { HitTraits, MemoryRecordStore } from '../stores/memory-record-store.js';
 import {
   addNeighborContext,
@@ -38,6 +39,11 @@ export interface PoolRankingInput {
   traits: ReadonlyMap<string, HitTraits> | null;
   /** How many of the best hits must be exact: offset + limit. */
   need: number;
+  /**
+   * The page's text budget (`maxTextChars`), from `offset`: reading stops once the best hits
+   * that no unread member can reach already fill it, and reads in steps sized by the texts read.
+   */
+  page?: { offset: number; maxChars: number };
 }
 
 export interface PoolRanking {
@@ -222,12 +228,35 @@ export async function rankPool(input: PoolRankingInput): Promise<PoolRanking> {
   // is read in one step, after which none left can reach it.
   const rest = queue(bound);
   while (rest.top() > Number.NEGATIVE_INFINITY) {
+    if (input.page && pageFilled(scored, rest.top(), input.page)) break;
     const missing = input.need - scored.length;
     const floor = missing > 0 ? Number.POSITIVE_INFINITY : nthBest(scored, input.need);
     if (missing <= 0 && floor > rest.top()) break;
-    scored.push(...(await rest.take(missing > 0 ? missing + READ_AHEAD : 0, floor)).map(score));
+    const step = input.page ? Math.min(missing, textStep(candidates, input.page.maxChars)) : missing;
+    scored.push(...(await rest.take(missing > 0 ? step + READ_AHEAD : 0, floor)).map(score));
   }
   return { scored, added };
+}
+
+/** The order of search results: score, then id. */
+export const byScore = (a: SearchHit, b: SearchHit): number =>
+  b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1);
+
+/**
+ * Whether the hits scored above `top` (which no unread member can reach, so they are the best in
+ * their final order) already end the page: past `offset`, their text passes `maxChars`.
+ */
+function pageFilled(scored: readonly SearchHit[], top: number, page: { offset: number; maxChars: number }) {
+  const settled = scored.filter((hit) => hit.score > top).sort(byScore);
+  const from = settled.slice(page.offset);
+  return takeWithinChars(from, (hit) => hit.memory.text.length, page.maxChars).length < from.length;
+}
+
+/** How many records likely fill `maxChars` of text, judged by those read so far (one when none). */
+function textStep(read: readonly Candidate[], maxChars: number): number {
+  if (read.length === 0) return 1;
+  const average = read.reduce((sum, { memory }) => sum + memory.text.length, 0) / read.length;
+  return Math.ceil(maxChars / Math.max(1, average)) + 1;
 }
 
 /** The `n`-th highest score (n ≥ 1, at most the list's length). */

@@ -178,22 +178,25 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
       }));
       await callOk(client(), 'create_long_term_memories', { memories });
       type Page = { memories: { text: string }[]; total: number; next_offset: number | null };
-      const seen: string[] = [];
-      const sizes: number[] = [];
-      for (let offset: number | null = 0; offset !== null; ) {
-        const page: Page = await callOk<Page>(client(), 'search_long_term_memory', {
-          text: '',
-          user_id: { eq: 'long-notes' },
-          limit: 100,
-          offset,
-        });
-        expect(page.total).toBe(30);
-        sizes.push(page.memories.length);
-        seen.push(...page.memories.map((memory) => memory.text));
-        offset = page.next_offset;
+      // A listing (no text) and a ranked search page alike.
+      for (const query of ['', 'archive policy']) {
+        const seen: string[] = [];
+        const sizes: number[] = [];
+        for (let offset: number | null = 0; offset !== null; ) {
+          const page: Page = await callOk<Page>(client(), 'search_long_term_memory', {
+            text: query,
+            user_id: { eq: 'long-notes' },
+            limit: 100,
+            offset,
+          });
+          expect(page.total).toBe(30);
+          sizes.push(page.memories.length);
+          seen.push(...page.memories.map((memory) => memory.text));
+          offset = page.next_offset;
+        }
+        expect(sizes).toEqual([12, 12, 6]);
+        expect(seen.sort()).toEqual(memories.map((memory) => memory.text).sort());
       }
-      expect(sizes).toEqual([12, 12, 6]);
-      expect(seen.sort()).toEqual(memories.map((memory) => memory.text).sort());
     });
 
     it('reports a repeated memory as a duplicate instead of storing it twice', async () => {
