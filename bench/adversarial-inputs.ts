@@ -1,6 +1,6 @@
 /**
  * Inputs of bench/adversarial.ts (and bench/large-put.ts): a long run without whitespace, a large
- * Markdown document and a PUT body of many short messages.
+ * Markdown document, PUT bodies of many short messages and the text of a memory at its limit.
  */
 
 /** A working-memory PUT body of `count` short messages, alternating user and assistant, dated now. */
@@ -50,4 +50,24 @@ export function markdown(bytes: number): string {
     size += part.length;
   }
   return parts.join('');
+}
+
+/** The body of a PUT of 1,000,000 messages (30 MB), written in place (Buffer.fill repeats the item). */
+export function millionMessages(): Uint8Array {
+  const [head, item, tail] = [
+    '{"messages":[',
+    '{"role":"user","content":"x"},',
+    '{"role":"user","content":"x"}]}',
+  ];
+  const body = Buffer.alloc(head.length + item.length * 999_999 + tail.length);
+  body.write(head);
+  body.fill(item, head.length, body.length - tail.length);
+  body.write(tail, body.length - tail.length);
+  return body;
+}
+
+/** A memory text of 20,000 characters (the limit) of plain prose, starting with `head`. */
+export function longMemoryText(head: string): string {
+  const prose = ' Employees book trains for trips under four hours and flights beyond that.';
+  return `${head}${prose.repeat(Math.ceil(20_000 / prose.length))}`.slice(0, 20_000);
 }

@@ -8,7 +8,13 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAX_DOCUMENT_CHARS } from '../src/engine/long-term/knowledge-base.js';
-import { markdown, noSpaceRun, shortMessages } from './adversarial-inputs.js';
+import {
+  longMemoryText,
+  markdown,
+  millionMessages,
+  noSpaceRun,
+  shortMessages,
+} from './adversarial-inputs.js';
 
 export const allScenarios = [
   'ordinary-turn',
@@ -372,20 +378,6 @@ export function createScenarios(options: ScenarioOptions): Record<
   };
 }
 
-/** The body of a PUT of 1,000,000 messages (30 MB), written in place (Buffer.fill repeats the item). */
-function millionMessages(): Uint8Array {
-  const [head, item, tail] = [
-    '{"messages":[',
-    '{"role":"user","content":"x"},',
-    '{"role":"user","content":"x"}]}',
-  ];
-  const body = Buffer.alloc(head.length + item.length * 999_999 + tail.length);
-  body.write(head);
-  body.fill(item, head.length, body.length - tail.length);
-  body.write(tail, body.length - tail.length);
-  return body;
-}
-
 /** 100 memories of 20,000 characters for `userId`, once all are searchable (AMS creates in the background). */
 async function createLongMemories(context: Context, userId: string): Promise<void> {
   const memories = Array.from({ length: 100 }, (_, index) => ({
@@ -401,10 +393,4 @@ async function createLongMemories(context: Context, userId: string): Promise<voi
     if ((JSON.parse(text) as { total: number }).total >= 100) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/** A memory text of 20,000 characters (the limit) of plain prose, starting with `head`. */
-function longMemoryText(head: string): string {
-  const prose = ' Employees book trains for trips under four hours and flights beyond that.';
-  return `${head}${prose.repeat(Math.ceil(20_000 / prose.length))}`.slice(0, 20_000);
 }
