@@ -3,11 +3,11 @@
  * and the helpers they share. See that file for what is measured and how.
  */
 
-import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAX_DOCUMENT_CHARS } from '../src/engine/long-term/knowledge-base.js';
+import { type Context, call, refusedStatus } from './adversarial-calls.js';
 import {
   longMemoryText,
   markdown,
@@ -41,30 +41,6 @@ export interface ScenarioOptions {
   'document-mb': string;
   'body-limit': string;
   repeat: string;
-}
-
-/** The server under test, as the inputs reach it. */
-export interface Context {
-  base: string;
-  child: ChildProcess;
-  /** The MCP client of `mcp-long-search`, connected in its setup. */
-  mcp?: Client;
-}
-
-/** One request to the server: its status and its answer's text. */
-export async function call(
-  context: Context,
-  method: string,
-  path: string,
-  body?: string | Uint8Array,
-  type = 'application/json',
-) {
-  const response = await fetch(`${context.base}${path}`, {
-    method,
-    ...(body === undefined ? {} : { body, headers: { 'content-type': type } }),
-  });
-  const text = await response.text();
-  return { status: response.status, text };
 }
 
 /** A JSON body as bytes, built and encoded before the measured window. */
@@ -227,7 +203,8 @@ export function createScenarios(options: ScenarioOptions): Record<
       label: 'PUT 1,000,000 messages (over the limit)',
       setup: async () => millionMessages(),
       async action(context, body) {
-        return String((await call(context, 'PUT', '/v1/working-memory/adv-1m', body)).status);
+        // Refused from the raw bytes and the connection closed: the rest of the upload may fail.
+        return refusedStatus(() => call(context, 'PUT', '/v1/working-memory/adv-1m', body));
       },
     },
     'upload-floor': {

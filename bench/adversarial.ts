@@ -39,7 +39,8 @@ import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { createWorkerStore } from '../src/stores/worker/worker-store.js';
-import { allScenarios, type Context, createScenarios } from './adversarial-scenarios.js';
+import type { Context } from './adversarial-calls.js';
+import { allScenarios, createScenarios } from './adversarial-scenarios.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
 import { startHealthPoller } from './poll-health.js';
 
