@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   CURRENT,
   EVERYTHING,
@@ -17,6 +17,23 @@ import { compileStableMemoryFilter } from '../memory-filter.js';
 import { openDatabase } from './open-database.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { SqliteTextCache } from './sqlite-text-cache.js';
+
+// Each chunk of a load must wait in the shared queue of sliced work (`nextTurn`): an immediate of
+// its own would resume in the same check phase as a request's slice. The stacks say who queued.
+const queued = vi.hoisted(() => ({ stacks: [] as string[] }));
+vi.mock('../../core/event-loop-slicer.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../core/event-loop-slicer.js')>();
+  return {
+    ...original,
+    nextTurn: () => {
+      queued.stacks.push(new Error().stack ?? '');
+      return original.nextTurn();
+    },
+  };
+});
+/** How many load chunks of `file` waited for their turn in the shared queue. */
+const chunksQueued = () =>
+  queued.stacks.filter((stack) => /at step \(.*sqlite-text-cache/.test(stack)).length;
 
 const temporaryDirectory = useTemporaryDirectories('engram-sqlite-text-cache-');
 const WORDS = ['kayak', 'lake', 'trip', 'sun', 'paint', 'group', 'support', 'art', 'dog', 'rare', 'tea'];
@@ -104,6 +121,8 @@ describe('SqliteTextCache', () => {
       await writer.memories.deleteMemories(TENANT, ['m0']);
       reference.remove('m0');
       await cache.settled();
+      // 5,202 rows in chunks of 2,000: two chunks after the first, each in a turn of the queue.
+      expect(chunksQueued()).toBeGreaterThanOrEqual(2);
       const agrees = () => {
         const index = cache.index(TENANT);
         expect(index).toBeDefined();

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   CURRENT,
   EVERYTHING,
@@ -19,6 +19,23 @@ import { openDatabase } from './open-database.js';
 import { createSqliteMemoryRecordStore, type SqliteMemoryRecordStore } from './sqlite-memory-record-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
+
+// Each chunk of a load must wait in the shared queue of sliced work (`nextTurn`): an immediate of
+// its own would resume in the same check phase as a request's slice. The stacks say who queued.
+const queued = vi.hoisted(() => ({ stacks: [] as string[] }));
+vi.mock('../../core/event-loop-slicer.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../core/event-loop-slicer.js')>();
+  return {
+    ...original,
+    nextTurn: () => {
+      queued.stacks.push(new Error().stack ?? '');
+      return original.nextTurn();
+    },
+  };
+});
+/** How many load chunks of `file` waited for their turn in the shared queue. */
+const chunksQueued = () =>
+  queued.stacks.filter((stack) => /at step \(.*sqlite-vector-cache/.test(stack)).length;
 
 const temporaryDirectory = useTemporaryDirectories('engram-sqlite-vector-cache-');
 /** Six load chunks, and more than the 5,000 rows under which a collection scans exactly. */
@@ -179,6 +196,8 @@ describe('SqliteVectorCache', () => {
       await other.memories.updateMemory(TENANT, 'm00030', update);
       await cache.settled();
       expect(loaded).toBe(true);
+      // 5,200 rows and more in chunks of 1,000: each chunk after the first in a turn of the queue.
+      expect(chunksQueued()).toBeGreaterThanOrEqual(5);
 
       const collection = cache.collection(TENANT, MODEL, 4);
       expect(collection).toBeDefined();
