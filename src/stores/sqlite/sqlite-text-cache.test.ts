@@ -21,17 +21,13 @@ import { SqliteTextCache } from './sqlite-text-cache.js';
 // Each chunk of a load must wait in the shared queue of sliced work (`nextTurn`): an immediate of
 // its own would resume in the same check phase as a request's slice. The stacks say who queued.
 const queued = vi.hoisted(() => ({ stacks: [] as string[] }));
-vi.mock('../../core/event-loop-slicer.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../core/event-loop-slicer.js')>();
-  return {
-    ...original,
-    nextTurn: () => {
-      queued.stacks.push(new Error().stack ?? '');
-      return original.nextTurn();
-    },
-  };
-});
-/** How many load chunks of `file` waited for their turn in the shared queue. */
+vi.mock('../../core/event-loop-slicer.js', async (importOriginal) =>
+  (await import('../../../test/support/queued-turns.js')).recordingNextTurn(
+    await importOriginal(),
+    queued.stacks,
+  ),
+);
+/** How many load chunks waited for their turn in the shared queue. */
 const chunksQueued = () =>
   queued.stacks.filter((stack) => /at step \(.*sqlite-text-cache/.test(stack)).length;
 
