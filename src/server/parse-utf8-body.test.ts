@@ -1,17 +1,14 @@
 import { request } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { queuedTurns } from '../../test/support/queued-turns.js';
 import { BodyBytes } from './body-bytes.js';
 import { readUtf8Body, WORKER_BODY_BYTES } from './parse-utf8-body.js';
 
 // Every pause of the reader must wait in the shared queue of sliced work (`nextTurn`): an
 // immediate of its own would resume in the same check phase as another request's slice.
-const queued = vi.hoisted(() => ({ stacks: [] as string[] }));
 vi.mock('../core/event-loop-slicer.js', async (importOriginal) =>
-  (await import('../../test/support/queued-turns.js')).recordingNextTurn(
-    await importOriginal(),
-    queued.stacks,
-  ),
+  (await import('../../test/support/queued-turns.js')).recordingNextTurn(await importOriginal()),
 );
 
 let app: FastifyInstance;
@@ -147,14 +144,14 @@ describe('readUtf8Body', () => {
     let clock = 0;
     vi.spyOn(performance, 'now').mockImplementation(() => (clock += 5));
     pauses.count = 0;
-    queued.stacks.length = 0;
+    queuedTurns.length = 0;
     const answer = await post(parts, '/bytes', { 'content-type': 'application/json' });
     vi.restoreAllMocks();
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ isBytes: true, text });
     // Kept chunks are counted, not decoded, yet reading them still lets other requests run.
     expect(pauses.count).toBeGreaterThan(parts.length / 2);
-    expect(queued.stacks.length).toBeGreaterThanOrEqual(pauses.count);
+    expect(queuedTurns.length).toBeGreaterThanOrEqual(pauses.count);
   });
 
   it("counts a raw text body's characters as they arrive, against its route's text limit", async () => {

@@ -7,6 +7,7 @@ import {
   nextVersion,
   TENANT,
 } from '../../../test/conformance/memory-record-fixtures.js';
+import { queuedBy } from '../../../test/support/queued-turns.js';
 import { withSeededSqliteFile } from '../../../test/support/seeded-sqlite-file.js';
 import { useTemporaryDirectories } from '../../../test/support/temporary-directories.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
@@ -18,18 +19,10 @@ import { openDatabase } from './open-database.js';
 import { createSqliteStore } from './sqlite-store.js';
 import { SqliteTextCache } from './sqlite-text-cache.js';
 
-// Each chunk of a load must wait in the shared queue of sliced work (`nextTurn`): an immediate of
-// its own would resume in the same check phase as a request's slice. The stacks say who queued.
-const queued = vi.hoisted(() => ({ stacks: [] as string[] }));
+// Each chunk of a load must wait in the shared queue of sliced work (`nextTurn`).
 vi.mock('../../core/event-loop-slicer.js', async (importOriginal) =>
-  (await import('../../../test/support/queued-turns.js')).recordingNextTurn(
-    await importOriginal(),
-    queued.stacks,
-  ),
+  (await import('../../../test/support/queued-turns.js')).recordingNextTurn(await importOriginal()),
 );
-/** How many load chunks waited for their turn in the shared queue. */
-const chunksQueued = () =>
-  queued.stacks.filter((stack) => /at step \(.*sqlite-text-cache/.test(stack)).length;
 
 const temporaryDirectory = useTemporaryDirectories('engram-sqlite-text-cache-');
 const WORDS = ['kayak', 'lake', 'trip', 'sun', 'paint', 'group', 'support', 'art', 'dog', 'rare', 'tea'];
@@ -118,7 +111,7 @@ describe('SqliteTextCache', () => {
       reference.remove('m0');
       await cache.settled();
       // 5,202 rows in chunks of 2,000: two chunks after the first, each in a turn of the queue.
-      expect(chunksQueued()).toBeGreaterThanOrEqual(2);
+      expect(queuedBy('step', 'sqlite-text-cache')).toBeGreaterThanOrEqual(2);
       const agrees = () => {
         const index = cache.index(TENANT);
         expect(index).toBeDefined();

@@ -8,6 +8,7 @@ import {
   nextVersion,
   TENANT,
 } from '../../../test/conformance/memory-record-fixtures.js';
+import { queuedBy } from '../../../test/support/queued-turns.js';
 import { withSeededSqliteFile } from '../../../test/support/seeded-sqlite-file.js';
 import { useTemporaryDirectories } from '../../../test/support/temporary-directories.js';
 import type { MemoryFilter } from '../../core/schemas/memory-record.js';
@@ -20,18 +21,10 @@ import { createSqliteMemoryRecordStore, type SqliteMemoryRecordStore } from './s
 import { createSqliteStore } from './sqlite-store.js';
 import { SqliteVectorCache } from './sqlite-vector-cache.js';
 
-// Each chunk of a load must wait in the shared queue of sliced work (`nextTurn`): an immediate of
-// its own would resume in the same check phase as a request's slice. The stacks say who queued.
-const queued = vi.hoisted(() => ({ stacks: [] as string[] }));
+// Each chunk of a load must wait in the shared queue of sliced work (`nextTurn`).
 vi.mock('../../core/event-loop-slicer.js', async (importOriginal) =>
-  (await import('../../../test/support/queued-turns.js')).recordingNextTurn(
-    await importOriginal(),
-    queued.stacks,
-  ),
+  (await import('../../../test/support/queued-turns.js')).recordingNextTurn(await importOriginal()),
 );
-/** How many load chunks waited for their turn in the shared queue. */
-const chunksQueued = () =>
-  queued.stacks.filter((stack) => /at step \(.*sqlite-vector-cache/.test(stack)).length;
 
 const temporaryDirectory = useTemporaryDirectories('engram-sqlite-vector-cache-');
 /** Six load chunks, and more than the 5,000 rows under which a collection scans exactly. */
@@ -193,7 +186,7 @@ describe('SqliteVectorCache', () => {
       await cache.settled();
       expect(loaded).toBe(true);
       // 5,200 rows and more in chunks of 1,000: each chunk after the first in a turn of the queue.
-      expect(chunksQueued()).toBeGreaterThanOrEqual(5);
+      expect(queuedBy('step', 'sqlite-vector-cache')).toBeGreaterThanOrEqual(5);
 
       const collection = cache.collection(TENANT, MODEL, 4);
       expect(collection).toBeDefined();
