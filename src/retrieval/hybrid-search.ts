@@ -9,7 +9,7 @@ import { extractQueryDates } from './extract-query-dates.js';
 import { fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
 import { listFiltered } from './list-filtered.js';
-import { byScore, rankPool } from './rank-pool.js';
+import { byScore, hitTextChars, rankPool } from './rank-pool.js';
 import { blendedScore, recencyBlendSchema } from './recency-blend.js';
 import { searchQueryOf } from './search-query-of.js';
 
@@ -110,7 +110,7 @@ export const searchRequestSchema = z.object({
    * Characters of text in the page: past its first hit, the page ends before the hit whose text
    * would bring it past this (`takeWithinChars`), and `SearchResult.textCut` says so. A ranked
    * search then reads only the records that can reach that shorter page: an MCP page of 100
-   * memories of 20,000 characters reads about 30 records, not 108. Unset: `limit` alone.
+   * memories of 20,000 characters reads 31 records, not all 100. Unset: `limit` alone.
    */
   maxTextChars: z.number().int().min(1).optional(),
 });
@@ -315,7 +315,7 @@ export async function hybridSearch(
 /** The result cut to the request's `maxTextChars` of text, when it sets it. */
 function cutToText(result: SearchResult, request: ParsedSearch): SearchResult {
   if (request.maxTextChars === undefined) return result;
-  const hits = takeWithinChars(result.hits, (hit) => hit.memory.text.length, request.maxTextChars);
+  const hits = takeWithinChars(result.hits, hitTextChars, request.maxTextChars);
   return hits.length < result.hits.length ? { ...result, hits, textCut: true } : result;
 }
 

@@ -238,6 +238,9 @@ export async function rankPool(input: PoolRankingInput): Promise<PoolRanking> {
   return { scored, added };
 }
 
+/** A hit's size in a page bounded by text (`maxTextChars`): its memory's characters. */
+export const hitTextChars = (hit: SearchHit): number => hit.memory.text.length;
+
 /** The order of search results: score, then id. */
 export const byScore = (a: SearchHit, b: SearchHit): number =>
   b.score - a.score || (a.memory.id < b.memory.id ? -1 : 1);
@@ -249,7 +252,7 @@ export const byScore = (a: SearchHit, b: SearchHit): number =>
 function pageFilled(scored: readonly SearchHit[], top: number, page: { offset: number; maxChars: number }) {
   const settled = scored.filter((hit) => hit.score > top).sort(byScore);
   const from = settled.slice(page.offset);
-  return takeWithinChars(from, (hit) => hit.memory.text.length, page.maxChars).length < from.length;
+  return takeWithinChars(from, hitTextChars, page.maxChars).length < from.length;
 }
 
 /** How many records likely fill `maxChars` of text, judged by those read so far (one when none). */
