@@ -111,6 +111,31 @@ describe('hybridSearch', () => {
     expect(answerWithout?.score).toBeLessThan(answer?.score ?? 0);
   });
 
+  it('ranks by the final score even when nothing but the question, entity or when factors reorders', async () => {
+    const search = await setup([
+      ...session('s1', '2024-05-01T10:00:00Z', [
+        'Ada: Did you like the hiking trip to the lake?',
+        'Bob: The hiking trip to the lake was great.',
+      ]),
+      { id: 'ada', text: 'Ada went hiking to the lake again.', entities: ['Ada'] },
+      { id: 'bob', text: 'Bob: hiking trip, lake, hiking, lake, trip!', entities: ['Bob'] },
+      { id: 'dated', text: 'Two years ago I took a hiking trip to the lake.' },
+    ]);
+    // No dates, entity boost or neighbours: only the factors (question 0.8, entity 0.6, when 1.5)
+    // change the fused order, and the page must still be the best by final score, best first.
+    const plain = { entityBoost: 0, neighbors: { window: 0 } };
+    for (const text of ['hiking trip to the lake', 'When did Ada go on a hiking trip to the lake?']) {
+      const whole = await search({ text, ...plain, limit: 10 });
+      const scores = whole.hits.map((hit) => hit.score);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
+      expect(whole.hits.some((hit) => hit.questionFactor !== 1)).toBe(true);
+      for (const limit of [1, 2, 3]) {
+        const page = await search({ text, ...plain, limit });
+        expect(page.hits.map((hit) => hit.memory.id)).toEqual(whole.hits.slice(0, limit).map((hit) => hit.memory.id));
+      }
+    }
+  });
+
   it('fetches a hit’s session neighbours that no ranking found, within the search’s filter', async () => {
     const search = await setup([
       ...session('s1', '2024-05-01T10:00:00Z', [

@@ -5,6 +5,7 @@ import { MAX_MESSAGE_CHARS } from '../core/schemas/message.js';
 import { takeWithinChars } from '../core/take-within-chars.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import type { HitTraits, MemoryRecordStore, TextHit, VectorHit } from '../stores/memory-record-store.js';
+import { asksWhen } from './asks-when.js';
 import { extractQueryDates } from './extract-query-dates.js';
 import { fuseRankings } from './fuse-rankings.js';
 import { fuseScores } from './fuse-scores.js';
@@ -256,12 +257,16 @@ export async function hybridSearch(
       (dates.spans.length > 0 ? request.dateBoost : 0) || 1;
   const recency = request.recency;
   const neighbors = request.neighbors.window > 0 && request.neighbors.weight > 0;
-  // Dates, entities, neighbours and recency reorder, so they must see the whole pool before paging.
+  // Dates, entities, neighbours, the question, entity and when factors and recency reorder, so
+  // they must see the whole pool before paging.
   const reorders =
     recency.weight > 0 ||
     dates.spans.length > 0 ||
     neighbors ||
     request.entityBoost > 0 ||
+    request.questionWeight !== 1 ||
+    request.entityWeight !== 1 ||
+    (request.whenWeight !== 1 && asksWhen(query)) ||
     request.recencyBlend !== undefined ||
     request.order !== 'relevance';
   // A recency blend or a date order ranks the whole pool by what only its records tell.
