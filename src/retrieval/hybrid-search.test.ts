@@ -131,7 +131,9 @@ describe('hybridSearch', () => {
       expect(whole.hits.some((hit) => hit.questionFactor !== 1)).toBe(true);
       for (const limit of [1, 2, 3]) {
         const page = await search({ text, ...plain, limit });
-        expect(page.hits.map((hit) => hit.memory.id)).toEqual(whole.hits.slice(0, limit).map((hit) => hit.memory.id));
+        expect(page.hits.map((hit) => hit.memory.id)).toEqual(
+          whole.hits.slice(0, limit).map((hit) => hit.memory.id),
+        );
       }
     }
   });
