@@ -148,7 +148,7 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
           'MCP messages; logs go to stderr.',
       )
       .option('--tenant <tenant>', 'tenant (default: ENGRAM_TENANT, else default)'),
-  ).action(async (flags: { db?: string; tenant?: string; config?: string }) => {
+  ).action(async (flags: { db?: string; store?: string; tenant?: string; config?: string }) => {
     await runMcpStdio({
       flags,
       environment: io.environment,

@@ -1,8 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
+import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
 import { createOpenAIChatProvider } from '../providers/llm/openai-chat-provider.js';
+import { embedderOptionOf } from '../server/embedder-option.js';
+import { openConfiguredStore, redactedUrl } from '../server/open-configured-store.js';
 import { resolveServerConfig, type ServerConfig } from '../server/server-config.js';
-import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 import { engramVersion } from './engram-version.js';
 import type { StoreFlags } from './open-engram.js';
@@ -26,44 +28,54 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
 
 async function checkStore(config: ServerConfig): Promise<Check> {
   const path = config.databasePath;
-  if (!existsSync(path)) {
-    return {
-      name: 'store',
-      ok: true,
-      detail: `sqlite ${path}: not created yet (the first write creates it)`,
-    };
+  const where = config.storeUrl === undefined ? `sqlite ${path}` : `postgres ${redactedUrl(config.storeUrl)}`;
+  if (config.storeUrl === undefined && !existsSync(path)) {
+    return { name: 'store', ok: true, detail: `${where}: not created yet (the first write creates it)` };
   }
   try {
     const { value, ms } = await timed(async () => {
-      const store = await createSqliteStore({ path });
+      // Opened as `serve` opens it (the PostgreSQL URL when one is set), migrated, then closed.
+      const { store } = await openConfiguredStore({ ...config, storeThread: 'main' }, () => {});
       try {
         return (await store.listSessions({ tenantId: 'default', limit: 1, offset: 0 })).total;
       } finally {
         await store.close();
       }
     });
-    const size = (statSync(path).size / 1024 / 1024).toFixed(1);
+    const size =
+      config.storeUrl === undefined ? `, ${(statSync(path).size / 1024 / 1024).toFixed(1)} MiB` : '';
     return {
       name: 'store',
       ok: true,
-      detail: `sqlite ${path}: opened and migrated in ${ms.toFixed(0)} ms, ${size} MiB, ${value} sessions in tenant default`,
+      detail: `${where}: opened and migrated in ${ms.toFixed(0)} ms${size}, ${value} sessions in tenant default`,
     };
   } catch (error) {
-    return { name: 'store', ok: false, detail: `sqlite ${path}: ${message(error)}` };
+    return { name: 'store', ok: false, detail: `${where}: ${message(error)}` };
   }
 }
 
-async function checkEmbedder(): Promise<Check> {
+/** The embedder `serve` would use: the configured endpoint, else the offline static vectors. */
+async function checkEmbedder(config: ServerConfig): Promise<Check> {
   try {
-    const { value: embedder, ms } = await timed(() => createStaticEmbeddingProvider());
-    const [vector] = await embedder.embed(['engram doctor']);
+    const { value: embedder, ms: loaded } = await timed(
+      async (): Promise<EmbeddingProvider> =>
+        embedderOptionOf(config).embedder ?? (await createStaticEmbeddingProvider()),
+    );
+    const { value: vectors, ms } = await timed(() =>
+      embedder.embed(['engram doctor'], { signal: AbortSignal.timeout(DOCTOR_LLM_TIMEOUT_MS) }),
+    );
+    const length = vectors[0]?.length ?? 0;
+    const endpoint = config.embeddings ? `${config.embeddings.baseUrl} ` : '';
     return {
       name: 'embedder',
-      ok: vector?.length === embedder.dimensions,
-      detail: `${embedder.model}, ${embedder.dimensions} dimensions, loaded in ${ms.toFixed(0)} ms`,
+      ok: length > 0 && (embedder.dimensions === 0 || length === embedder.dimensions),
+      detail: config.embeddings
+        ? `${endpoint}(${embedder.model}) answered ${length} dimensions in ${ms.toFixed(0)} ms`
+        : `${embedder.model}, ${embedder.dimensions} dimensions, loaded in ${loaded.toFixed(0)} ms`,
     };
   } catch (error) {
-    return { name: 'embedder', ok: false, detail: message(error) };
+    const endpoint = config.embeddings ? `${config.embeddings.baseUrl} (${config.embeddings.model}): ` : '';
+    return { name: 'embedder', ok: false, detail: `${endpoint}${message(error)}` };
   }
 }
 
@@ -98,18 +110,25 @@ async function checkLlm(config: ServerConfig): Promise<Check> {
   }
 }
 
-/** The resolved settings with secrets replaced by whether they are set. */
+/** Keys whose string values are secrets: API keys, secrets, passwords, tokens. */
+const SECRET_KEY = /secret|password|token|key$/i;
+
+/**
+ * The resolved settings with every secret replaced by whether it is set: API keys (LLM,
+ * embeddings, auth), secrets, passwords, and the password of the PostgreSQL URL.
+ */
 export function redactedSettings(config: ServerConfig): unknown {
-  const { llm, auth, ...rest } = config;
-  return {
-    ...rest,
-    auth: JSON.parse(
-      JSON.stringify(auth, (key, value) =>
-        /secret|key$/i.test(key) && typeof value === 'string' ? '(set)' : value,
-      ),
-    ),
-    llm: llm ? { ...llm, apiKey: llm.apiKey ? '(set)' : '(not set)' } : null,
-  };
+  const redacted = JSON.parse(
+    JSON.stringify(config, (key, value) => {
+      if (key === 'storeUrl' && typeof value === 'string') return redactedUrl(value);
+      return SECRET_KEY.test(key) && typeof value === 'string' ? '(set)' : value;
+    }),
+  ) as Record<string, unknown>;
+  for (const part of ['llm', 'embeddings'] as const) {
+    const settings = redacted[part] as Record<string, unknown> | undefined;
+    if (settings) settings.apiKey ??= '(not set)';
+  }
+  return { ...redacted, llm: redacted.llm ?? null };
 }
 
 /**
@@ -118,8 +137,11 @@ export function redactedSettings(config: ServerConfig): unknown {
  * Exit code 1 when a check fails.
  */
 export async function runDoctor(flags: StoreFlags & { json?: boolean }, io: CliIo): Promise<number> {
-  const config = resolveServerConfig({ db: flags.db, config: flags.config }, io.environment);
-  const checks = [await checkStore(config), await checkEmbedder(), await checkLlm(config)];
+  const config = resolveServerConfig(
+    { db: flags.db, store: flags.store, config: flags.config },
+    io.environment,
+  );
+  const checks = [await checkStore(config), await checkEmbedder(config), await checkLlm(config)];
   const versions = {
     engram: engramVersion,
     node: process.versions.node,

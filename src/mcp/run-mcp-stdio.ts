@@ -14,6 +14,8 @@ import { createMcpServer } from './create-mcp-server.js';
 /** Flags of `engram mcp`. */
 export interface McpFlags {
   db?: string | undefined;
+  /** A PostgreSQL URL (`--store`), else the SQLite file. */
+  store?: string | undefined;
   config?: string | undefined;
   tenant?: string | undefined;
 }
@@ -35,7 +37,7 @@ export async function runMcpStdio(options: {
   stderr: Writable;
 }): Promise<void> {
   const { flags, environment, stderr } = options;
-  const config = resolveServerConfig({ db: flags.db, config: flags.config }, environment);
+  const config = resolveServerConfig({ db: flags.db, store: flags.store, config: flags.config }, environment);
   const tenantId = parseWith(tenantSchema, flags.tenant ?? environment.ENGRAM_TENANT ?? 'default', 'tenant');
   const report = (what: string) => (error: unknown) =>
     stderr.write(`engram mcp: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);

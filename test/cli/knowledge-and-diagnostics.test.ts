@@ -156,6 +156,43 @@ describe('engram doctor', () => {
       expect(healthy.stdout).not.toContain('sk-secret');
       expect(llm.requests[0]?.body).toMatchObject({ model: 'tiny', max_tokens: 1 });
 
+      // A configured embeddings endpoint is the embedder checked, and its key is never printed.
+      const embeddingsEnvironment = {
+        ...environment,
+        ENGRAM_EMBEDDINGS_BASE_URL: llm.baseUrl,
+        ENGRAM_EMBEDDINGS_MODEL: 'tiny-embed',
+        ENGRAM_EMBEDDINGS_API_KEY: 'sk-embedding-secret',
+      };
+      llm.script(
+        {
+          raw: JSON.stringify({
+            object: 'list',
+            data: [{ object: 'embedding', index: 0, embedding: [0.6, 0.8, 0] }],
+          }),
+          contentType: 'application/json',
+        },
+        { content: 'OK' },
+      );
+      const embedding = await engram(['doctor', '--db', database], embeddingsEnvironment);
+      expect(embedding.code).toBe(0);
+      expect(embedding.stdout).toMatch(
+        /ok {4}embedder http:\/\/127\.0\.0\.1:\d+\/v1 \(openai:tiny-embed\) answered 3 dimensions/,
+      );
+      expect(llm.requests.at(-2)?.url).toMatch(/\/embeddings$/);
+      expect(embedding.stdout).not.toContain('sk-embedding-secret');
+      expect(embedding.stdout).not.toContain('sk-secret');
+
+      // `--store` is the store checked (here one that refuses), its password never printed.
+      const postgres = await engram(
+        ['doctor', '--store', 'postgres://engram:hunter2@127.0.0.1:1/engram', '--db', database],
+        {},
+      );
+      expect(postgres.code).toBe(1);
+      expect(postgres.stdout).toMatch(
+        /FAIL {2}store +postgres postgres:\/\/engram:\*\*\*@127\.0\.0\.1:1\/engram: /,
+      );
+      expect(postgres.stdout).not.toContain('hunter2');
+
       llm.script({ status: 401, body: { error: { message: 'bad key' } } });
       const failing = await engram(['doctor', '--json', '--db', database], environment);
       expect(failing.code).toBe(1);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engram } from '../cli/cli-process.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 import { callFailing, callOk, cliArguments, connectStdio } from './mcp-test-client.js';
 import { describeMemoryTools } from './tool-scenarios.js';
@@ -41,6 +42,21 @@ describe('engram mcp (stdio)', () => {
     } finally {
       await Promise.all([acme.close(), globex.close()]);
     }
+  });
+
+  it('opens the store --store names, never the SQLite file instead', async () => {
+    // A PostgreSQL server that refuses: the command fails naming it (password hidden).
+    const run = await engram([
+      'mcp',
+      '--store',
+      'postgres://engram:hunter2@127.0.0.1:1/engram',
+      '--db',
+      join(temporaryDirectory(), 'unused.db'),
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('PostgreSQL store at postgres://engram:***@127.0.0.1:1/engram');
+    expect(run.stderr).not.toContain('hunter2');
+    expect(run.stdout).toBe('');
   });
 
   it('writes only protocol messages to stdout, logs to stderr, and exits 0 when stdin closes', async () => {

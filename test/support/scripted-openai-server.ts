@@ -26,7 +26,10 @@ export type ScriptedReply = { delayMs?: number } & (
   | { hang: true }
 );
 
-/** A local server speaking OpenAI's chat completions protocol with scripted answers. */
+/**
+ * A local server speaking OpenAI's chat completions protocol with scripted answers; requests to
+ * `/v1/embeddings` take the next scripted answer too (script them as `raw`).
+ */
 export interface ScriptedOpenAIServer {
   /** `http://127.0.0.1:<port>/v1` */
   baseUrl: string;
@@ -123,7 +126,7 @@ export async function startScriptedOpenAIServer(...replies: ScriptedReply[]): Pr
         body: raw ? (JSON.parse(raw) as ScriptedRequest['body']) : {},
       };
       requests.push(received);
-      if (request.url !== '/v1/chat/completions') {
+      if (request.url !== '/v1/chat/completions' && request.url !== '/v1/embeddings') {
         response.writeHead(404, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ error: { message: `No route ${request.url}` } }));
         return;
