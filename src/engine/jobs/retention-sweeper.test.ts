@@ -6,6 +6,7 @@ import { createSessionCursors, EXTRACTION_CURSORS } from '../write-path/session-
 import { endMarkId, SESSION_ENDS_COLLECTION, writeEndMark } from '../write-path/session-end-marks.js';
 import { writePathSettingsSchema } from '../write-path/write-path-settings.js';
 import { createRetentionSweeper } from './retention-sweeper.js';
+import { createTaskProgressLog } from './task-progress.js';
 
 const DAY = 86_400_000;
 
@@ -43,11 +44,19 @@ describe('retention sweeper', () => {
       runAt: clock().toISOString(),
     });
 
+    // Progress reports of both tasks, and of one whose job was pruned long ago.
+    const progress = createTaskProgressLog(store.documents);
+    for (const task of ['done', 'waiting', 'forgotten']) await progress.report('t', task, { done: 1 });
+
     const sweep = createRetentionSweeper({ store, clock, retentionMs: 30 * DAY });
     now += 29 * DAY;
     expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0 });
     now += 2 * DAY;
-    expect(await sweep()).toEqual({ jobs: 1, documents: 2, kept: 2 });
+    expect(await sweep()).toEqual({ jobs: 1, documents: 4, kept: 3 });
+    // A progress report goes with its job; the waiting job's stays.
+    expect(await progress.get('t', 'done')).toBeNull();
+    expect(await progress.get('t', 'forgotten')).toBeNull();
+    expect(await progress.get('t', 'waiting')).toEqual({ done: 1 });
     expect(await store.jobs.getJob('t', 'done')).toBeNull();
     expect(await store.jobs.getJob('t', 'waiting')).not.toBeNull();
     expect(await store.documents.getDocument('t', SESSION_ENDS_COLLECTION, endMarkId(gone))).toBeNull();

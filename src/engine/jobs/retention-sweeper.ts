@@ -5,6 +5,7 @@ import type { StoredDocument } from '../../stores/document-store.js';
 import type { EngramStore } from '../../stores/engram-store.js';
 import { EXTRACTION_CURSORS } from '../write-path/session-cursors.js';
 import { SESSION_ENDS_COLLECTION } from '../write-path/session-end-marks.js';
+import { TASK_PROGRESS_COLLECTION } from './task-progress.js';
 
 /** Rows removed (or kept and refreshed) per collection and sweep, so one sweep stays short. */
 const BATCH = 500;
@@ -45,9 +46,11 @@ function sessionOf(collection: string, tenantId: string, document: StoredDocumen
 
 /**
  * Deletes what background work leaves behind once it is older than `retentionMs`: finished jobs
- * (succeeded or failed, by completion time), extraction cursors and session end marks (by last
- * write). A cursor or mark whose session still exists (same incarnation) is kept, its write time
- * refreshed, since deleting it would make that session's messages be extracted or ended again.
+ * (succeeded or failed, by completion time), extraction cursors, session end marks and task
+ * progress reports (by last write). A cursor or mark whose session still exists (same
+ * incarnation) is kept, its write time refreshed, since deleting it would make that session's
+ * messages be extracted or ended again; a progress report is kept while its job exists, so it goes
+ * with the job (finished jobs are pruned first, in the same sweep).
  */
 export function createRetentionSweeper(options: {
   store: EngramStore;
@@ -55,18 +58,24 @@ export function createRetentionSweeper(options: {
   retentionMs: number;
 }) {
   const { store, clock, retentionMs } = options;
+  /** Whether the document's owner (its session, or its task's job) still needs it. */
+  const owned = async (collection: string, tenantId: string, document: StoredDocument) => {
+    if (collection === TASK_PROGRESS_COLLECTION)
+      return (await store.jobs.getJob(tenantId, document.id)) !== null;
+    const key = sessionOf(collection, tenantId, document);
+    const session = key ? await store.getSession(key) : null;
+    return session !== null && session.createdAt === document.value.sessionCreatedAt;
+  };
   return async function sweep(): Promise<RetentionSweep> {
     const before = new Date(clock().getTime() - retentionMs).toISOString();
     const result: RetentionSweep = { jobs: await store.jobs.pruneJobs(before, BATCH), documents: 0, kept: 0 };
-    for (const collection of [EXTRACTION_CURSORS, SESSION_ENDS_COLLECTION]) {
+    for (const collection of [EXTRACTION_CURSORS, SESSION_ENDS_COLLECTION, TASK_PROGRESS_COLLECTION]) {
       for (const { tenantId, document } of await store.documents.listStaleDocuments(
         collection,
         before,
         BATCH,
       )) {
-        const key = sessionOf(collection, tenantId, document);
-        const session = key ? await store.getSession(key) : null;
-        if (session && session.createdAt === document.value.sessionCreatedAt) {
+        if (await owned(collection, tenantId, document)) {
           await store.documents
             .putDocument(tenantId, collection, document.id, document.value, {
               expectedVersion: document.version,

@@ -2,7 +2,8 @@ import { VersionConflictError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { DocumentStore } from '../../stores/document-store.js';
 
-const COLLECTION = 'task_progress';
+/** The document collection of task progress reports (pruned with their jobs by the retention sweep). */
+export const TASK_PROGRESS_COLLECTION = 'task_progress';
 
 /**
  * Progress of long background jobs (a large knowledge document), shown with the task at
@@ -25,17 +26,17 @@ export function createTaskProgressLog(documents: DocumentStore): TaskProgressLog
   return {
     async report(tenantId, taskId, progress, options = {}) {
       if (!options.onlyIfNone) {
-        await documents.putDocument(tenantId, COLLECTION, taskId, progress);
+        await documents.putDocument(tenantId, TASK_PROGRESS_COLLECTION, taskId, progress);
         return;
       }
       await documents
-        .putDocument(tenantId, COLLECTION, taskId, progress, { expectedVersion: 0 })
+        .putDocument(tenantId, TASK_PROGRESS_COLLECTION, taskId, progress, { expectedVersion: 0 })
         .catch((error) => {
           if (!(error instanceof VersionConflictError)) throw error;
         });
     },
     async get(tenantId, taskId) {
-      return (await documents.getDocument(tenantId, COLLECTION, taskId))?.value ?? null;
+      return (await documents.getDocument(tenantId, TASK_PROGRESS_COLLECTION, taskId))?.value ?? null;
     },
   };
 }
