@@ -2,6 +2,7 @@ import type { ToolCall } from '../schemas/message.js';
 import { boundedPieces, MAX_PIECE_CHARS, MAX_RUN_CHARS, TOKENS_PER_CUT } from './bounded-pieces.js';
 import type { Encoding, ModelInfo } from './model-registry.js';
 import { memoizePieces } from './piece-memo.js';
+import { tokensAtLeast } from './tokens-at-least.js';
 
 /** Counts tokens of plain text in one encoding. */
 export interface TokenCounter {
@@ -66,6 +67,15 @@ export function boundedCounter(encoding: Encoding, encode: (text: string) => num
     // Within both bounds a text is one piece: no split (and nothing allocated) for the usual
     // short message.
     if (text.length <= MAX_RUN_CHARS) return encode(text);
+    // A text of several pieces whose word starts alone pass the limit is over it, whatever its
+    // pieces encode to: a scan of ~1 ns a character, stopped at the limit, instead of encoding up
+    // to the limit (a memory of 20,000 characters weighed for the little room a section has
+    // left). No text has more word starts than characters, so only a limit below the length can
+    // be passed. A one-piece text is encoded whole, as before: its count stays exact.
+    if (text.length > MAX_PIECE_CHARS && limit < text.length) {
+      const least = tokensAtLeast(text, limit);
+      if (least > limit) return least;
+    }
     let total = -TOKENS_PER_CUT;
     let pieces = 0;
     for (const piece of boundedPieces(text)) {
