@@ -27,6 +27,7 @@ export const allScenarios = [
   'put-1m',
   'upload-floor',
   'upload-floor-run',
+  'download-floor',
   'oversize-body',
   'over-max-document',
   'long-memories-prompt',
@@ -235,6 +236,15 @@ export function createScenarios(options: ScenarioOptions): Record<
         // Refused by validation; the error must not echo the 5 MB content back.
         const { status, text } = await call(context, 'POST', '/v1/agents/adv-over/knowledge', body);
         return `${status}, ${Buffer.byteLength(text)} B error body`;
+      },
+    },
+    'download-floor': {
+      label: 'a 1.7 MB file the server keeps in memory (Swagger UI script), downloaded',
+      async action(context) {
+        // No engram work: the answers of about a megabyte (memory prompt, history pages) cost at
+        // least what moving this many bytes through loopback costs on this machine.
+        const { status, text } = await call(context, 'GET', '/docs/swagger-ui-bundle.js');
+        return `${status}, ${(Buffer.byteLength(text) / 1e6).toFixed(2)} MB`;
       },
     },
     'oversize-body': {

@@ -1,7 +1,8 @@
 /**
  * Adversarial inputs against a real engram server while a client polls `/v1/health`, beside a
  * control (ordinary traffic: a short message appended and a context turn), and the upload alone of
- * the largest body (30 MB to a route that does not exist): a message of
+ * the largest body (30 MB to a route that does not exist) and the download alone of a 1.7 MB
+ * file the server keeps in memory (the floor of answers of about a megabyte): a message of
  * one long run without whitespace (append and PUT), a `(a+)+$` procedure trigger and a near-miss
  * message, a 4.9 MB Markdown document, PUTs of 100,000 and 1,000,000 messages, a GET of the
  * 100,000-message session (its answer: the messages the summary has not covered), a body over the
@@ -25,7 +26,7 @@
  *        [--document-mb 4.9] [--health-interval-ms 5] [--body-limit 40000000] [--repeat 3]
  *        [--store-thread worker|main] [--settle-seconds 20] [--after-seconds 2] [--max-sends 100]
  *        [--scenarios ordinary-turn,no-space-append,no-space-put,redos,big-document,put-100k,get-100k,put-1m,upload-floor,
- *        upload-floor-run,oversize-body,over-max-document,long-memories-prompt,long-history,
+ *        upload-floor-run,download-floor,oversize-body,over-max-document,long-memories-prompt,long-history,
  *        long-message-context,mcp-long-search]
  */
 
