@@ -1,8 +1,9 @@
 import type { z } from 'zod';
-import { validationErrorFromZod } from '../../core/errors.js';
+import { ValidationError, validationErrorFromZod } from '../../core/errors.js';
 import { DEFAULT_SLICE_MS } from '../../core/event-loop-slicer.js';
 import type { NewMessage } from '../../core/schemas/message.js';
 import {
+  type MemoryStrategy,
   type PendingMemory,
   type pendingMemorySchema,
   sessionInputSchema,
@@ -13,6 +14,7 @@ import type { SessionWrite } from '../../stores/session-store.js';
 import { decodeLargeArrays, encodeLargeArrays } from '../../stores/worker/chunked-arrays.js';
 import { newId } from '../new-id.js';
 import { parseInSlices } from '../parse-in-slices.js';
+import { validateCustomPrompt } from '../write-path/llm/validate-custom-prompt.js';
 import { createMessagePreparer } from './prepare-messages.js';
 
 /** A session input checked one message at a time (up to 100,000 of them), with parseWith's result. */
@@ -27,6 +29,23 @@ export function completeMemories(
     id: memory.id ?? newId(now.getTime()),
     createdAt: memory.createdAt ?? now.toISOString(),
   }));
+}
+
+/**
+ * A custom extraction prompt is checked when the session is written, as the extraction job would
+ * check it: refused here (422) rather than accepted and failing in the background later.
+ */
+function checkStrategy(strategy: MemoryStrategy): void {
+  if (strategy.strategy !== 'custom') return;
+  try {
+    validateCustomPrompt(strategy.config);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(
+      error.message,
+      error.issues.map((issue) => ({ ...issue, path: ['longTermMemoryStrategy', ...issue.path] })),
+    );
+  }
 }
 
 /**
@@ -45,6 +64,7 @@ export async function prepareSessionWrite(
   const parsed = await sessionInputInSlices.mapItems(input, prepare.pause, prepare);
   if (!parsed.success) throw validationErrorFromZod('session', parsed.error);
   const { messages, memories, data, context, ttlSeconds, longTermMemoryStrategy, createdAt } = parsed.data;
+  checkStrategy(longTermMemoryStrategy);
   return {
     messages,
     memories: completeMemories(memories, now),
