@@ -91,6 +91,22 @@ describe('PUT and GET /v1/working-memory/{session_id} (AMS §4.3–4.5)', () => 
     expect(message?.created_at).toBe('2023-11-14T22:13:20Z');
   });
 
+  it('keeps tool messages, which AMS messages write without a call id', async () => {
+    const { request } = testServer();
+    const messages = [
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: 'Checking the forecast.' },
+      { role: 'tool', content: '{"forecast": "rain"}' },
+      { role: 'assistant', content: 'Rain today.' },
+    ];
+    const put = await request('/v1/working-memory/tools', { method: 'PUT', body: { messages } });
+    expect(put.status).toBe(200);
+    const get = (await json(await request('/v1/working-memory/tools'))) as {
+      messages: { role: string; content: string }[];
+    };
+    expect(get.messages.map(({ role, content }) => ({ role, content }))).toEqual(messages);
+  });
+
   it('accepts `{}`, echoes null data on PUT and shows `{}` on GET', async () => {
     const { request } = testServer();
     const put = await json(await request('/v1/working-memory/empty', { method: 'PUT', body: {} }));

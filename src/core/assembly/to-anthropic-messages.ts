@@ -1,4 +1,5 @@
 import type { ContextMessage } from './context-message.js';
+import { unlinkedToolResult } from './to-openai-messages.js';
 
 export type AnthropicContentBlock =
   | { type: 'text'; text: string }
@@ -56,10 +57,9 @@ function toBlocks(message: ContextMessage): ['user' | 'assistant', AnthropicCont
       return ['assistant', blocks];
     }
     case 'tool':
-      return [
-        'user',
-        [{ type: 'tool_result', tool_use_id: message.toolCallId ?? '', content: message.content }],
-      ];
+      return message.toolCallId === undefined
+        ? ['user', [{ type: 'text', text: unlinkedToolResult(message.content) }]]
+        : ['user', [{ type: 'tool_result', tool_use_id: message.toolCallId, content: message.content }]];
     case 'system':
       return ['user', [{ type: 'text', text: `[System note] ${message.content}` }]];
     default:

@@ -26,9 +26,16 @@ export function toOpenAIMessages(messages: readonly ContextMessage[]): OpenAIMes
             }
           : { role: 'assistant', content: message.content, ...name };
       case 'tool':
-        return { role: 'tool', content: message.content, tool_call_id: message.toolCallId ?? '' };
+        // A tool result stored without its call id (AMS messages carry none) cannot be a `tool`
+        // message, which must answer a call: it goes to the model as text.
+        return message.toolCallId === undefined
+          ? { role: 'user', content: unlinkedToolResult(message.content) }
+          : { role: 'tool', content: message.content, tool_call_id: message.toolCallId };
       default:
         return { role: message.role, content: message.content, ...name };
     }
   });
 }
+
+/** How a tool result without a call id reads to a model: text, marked as a tool's output. */
+export const unlinkedToolResult = (content: string): string => `[tool result]\n${content}`;

@@ -35,4 +35,23 @@ describe('output formats', () => {
     ]);
     expect(messages[2]?.content).toEqual([{ type: 'tool_result', tool_use_id: 'call_1', content: 'Rain' }]);
   });
+
+  it('a tool result without a call id (as AMS stores them) reaches the model as text', () => {
+    const unlinked: ContextMessage[] = [
+      { role: 'user', content: 'Weather in Oslo?', section: 'history', id: 'm1' },
+      { role: 'tool', content: 'Rain', section: 'history', id: 'm2' },
+      { role: 'user', content: 'Thanks', section: 'current' },
+    ];
+    expect(toOpenAIMessages(unlinked)[1]).toEqual({ role: 'user', content: '[tool result]\nRain' });
+    expect(toAnthropicMessages(unlinked).messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather in Oslo?' },
+          { type: 'text', text: '[tool result]\nRain' },
+          { type: 'text', text: 'Thanks' },
+        ],
+      },
+    ]);
+  });
 });

@@ -23,7 +23,9 @@ export const isoDateTimeSchema = z.iso.datetime({ offset: true });
 
 /**
  * A message as a caller writes it. `id` and `createdAt` are filled in when absent.
- * Content must be non-blank, except for an assistant message that carries tool calls.
+ * Content must be non-blank, except for an assistant message that carries tool calls. A `tool`
+ * message answers the call named by `toolCallId`; without one (AMS messages carry no call id) it
+ * is kept as an unlinked tool result, which the provider formats give the model as text.
  */
 export const messageInputSchema = z
   .object({
@@ -46,9 +48,6 @@ export const messageInputSchema = z
         path: ['toolCalls'],
         message: 'Only assistant messages carry toolCalls',
       });
-    }
-    if (message.role === 'tool' && !message.toolCallId) {
-      context.addIssue({ code: 'custom', path: ['toolCallId'], message: 'A tool message needs toolCallId' });
     }
     if (message.toolCallId && message.role !== 'tool') {
       context.addIssue({
