@@ -22,8 +22,8 @@ describe('bad input is rejected with a typed error and changes nothing', () => {
       /empty/,
     ],
     [
-      'tool message without toolCallId',
-      (engram) => engram.sessions.append(session, [{ role: 'tool', content: 'result' }]),
+      'toolCallId on a message that is not a tool result',
+      (engram) => engram.sessions.append(session, [{ role: 'user', content: 'hi', toolCallId: 'c1' }]),
       /toolCallId/,
     ],
     [
