@@ -97,6 +97,28 @@ describe('AMS request errors (§1.2, §1.4)', () => {
     );
   });
 
+  it('refuses a session memory its promotion could not store (long text, blank id or tag)', async () => {
+    const withMemory = (memory: Record<string, unknown>) => ({
+      messages: [{ role: 'user', content: 'hi' }],
+      memories: [{ id: 'm1', text: 'Ada likes tea.', ...memory }],
+    });
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ text: 'x'.repeat(20_001) }, /limited to 20000 characters/],
+      [{ id: '   ' }, /memories\.0\.id/],
+      [{ topics: ['  '] }, /memories\.0\.topics\.0/],
+      [{ entities: [''] }, /memories\.0\.entities\.0/],
+    ];
+    for (const [memory, reason] of cases) {
+      const answer = await put('/v1/working-memory/pending-bad', withMemory(memory));
+      expect(answer.status).toBe(400);
+      expect(answer.body.detail).toMatch(reason);
+    }
+    expect((await testServer().request('/v1/working-memory/pending-bad')).status).toBe(404);
+    // Tags are trimmed as long-term memory trims them.
+    const good = await put('/v1/working-memory/pending-good', withMemory({ topics: [' tea '] }));
+    expect(good.status).toBe(200);
+  });
+
   it('empty content is 400 naming the message; a future created_at is 422', async () => {
     const empty = await put('/v1/working-memory/bad', {
       messages: [{ id: 'm9', role: 'user', content: '  ' }],

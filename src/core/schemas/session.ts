@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type JsonObject, jsonObjectSchema, jsonValueSchema } from './json.js';
+import { memoryRecordInputSchema } from './memory-record.js';
 import { isoDateTimeSchema, messageInputSchema } from './message.js';
 
 /**
@@ -24,13 +25,17 @@ export const MAX_CONTEXT_CHARS = 1_000_000;
 /** Largest TTL accepted: ten years. */
 export const MAX_TTL_SECONDS = 315_360_000;
 
-/** A structured memory record waiting in a session to be promoted to long-term memory. */
+/**
+ * A structured memory record waiting in a session to be promoted to long-term memory. Its id,
+ * text and tags follow the long-term record's rules (`memoryRecordInputSchema`), so a memory the
+ * session accepts is one its promotion can store.
+ */
 export const pendingMemorySchema = z.object({
-  id: z.string().min(1).max(128).optional(),
-  text: z.string().trim().min(1, 'Memory text cannot be empty').max(100_000),
+  id: memoryRecordInputSchema.shape.id,
+  text: memoryRecordInputSchema.shape.text,
   memoryType: z.enum(['semantic', 'episodic', 'message']).default('message'),
-  topics: z.array(z.string().max(256)).max(100).default([]),
-  entities: z.array(z.string().max(256)).max(100).default([]),
+  topics: memoryRecordInputSchema.shape.topics,
+  entities: memoryRecordInputSchema.shape.entities,
   namespace: z.string().max(256).nullable().default(null),
   userId: z.string().max(256).nullable().default(null),
   sessionId: z.string().max(256).nullable().default(null),
