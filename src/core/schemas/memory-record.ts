@@ -8,7 +8,10 @@ export const MAX_MEMORY_TEXT_CHARS = 20_000;
 export const memoryTypeSchema = z.enum(['semantic', 'episodic', 'message', 'procedural']);
 export type MemoryType = z.infer<typeof memoryTypeSchema>;
 
-const tagListSchema = z.array(z.string().trim().min(1).max(256)).max(100);
+/** Longest topic or entity, in characters. */
+export const MAX_TAG_CHARS = 256;
+
+const tagListSchema = z.array(z.string().trim().min(1).max(MAX_TAG_CHARS)).max(100);
 const unitIntervalSchema = z.number().min(0).max(1);
 
 /** A long-term memory as a caller creates it. Unset fields take defaults. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, parseWith } from '../../core/errors.js';
 import { createEventLoopSlicer } from '../../core/event-loop-slicer.js';
-import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import { MAX_TAG_CHARS, type MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { chunkDocumentSteps, type DocumentChunk } from '../../retrieval/chunk-document.js';
 import type { LongTermMemory } from './long-term-memory.js';
@@ -160,7 +160,11 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
             agentId: document.agentId,
             documentId,
             source: document.name,
-            topics: chunk.headings.slice(0, 10),
+            // Headings as topics, each cut to a topic's length (the whole ones stay in metadata).
+            topics: chunk.headings
+              .slice(0, 10)
+              .map(asTopic)
+              .filter((topic) => topic.trim().length > 0),
             metadata: { chunkIndex: chunk.index, chunkCount: chunks.length, headings: chunk.headings },
           })),
         );
@@ -238,4 +242,11 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
     },
   };
   return base;
+}
+
+/** A heading as a topic: at most MAX_TAG_CHARS characters, never ending in half a surrogate pair. */
+function asTopic(heading: string): string {
+  if (heading.length <= MAX_TAG_CHARS) return heading;
+  const end = /[\ud800-\udbff]/.test(heading.charAt(MAX_TAG_CHARS - 1)) ? MAX_TAG_CHARS - 1 : MAX_TAG_CHARS;
+  return heading.slice(0, end);
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../core/errors.js';
 import { nextTurn } from '../../core/event-loop-slicer.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import { createEngram, type Engram } from '../../engram.js';
@@ -109,6 +110,31 @@ describe('knowledge ingest in slices', () => {
     expect(finished).toMatchObject({ status: 'succeeded' });
     const [listed] = await engram.knowledge.list('t1', 'hr');
     expect(listed?.chunks).toBeGreaterThan(10);
+    const uploads = await engram.store.documents.listDocuments('t1', 'knowledge_uploads', {
+      limit: 10,
+      offset: 0,
+    });
+    expect(uploads.total).toBe(0);
+  });
+
+  it('drops the waiting text when the job fails for good', async () => {
+    const store = createMemoryStore();
+    // Every insert refused as invalid: the job fails on its first attempt, with no retry.
+    store.memories.insertMemories = async () => {
+      throw new ValidationError('refused by the test store');
+    };
+    engram = await createEngram({ store, sweepIntervalMs: 0 });
+    const { task } = await engram.knowledge.ingestInBackground('t1', {
+      agentId: 'hr',
+      name: 'Doomed.md',
+      content: bigDocument(5),
+    });
+    for (let poll = 0; poll < 100_000; poll++) {
+      const job = await engram.jobs.get('t1', task.id);
+      if (job?.status === 'succeeded' || job?.status === 'failed') break;
+      await nextTurn();
+    }
+    expect(await engram.jobs.get('t1', task.id)).toMatchObject({ status: 'failed', attempts: 1 });
     const uploads = await engram.store.documents.listDocuments('t1', 'knowledge_uploads', {
       limit: 10,
       offset: 0,

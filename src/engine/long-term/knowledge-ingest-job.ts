@@ -2,6 +2,7 @@ import { parseWith, ValidationError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { DocumentStore } from '../../stores/document-store.js';
 import type { Job } from '../../stores/job-store.js';
+import { isRetryable } from '../jobs/job-retry.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { TaskProgressLog } from '../jobs/task-progress.js';
 import { newId } from '../new-id.js';
@@ -77,7 +78,15 @@ export function withBackgroundIngest(
       lastReport = performance.now();
       await progress.report(job.tenantId, job.id, { ...state, unit: 'chunks' });
     };
-    const document = await knowledge.ingest(job.tenantId, input, { signal, onProgress: report });
+    let document: Awaited<ReturnType<typeof knowledge.ingest>>;
+    try {
+      document = await knowledge.ingest(job.tenantId, input, { signal, onProgress: report });
+    } catch (error) {
+      // A failure for good (invalid, or the last attempt) will not read the text again: drop it.
+      const final = !isRetryable(error) || job.attempts >= job.maxAttempts;
+      if (final && !signal.aborted) await documents.deleteDocument(job.tenantId, UPLOADS, uploadId);
+      throw error;
+    }
     await documents.deleteDocument(job.tenantId, UPLOADS, uploadId);
     return { document_id: document.documentId, chunks: document.chunks };
   });

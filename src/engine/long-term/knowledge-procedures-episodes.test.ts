@@ -71,6 +71,24 @@ describe('knowledge base', () => {
     ]);
   });
 
+  it('takes a heading longer than a topic as a topic cut to 256 characters, keeping it whole in metadata', async () => {
+    const { knowledge, memories } = services();
+    const heading = `Policy ${'é'.repeat(300)} 😀`;
+    const document = await knowledge.ingest(tenant, {
+      agentId: 'hr-bot',
+      name: 'long-heading.md',
+      content: `# ${heading}\nEmployees get 25 days of paid vacation.\n#\nNo heading text above.`,
+    });
+    expect(document.chunks).toBeGreaterThan(0);
+    const { hits } = await memories.search(tenant, {
+      text: 'vacation',
+      filter: { agentId: { eq: 'hr-bot' } },
+    });
+    const chunk = hits[0]?.memory;
+    expect(chunk?.topics[0]).toBe(heading.slice(0, 256));
+    expect(chunk?.metadata.headings).toEqual([heading]);
+  });
+
   it('rejects empty documents', async () => {
     await expect(
       services().knowledge.ingest(tenant, { agentId: 'a', name: 'empty.md', content: '  \n' }),
