@@ -232,7 +232,7 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
 
   return {
     store,
-    sessions: { ...sessions, ...createSessionEnding(store, jobs) },
+    sessions: { ...sessions, ...createSessionEnding(store, jobs, agents) },
     memories: longTerm.memories,
     knowledge,
     episodes: longTerm.episodes,

@@ -63,8 +63,20 @@ describe('POST /v1/working-memory/{session_id}/end', () => {
     });
     expect(hits.map((hit) => hit.episode.sessionId)).toEqual(['chat-1']);
 
+    await testServer().engram.agents.create('tenant-a', { id: 'pet-bot' });
     const again = await end('a', '/v1/working-memory/chat-1/end?user_id=erin', { agent_id: 'pet-bot' });
     expect(((await again.json()) as { task: { id: string } }).task.id).toBe(body.task.id);
+  });
+
+  it('answers 404 for an agent that does not exist, and enqueues nothing', async () => {
+    const before = await testServer().engram.jobs.list('tenant-a', { limit: 200, offset: 0 });
+    const response = await end('a', '/v1/working-memory/chat-1/end?user_id=erin', {
+      agent_id: 'no-such-bot',
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
+    const after = await testServer().engram.jobs.list('tenant-a', { limit: 200, offset: 0 });
+    expect(after.total).toBe(before.total);
   });
 
   it('answers 404 in the engram shape for an unknown session, another user’s or another tenant’s', async () => {

@@ -241,6 +241,7 @@ describe('ending a session with a model', () => {
         sweepIntervalMs: 0,
       });
       await engram.sessions.append(alice, tripMessages);
+      await engram.agents.create(tenantId, { id: 'travel-bot' });
       const { job } = await engram.sessions.end(alice, { agentId: 'travel-bot' });
       const done = await settled(engram, job?.id ?? '');
       expect(done).toMatchObject({ status: 'succeeded' });

@@ -6,6 +6,7 @@ import type { SessionKey } from '../../core/schemas/session.js';
 import type { LlmProvider } from '../../providers/llm/llm-provider.js';
 import type { EngramStore } from '../../stores/engram-store.js';
 import type { Job } from '../../stores/job-store.js';
+import type { AgentRegistry } from '../access/agent-registry.js';
 import type { TraceLog } from '../context/trace-log.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { EpisodeLog } from '../long-term/episode-log.js';
@@ -94,12 +95,21 @@ export function enqueueSessionEnd(
   });
 }
 
-/** Creates `sessions.end` over the store and the job runner. */
-export function createSessionEnding(store: EngramStore, jobs: JobRunner): SessionEnding {
+/**
+ * Creates `sessions.end` over the store and the job runner. `agents` resolves the agent an end
+ * names (NotFoundError for an unknown one), so no procedure is captured for an agent that does not
+ * exist, where no route could list, approve or delete it.
+ */
+export function createSessionEnding(
+  store: EngramStore,
+  jobs: JobRunner,
+  agents: Pick<AgentRegistry, 'resolve'>,
+): SessionEnding {
   return {
     async end(ref, options = {}) {
       const key = toSessionKey(ref);
       const { agentId } = parseWith(endOptionsSchema, options, 'end options');
+      if (agentId !== undefined) await agents.resolve(key.tenantId, agentId);
       const session = await store.getSession(key);
       if (!session) throw new NotFoundError('Session', key.sessionId);
       if (session.lastSeq === 0) return { job: null, throughSeq: 0 };
