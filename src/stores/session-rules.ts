@@ -1,6 +1,6 @@
 import { ValidationError, VersionConflictError } from '../core/errors.js';
 import { applyMergePatch } from '../core/merge-patch.js';
-import type { JsonObject } from '../core/schemas/json.js';
+import { type JsonObject, MAX_DATA_BYTES } from '../core/schemas/json.js';
 import type { NewMessage, StoredMessage } from '../core/schemas/message.js';
 import type { MemoryStrategy, SessionKey, SessionWorkingSet, SummaryMark } from '../core/schemas/session.js';
 
@@ -92,11 +92,22 @@ export function assertUniqueMessageIds(
   });
 }
 
-/** Applies a merge patch to session data; absent data counts as `{}`, and the result stays an object. */
+/**
+ * Applies a merge patch to session data; absent data counts as `{}`, and the result stays an
+ * object within MAX_DATA_BYTES, as data a PUT writes must (several patches that each fit could
+ * otherwise grow it past what a PUT, an export's import or a GET-then-PUT client could write back).
+ */
 export function mergeSessionData(data: JsonObject | null, patch: JsonObject): JsonObject {
   const merged = applyMergePatch(data ?? {}, patch);
   if (typeof merged !== 'object' || merged === null || Array.isArray(merged)) {
     throw new ValidationError('dataPatch must leave session data a JSON object');
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(merged));
+  if (bytes > MAX_DATA_BYTES) {
+    throw new ValidationError(
+      `dataPatch would make session data ${bytes} bytes; session data is limited to ${MAX_DATA_BYTES} bytes (MAX_DATA_BYTES)`,
+      [{ path: ['dataPatch'], message: `session data is limited to ${MAX_DATA_BYTES} bytes` }],
+    );
   }
   return merged;
 }

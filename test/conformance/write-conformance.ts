@@ -268,6 +268,20 @@ export function describeWriteConformance(context: ConformanceContext): void {
     expect((await store.patchSession(key, { ttlSeconds: null })).expiresAt).toBeNull();
   });
 
+  it('refuses a data patch that would grow data past MAX_DATA_BYTES, and changes nothing', async () => {
+    const { store } = context;
+    const key = sessionKey();
+    await store.putSession(key, sessionWrite({ messages: [message('a')] }));
+    const half = 'x'.repeat(600_000);
+    const first = await store.patchSession(key, { dataPatch: { a: half } });
+    const error = await rejectionOf(store.patchSession(key, { dataPatch: { b: half } }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(/limited to 1048576 bytes \(MAX_DATA_BYTES\)/);
+    const after = await store.getSession(key);
+    expect(after?.version).toBe(first.version);
+    expect(Object.keys(after?.data ?? {})).toEqual(['a']);
+  });
+
   it('deletes a session with its messages, resolving true then false', async () => {
     const { store } = context;
     const key = sessionKey();
