@@ -468,11 +468,12 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
     it('reports unknown sessions and bad messages', async () => {
       const missing = await callFailing(client(), 'get_working_memory', { session_id: 'never-written' });
       expect(missing).toMatchObject({ code: 'not_found', mcpCode: mcpCodeByCategory.not_found });
-      const toolWithoutCall = await callFailing(client(), 'append_working_memory', {
+      // Past the tool's argument schema, the engine's own check: content must not be blank.
+      const blank = await callFailing(client(), 'append_working_memory', {
         session_id: 'bad-1',
-        messages: [{ role: 'tool', content: 'result' }],
+        messages: [{ role: 'user', content: '   ' }],
       });
-      expect(toolWithoutCall.code).toBe('validation_failed');
+      expect(blank.code).toBe('validation_failed');
       expect(
         await callRejected(client(), 'append_working_memory', { session_id: 'bad-1', messages: [] }),
       ).toMatch(/-32602/);
