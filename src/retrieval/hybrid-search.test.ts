@@ -387,5 +387,10 @@ describe('hybridSearch', () => {
     ]) {
       await expect(search(request as SearchRequest)).rejects.toBeInstanceOf(ValidationError);
     }
+    // The error names the option, as the other validation errors do.
+    await expect(search({ text: 'x', offset: 10_001 })).rejects.toMatchObject({
+      message: expect.stringMatching(/^Invalid search: offset: /),
+      issues: [{ path: ['offset'] }],
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../core/errors.js';
+import { validationErrorFromZod } from '../core/errors.js';
 import { type MemoryRecord, memoryFilterSchema } from '../core/schemas/memory-record.js';
 import { MAX_MESSAGE_CHARS } from '../core/schemas/message.js';
 import { takeWithinChars } from '../core/take-within-chars.js';
@@ -188,7 +188,7 @@ export async function hybridSearch(
   options: HybridSearchOptions = {},
 ): Promise<SearchResult> {
   const parsed = searchRequestSchema.safeParse(input);
-  if (!parsed.success) throw new ValidationError(`Invalid search: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success) throw validationErrorFromZod('search', parsed.error);
   const request = parsed.data;
   const query = searchQueryOf(request.text.trim());
   const pool = Math.min(MAX_SEARCH_POOL, Math.max(MIN_SEARCH_POOL, (request.offset + request.limit) * 4));
