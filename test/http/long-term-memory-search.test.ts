@@ -143,6 +143,9 @@ describe('POST /v1/long-term-memory/search filters (AMS §3)', () => {
       { created_at: { between: ['2025-01-01'] } },
       { created_at: { between: ['2025-01-01', '2025-02-01'], gt: '2025-01-01' } },
       { created_at: { gt: 'yesterday' } },
+      // Lists past their bound are refused as a whole (before any item is parsed).
+      { topics: { in_: Array.from({ length: 1_001 }, (_, index) => `t${index}`) } },
+      { created_at: { between: Array.from({ length: 40_000 }, () => '2025-01-01') } },
     ];
     for (const filters of invalid) {
       const result = await search({ text: '', ...filters });

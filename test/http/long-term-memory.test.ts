@@ -381,6 +381,11 @@ describe('PATCH and DELETE /v1/long-term-memory (AMS §4.10, §4.11)', () => {
       status: 200,
       body: { status: 'ok, deleted 0 memories' },
     });
+    // At most 1,000 ids a call (MAX_MEMORY_BATCH), as the library and MCP allow.
+    const many = Array.from({ length: 1_001 }, (_, index) => `memory_ids=x${index}`).join('&');
+    const refused = await call(`/v1/long-term-memory?${many}`, 'DELETE');
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('memory_ids');
   });
 });
 

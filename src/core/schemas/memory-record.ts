@@ -143,14 +143,17 @@ export type MemoryVersion = Pick<MemoryRecord, 'id' | (typeof VERSIONED_FIELDS)[
   writtenBy: MemoryWriter;
 };
 
+/** Most values one filter list (`any`, `all`, `none`) may hold. */
+export const MAX_FILTER_VALUES = 1_000;
+
 /** A tag-like field's conditions; all given conditions must hold. */
 export const tagFilterSchema = z
   .object({
     eq: z.string().optional(),
     ne: z.string().optional(),
-    any: z.array(z.string()).max(1_000).optional(),
-    all: z.array(z.string()).max(1_000).optional(),
-    none: z.array(z.string()).max(1_000).optional(),
+    any: z.array(z.string()).max(MAX_FILTER_VALUES).optional(),
+    all: z.array(z.string()).max(MAX_FILTER_VALUES).optional(),
+    none: z.array(z.string()).max(MAX_FILTER_VALUES).optional(),
     /**
      * Prefix match, case-sensitive (hierarchical namespaces such as `workspace:abc/…`): the value
      * starts with it; for list fields, some element does. A null field matches no prefix.

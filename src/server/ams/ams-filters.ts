@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import type { DateRange, MemoryFilterInput, TagFilter } from '../../core/schemas/memory-record.js';
+import {
+  type DateRange,
+  MAX_FILTER_VALUES,
+  type MemoryFilterInput,
+  type TagFilter,
+} from '../../core/schemas/memory-record.js';
 import { amsDateTime } from './ams-datetime.js';
 import { valueError } from './working-memory-schemas.js';
 
@@ -16,7 +21,8 @@ const issuer =
  * `any`, `not_eq` ≡ `ne`, `not_in` and `none` ≡ "none of". `field` and unknown keys are ignored.
  */
 function tagFilterSchema<T extends z.ZodType<string>>(value: T, withPrefix: boolean) {
-  const list = z.array(value);
+  // Counted before any value is parsed (zod checks an array's length first).
+  const list = z.array(value).max(MAX_FILTER_VALUES);
   return z
     .object({
       eq: value.optional(),
@@ -62,7 +68,8 @@ export const amsDateFilterSchema = z
     lte: amsDateTime().optional(),
     eq: amsDateTime().optional(),
     ne: amsDateTime().optional(),
-    between: z.array(amsDateTime()).optional(),
+    // Two datetimes; a longer list is refused before any of it is parsed.
+    between: z.array(amsDateTime()).max(2).optional(),
     inclusive: z.enum(['both', 'neither', 'left', 'right']).default('both'),
   })
   .superRefine((filter, context) => {

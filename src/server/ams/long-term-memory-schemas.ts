@@ -106,9 +106,12 @@ export const editBodySchema = z.object({
   pinned: laxBoolean().nullable().optional(),
 });
 
-/** `DELETE /v1/long-term-memory`: `memory_ids` repeated (read as a list, unlike other queries). */
+/**
+ * `DELETE /v1/long-term-memory`: `memory_ids` repeated (read as a list, unlike other queries), at
+ * most MAX_MEMORY_BATCH, counted before any id is looked at.
+ */
 export const deleteQuerySchema = z.object({
-  memory_ids: z.array(z.string().max(128)).default([]),
+  memory_ids: z.array(z.string().max(128)).max(MAX_MEMORY_BATCH).default([]),
 });
 
 /** Scope of compaction (§4.12). */
