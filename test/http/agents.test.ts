@@ -83,6 +83,23 @@ describe('agents over the real server', () => {
     expect(crossField.status).toBe(400);
     expect(((await crossField.json()) as ErrorBody).error.code).toBe('validation_failed');
 
+    // A model engram does not know, or a budget over the model's window, would fail every turn:
+    // refused when the agent is written, by create and by update.
+    for (const memory of [{ model: 'foo-model' }, { model: 'gpt-4', max_working_memory_tokens: 100_000 }]) {
+      const refused = await request('/v1/agents', { method: 'POST', body: { id: 'bad-model', memory } });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as ErrorBody).error.message).toMatch(
+        /Unknown model "foo-model"|8192-token context window/,
+      );
+    }
+    expect((await request('/v1/agents/bad-model')).status).toBe(404);
+    expect((await request('/v1/agents', { method: 'POST', body: { id: 'gpt4-bot' } })).status).toBe(201);
+    const patched = await request('/v1/agents/gpt4-bot', {
+      method: 'PATCH',
+      body: { memory: { model: 'foo-model' } },
+    });
+    expect(patched.status).toBe(400);
+
     expect((await request('/v1/agents', { method: 'POST', body: '{' })).status).toBe(400);
     expect((await request('/v1/agents?limit=0')).status).toBe(400);
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type ModelInfo, resolveModel } from '../tokens/model-registry.js';
 
 /** Upper bound for any token budget: far beyond every model's context window, to catch absurd values. */
 export const MAX_BUDGET_TOKENS = 10_000_000;
@@ -57,6 +58,27 @@ export const memoryConfigSchema = z
   .refine((config) => config.reservedOutputTokens < config.maxWorkingMemoryTokens, {
     message: 'reservedOutputTokens must be smaller than maxWorkingMemoryTokens',
     path: ['reservedOutputTokens'],
+  })
+  // Checked where the config is written (an agent's create or update), not only by the turn that
+  // uses it: an agent that names no known model, or a budget over its window, fails every turn.
+  .superRefine((config, context) => {
+    let model: ModelInfo;
+    try {
+      model = resolveModel(config.model);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      context.addIssue({ code: 'custom', path: ['model'], message });
+      return;
+    }
+    if (config.maxWorkingMemoryTokens > model.contextWindow) {
+      context.addIssue({
+        code: 'custom',
+        path: ['maxWorkingMemoryTokens'],
+        message:
+          `maxWorkingMemoryTokens ${config.maxWorkingMemoryTokens} exceeds the ${model.contextWindow}-token ` +
+          `context window of ${model.name}`,
+      });
+    }
   });
 export type MemoryConfigInput = z.input<typeof memoryConfigSchema>;
 export type MemoryConfig = z.output<typeof memoryConfigSchema>;

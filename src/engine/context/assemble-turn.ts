@@ -6,7 +6,7 @@ import { type MemorySource, retrievalLimit } from '../../core/assembly/memory-so
 import { runSources } from '../../core/assembly/run-sources.js';
 import { type AnthropicContext, toAnthropicMessages } from '../../core/assembly/to-anthropic-messages.js';
 import { type OpenAIMessage, toOpenAIMessages } from '../../core/assembly/to-openai-messages.js';
-import { parseWith, ValidationError } from '../../core/errors.js';
+import { parseWith } from '../../core/errors.js';
 import { createEventLoopSlicer, drainInSlices } from '../../core/event-loop-slicer.js';
 import { type AgentInput, agentSchema } from '../../core/schemas/agent.js';
 import { MAX_MESSAGE_CHARS } from '../../core/schemas/message.js';
@@ -94,19 +94,8 @@ export function createTurnAssembler(
       'assemble request',
     );
     const key = toSessionKey(request.session);
+    // A known model, and a budget within its window: agentSchema has checked both.
     const model = resolveModel(agent.memory.model);
-    if (agent.memory.maxWorkingMemoryTokens > model.contextWindow) {
-      throw new ValidationError(
-        `maxWorkingMemoryTokens ${agent.memory.maxWorkingMemoryTokens} exceeds the ${model.contextWindow}-token ` +
-          `context window of ${model.name}`,
-        [
-          {
-            path: ['agent', 'memory', 'maxWorkingMemoryTokens'],
-            message: 'Larger than the model context window',
-          },
-        ],
-      );
-    }
     const counter =
       countersByEncoding.get(model.encoding) ?? memoizeCounter(await loadTokenCounter(model.encoding));
     countersByEncoding.set(model.encoding, counter);
