@@ -8,7 +8,7 @@ const extensionApp = useExtensionApp({ defaultSources: false });
 
 type AgentBody = z.output<typeof agentResponseSchema>;
 interface ErrorBody {
-  error: { code: string; category: string; details: { issues: { loc: unknown[] }[] } };
+  error: { code: string; category: string; message: string; details: { issues: { loc: unknown[] }[] } };
 }
 const testServer = useTestServer();
 
