@@ -1,3 +1,5 @@
+import { cutText } from './cut-text.js';
+
 /** How many characters of a caller's value an error may quote back (roughly: JSON of the preview). */
 export const MAX_ECHO_CHARS = 300;
 
@@ -10,8 +12,7 @@ const MAX_ECHO_DEPTH = 4;
 /** A string cut to `max` characters (never inside a surrogate pair), saying how long it was. */
 export function truncateText(text: string, max = MAX_ECHO_CHARS): string {
   if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return `${text.slice(0, end)}… (${text.length} characters)`;
+  return `${cutText(text, max)}… (${text.length} characters)`;
 }
 
 function preview(value: unknown, budget: { left: number }, depth: number): unknown {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { cutText } from '../../core/cut-text.js';
 import { NotFoundError, parseWith } from '../../core/errors.js';
 import { createEventLoopSlicer } from '../../core/event-loop-slicer.js';
 import { MAX_TAG_CHARS, type MemoryRecord } from '../../core/schemas/memory-record.js';
@@ -163,7 +164,7 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
             // Headings as topics, each cut to a topic's length (the whole ones stay in metadata).
             topics: chunk.headings
               .slice(0, 10)
-              .map(asTopic)
+              .map((heading) => cutText(heading, MAX_TAG_CHARS))
               .filter((topic) => topic.trim().length > 0),
             metadata: { chunkIndex: chunk.index, chunkCount: chunks.length, headings: chunk.headings },
           })),
@@ -242,11 +243,4 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
     },
   };
   return base;
-}
-
-/** A heading as a topic: at most MAX_TAG_CHARS characters, never ending in half a surrogate pair. */
-function asTopic(heading: string): string {
-  if (heading.length <= MAX_TAG_CHARS) return heading;
-  const end = /[\ud800-\udbff]/.test(heading.charAt(MAX_TAG_CHARS - 1)) ? MAX_TAG_CHARS - 1 : MAX_TAG_CHARS;
-  return heading.slice(0, end);
 }

@@ -189,6 +189,21 @@ describe('procedures', () => {
     expect(await procedures.match(tenant, 'support', 'What is the weather in Paris tomorrow?')).toBeNull();
   });
 
+  it('stores a procedure at every limit (a name of 200, 20 examples of 1,000 characters)', async () => {
+    const { procedures } = services();
+    const procedure = await procedures.create(tenant, {
+      agentId: 'support',
+      name: 'N'.repeat(200),
+      examples: Array.from(
+        { length: 20 },
+        (_, index) => `example ${String(index).padStart(3, '0')} ${'x'.repeat(988)}`,
+      ),
+      steps: ['Answer'],
+    });
+    expect(procedure.examples).toHaveLength(20);
+    expect(procedure.examples.every((example) => example.length === 1_000)).toBe(true);
+  });
+
   it('validates triggers and steps', async () => {
     const { procedures } = services();
     await expect(procedures.create(tenant, { ...refund, triggers: ['(unclosed'] })).rejects.toBeInstanceOf(

@@ -1,12 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { cutText } from '../../core/cut-text.js';
 import { EngramError, NotFoundError, parseEdit, parseWith } from '../../core/errors.js';
 import {
   cachedLinearPattern,
   compileLinearPattern,
   type LinearPattern,
 } from '../../core/patterns/linear-pattern.js';
-import type { MemoryRecord, MemoryWriter } from '../../core/schemas/memory-record.js';
+import {
+  MAX_MEMORY_TEXT_CHARS,
+  type MemoryRecord,
+  type MemoryWriter,
+} from '../../core/schemas/memory-record.js';
 import {
   type Procedure,
   type ProcedureEdit,
@@ -98,8 +103,13 @@ function toProcedure(record: MemoryRecord): Procedure {
   };
 }
 
-/** What the procedure's embedding and text index see: its name and example phrasings. */
-const searchableText = (name: string, examples: string[]) => [name, ...examples].join('\n');
+/**
+ * What the procedure's embedding and text index see: its name and example phrasings, cut to a
+ * record's MAX_MEMORY_TEXT_CHARS (a name of 200 and 20 examples of 1,000 characters, within the
+ * procedure's limits, pass it; the examples are kept whole in metadata and embedded one by one).
+ */
+const searchableText = (name: string, examples: string[]) =>
+  cutText([name, ...examples].join('\n'), MAX_MEMORY_TEXT_CHARS).trimEnd();
 
 /** Renders a procedure as the context's procedure section shows it. */
 export function renderProcedure(procedure: Procedure): string {
