@@ -10,6 +10,7 @@ export type ErrorCategory =
   | 'forbidden'
   | 'budget'
   | 'unprocessable'
+  | 'unsupported_media_type'
   | 'unavailable'
   | 'internal';
 
@@ -23,6 +24,7 @@ export const httpStatusByCategory: Record<ErrorCategory, number> = {
   forbidden: 403,
   budget: 422,
   unprocessable: 422,
+  unsupported_media_type: 415,
   unavailable: 503,
   internal: 500,
 };
@@ -37,6 +39,7 @@ export const mcpCodeByCategory: Record<ErrorCategory, number> = {
   forbidden: -32003,
   budget: -32022,
   unprocessable: -32602,
+  unsupported_media_type: -32602,
   unavailable: -32503,
   internal: -32603,
 };

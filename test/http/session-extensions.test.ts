@@ -182,7 +182,10 @@ describe('PATCH /v1/working-memory/{session_id} (JSON merge patch)', () => {
     });
     expect(text.status).toBe(415);
     expect(text.headers.get('accept-patch')).toBe('application/merge-patch+json');
-    expect(await text.json()).toMatchObject({ error: { code: 'unsupported_media_type' } });
+    // An EngramError like every other, whose category maps to 415.
+    expect(await text.json()).toMatchObject({
+      error: { code: 'unsupported_media_type', category: 'unsupported_media_type' },
+    });
     const list = await request('/v1/working-memory/typed', {
       method: 'PATCH',
       body: '{"data": [1]}',

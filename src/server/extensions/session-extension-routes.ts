@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { EngramError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { Engram } from '../../engram.js';
 import { sessionRefFromRequest } from '../ams/session-ref-from-request.js';
@@ -21,10 +22,12 @@ import { toSessionStateBody } from './session-state-body.js';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
-/** A PATCH body in a media type other than JSON merge patch (or plain JSON). */
-class UnsupportedMediaTypeError extends Error {
-  readonly statusCode = 415;
-  readonly code = 'unsupported_media_type';
+/** A PATCH body in a media type other than JSON merge patch (or plain JSON): 415. */
+class UnsupportedMediaTypeError extends EngramError {
+  constructor(message: string) {
+    super('unsupported_media_type', 'unsupported_media_type', message);
+    this.name = 'UnsupportedMediaTypeError';
+  }
 }
 
 const tags = ['working-memory'];
