@@ -33,7 +33,7 @@ export function completeMemories(
 
 /**
  * A custom extraction prompt is checked when the session is written, as the extraction job would
- * check it: refused here (422) rather than accepted and failing in the background later.
+ * check it: refused here (a ValidationError) rather than accepted and failing in the background later.
  */
 function checkStrategy(strategy: MemoryStrategy): void {
   if (strategy.strategy !== 'custom') return;
