@@ -161,10 +161,9 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
         await store.memories.supersede(tenantId, predecessor.id, record);
         awaitingSuccessor.delete(predecessor.id);
       } else {
-        const { duplicates } = await store.memories.insertMemories(tenantId, [record]);
-        if (duplicates[0]) {
-          return [{ status: 'deduplicated', item, reason: 'same text and scope as a stored memory' }];
-        }
+        // A restore stores every memory of the file: two memories may share a text and scope
+        // (an edit can make them so), so no deduplication; a re-run skips by id above.
+        await store.memories.insertMemories(tenantId, [record], { deduplicate: false });
       }
     }
     // Only a memory's last version names the memory it was merged into: what waits for it.

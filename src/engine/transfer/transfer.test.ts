@@ -186,6 +186,31 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
   });
 });
 
+describe('a restore keeps every memory', () => {
+  it('keeps two memories whose texts an edit made equal, each with its history', async () => {
+    const source = await open(createMemoryStore());
+    await source.memories.create(tenant, [
+      { id: 'd1', text: 'Ada likes tea.', userId: 'ada' },
+      { id: 'd2', text: 'Ada likes coffee.', userId: 'ada', pinned: true, topics: ['drinks'] },
+    ]);
+    // The engine allows it: an edit may give a memory another memory's text (d1 is exported
+    // first, so its edited version is stored before d2 is inserted).
+    await source.memories.edit(tenant, 'd1', { text: 'Ada likes coffee.' });
+    const exported = await collect(source.store);
+    const target = await open(await drivers.sqlite());
+    const outcomes = await importAll(target.store, exported);
+    expect(outcomes.filter((outcome) => outcome.status !== 'created')).toEqual([]);
+    const restored = await target.store.memories.getMemories(tenant, ['d1', 'd2']);
+    expect(restored.map((memory) => [memory.id, memory.text, memory.pinned])).toEqual([
+      ['d1', 'Ada likes coffee.', false],
+      ['d2', 'Ada likes coffee.', true],
+    ]);
+    expect(comparable(await collect(target.store))).toEqual(comparable(exported));
+    await source.close();
+    await target.close();
+  });
+});
+
 describe('resuming an import', () => {
   it('after a stop half-way adds only what is missing', async () => {
     const source = await open(createMemoryStore());
