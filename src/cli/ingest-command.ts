@@ -77,10 +77,22 @@ export async function runIngest(paths: string[], flags: IngestFlags, io: CliIo):
     const summary = createRunSummary();
     const progress = createProgressBar(io.stderr, { label: 'ingest', total: files.length });
     try {
+      // A document's name is its path relative to the path given: two paths can name two files
+      // alike (a/index.md, b/index.md), and the second would replace the first. It fails instead.
+      const named = new Map<string, string>();
       for (const file of files) {
         let outcome: ItemOutcome;
+        const first = file.format === null ? undefined : named.get(file.name);
+        if (file.format !== null && first === undefined) named.set(file.name, file.path);
         try {
-          outcome = await ingestFile(engram, flags, file, known);
+          outcome =
+            first === undefined
+              ? await ingestFile(engram, flags, file, known)
+              : {
+                  status: 'failed',
+                  item: file.path,
+                  reason: `its document name ${JSON.stringify(file.name)} is ${first}'s too (ingest them in separate runs, or rename one)`,
+                };
         } catch (error) {
           if (!(error instanceof EngramError)) throw error;
           outcome = { status: 'failed', item: file.path, reason: error.message };

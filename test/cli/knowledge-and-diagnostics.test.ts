@@ -80,6 +80,39 @@ describe('engram ingest', () => {
     expect(noAgent.code).toBe(2);
     expect(noAgent.stderr).toContain("required option '--agent <id>' not specified");
   }, 90_000);
+
+  it('refuses a second file whose document name is taken in the same run, instead of replacing the first', async () => {
+    const directory = temporaryDirectory();
+    const database = join(directory, 'engram.db');
+    for (const [folder, text] of [
+      ['docs-a', 'Team A ships on Mondays.'],
+      ['docs-b', 'Team B ships on Fridays.'],
+    ]) {
+      mkdirSync(join(directory, folder));
+      writeFileSync(join(directory, folder, 'index.md'), `# Shipping\n${text}\n`);
+    }
+    const run = await engram([
+      'ingest',
+      join(directory, 'docs-a'),
+      join(directory, 'docs-b'),
+      '--agent',
+      'support',
+      '--db',
+      database,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('1 created, 0 deduplicated, 0 skipped, 1 failed');
+    expect(run.stderr).toContain('document name "index.md"');
+    const library = await open(database);
+    const [document] = await library.knowledge.list('default', 'support');
+    const { hits } = await library.memories.search('default', {
+      text: 'ships',
+      filter: { agentId: { eq: 'support' } },
+    });
+    expect(document?.name).toBe('index.md');
+    expect(hits.map((hit) => hit.memory.text).join(' ')).toContain('Team A ships on Mondays.');
+    await library.close();
+  }, 60_000);
 });
 
 describe('engram inspect', () => {
