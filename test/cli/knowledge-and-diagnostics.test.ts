@@ -87,7 +87,7 @@ describe('engram ingest', () => {
     for (const [folder, text] of [
       ['docs-a', 'Team A ships on Mondays.'],
       ['docs-b', 'Team B ships on Fridays.'],
-    ]) {
+    ] as const) {
       mkdirSync(join(directory, folder));
       writeFileSync(join(directory, folder, 'index.md'), `# Shipping\n${text}\n`);
     }
