@@ -1,6 +1,7 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { EngramError, ValidationError } from '../core/errors.js';
+import { truncateText } from '../core/preview-value.js';
 import type { MemoryRecordInput } from '../core/schemas/memory-record.js';
 import { createTenantImporter, type TenantImporter } from '../engine/transfer/import-tenant.js';
 import type { Engram } from '../engram.js';
@@ -15,6 +16,9 @@ import {
   type RunSummary,
   recordOutcome,
 } from './run-summary.js';
+
+/** Characters of a record's id quoted in its summary line (an id may be any length in a dump). */
+const ITEM_ID_CHARS = 80;
 
 export interface ImportFlags extends StoreFlags {
   /** Default: the tenant named in an engram export, else `default`. */
@@ -153,7 +157,7 @@ async function importAmsDump(
   for await (const record of records) {
     number++;
     const id = (record as { id?: unknown } | null)?.id;
-    const item = `record ${number}${typeof id === 'string' ? ` (${id})` : ''} of ${file}`;
+    const item = `record ${number}${typeof id === 'string' ? ` (${truncateText(id, ITEM_ID_CHARS)})` : ''} of ${file}`;
     try {
       batch.push({ item, input: toMemoryInputFromAms(record) });
     } catch (error) {

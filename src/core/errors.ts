@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { truncateText } from './preview-value.js';
 
 /** Error categories: each maps to one HTTP status and one MCP (JSON-RPC) error code. */
 export type ErrorCategory =
@@ -98,7 +99,9 @@ export class ValidationError extends EngramError {
 
 export class NotFoundError extends EngramError {
   constructor(what: string, id: string) {
-    super('not_found', 'not_found', `${what} ${id} not found`, { details: { what, id } });
+    // An id from a caller may be any length (a CLI argument, a path): quoted cut, never whole.
+    const quoted = truncateText(id);
+    super('not_found', 'not_found', `${what} ${quoted} not found`, { details: { what, id: quoted } });
     this.name = 'NotFoundError';
   }
 }

@@ -134,17 +134,20 @@ describe('engram export / import', () => {
     writeFileSync(
       dump,
       JSON.stringify({
-        memories: [...hits, { id: 'bad', text: 'x', topics: ['a,b'] }],
-        total: 3,
+        memories: [...hits, { id: 'bad', text: 'x', topics: ['a,b'] }, { id: 'y'.repeat(200_000), text: 7 }],
+        total: 4,
         next_offset: null,
       }),
     );
     const first = await engram(['import', dump, '--tenant', 'acme', '--db', database]);
     expect(first.code).toBe(1);
     expect(first.stderr).toContain(
-      'imported AMS records into tenant "acme": 2 created, 0 deduplicated, 0 skipped, 1 failed',
+      'imported AMS records into tenant "acme": 2 created, 0 deduplicated, 0 skipped, 2 failed',
     );
     expect(first.stderr).toMatch(/failed record 3 \(bad\) of .*dump\.json: .*comma/);
+    // A record's id is quoted cut, whatever its length (200,000 characters here).
+    expect(first.stderr).toMatch(/failed record 4 \(y{80}… \(200000 characters\)\) of /);
+    expect(first.stderr.length).toBeLessThan(5_000);
 
     const jsonLines = join(directory, 'dump.jsonl');
     writeFileSync(jsonLines, `${hits.map((hit) => JSON.stringify(hit)).join('\n')}\n`);

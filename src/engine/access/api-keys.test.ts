@@ -58,6 +58,10 @@ describe('api keys', () => {
     expect((await keys.revoke(other.apiKey.id)).revokedAt).toBe(revoked.revokedAt);
     expect(await keys.verify(other.key)).toEqual({ ok: false, reason: 'invalid' });
     await expect(keys.revoke('01ARZ3NDEKTSV4RRFFQ69G5FAV')).rejects.toBeInstanceOf(NotFoundError);
+    // An id of any length (a CLI argument) is quoted cut, never whole.
+    const long = await keys.revoke('k'.repeat(100_000)).catch((error: Error) => error);
+    expect(long).toBeInstanceOf(NotFoundError);
+    expect((long as Error).message.length).toBeLessThan(400);
   });
 
   it('records the last use at most once per interval', async () => {

@@ -1,5 +1,6 @@
 import { EngramError, parseWith, ValidationError } from '../../core/errors.js';
 import { hashUsesOwnerFields, memoryHash } from '../../core/memory-hash.js';
+import { truncateText } from '../../core/preview-value.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
@@ -228,7 +229,8 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
       } catch (error) {
         if (!(error instanceof EngramError)) throw error;
         const type = (value as { type?: unknown } | null)?.type;
-        return [{ status: 'failed', item: typeof type === 'string' ? type : 'line', reason: error.message }];
+        const item = typeof type === 'string' ? truncateText(type, 80) : 'line';
+        return [{ status: 'failed', item, reason: error.message }];
       }
     },
 
