@@ -31,8 +31,17 @@ export const MAX_JSON_DOCUMENT_BYTES = 256 * 1024 * 1024;
 /** AMS records created per call (the engine's batch limit is 1,000). */
 const AMS_BATCH = 100;
 
-function lines(file: string) {
-  return createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+/** A file's lines, a byte order mark at its start left out (editors on Windows write one). */
+async function* lines(file: string): AsyncGenerator<string> {
+  let first = true;
+  const input = createInterface({
+    input: createReadStream(file, 'utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  for await (const line of input) {
+    yield first ? line.replace(/^\uFEFF/, '') : line;
+    first = false;
+  }
 }
 
 async function countLines(file: string): Promise<number> {
@@ -173,8 +182,11 @@ async function importAmsDump(
 async function* jsonLines(file: string): AsyncGenerator<unknown> {
   for await (const text of lines(file)) {
     if (text.trim() === '') continue;
-    // A line that is not JSON is passed on as text: the record check reports it.
-    yield parseJson(text) ?? text.slice(0, 80);
+    const value = parseJson(text);
+    // A line that is not JSON is passed on as text: the record check reports it, alone.
+    if (value === undefined) yield text.slice(0, 80);
+    // A line may hold a search response or an array (pages of a dump, one per line).
+    else yield* amsRecordsOf(value);
   }
 }
 
@@ -201,8 +213,10 @@ export async function runImport(file: string, flags: ImportFlags, io: CliIo): Pr
       `${file} is one JSON document larger than ${MAX_JSON_DOCUMENT_BYTES} bytes; write it as JSON Lines (one record per line)`,
     );
   }
-  const records = document ? amsRecordsOf(parseJson(readFileSync(file, 'utf8'))) : undefined;
-  if (document && records === undefined) throw new ValidationError(`${file} is neither JSON nor JSON Lines`);
+  // A file that does not parse as one document is read as JSON Lines: each line that is not JSON
+  // fails alone, and the valid records are still imported.
+  const whole = document ? parseJson(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) : undefined;
+  const records = whole === undefined ? undefined : amsRecordsOf(whole);
 
   return withEngram(flags, io, async (engram) => {
     const summary = createRunSummary();

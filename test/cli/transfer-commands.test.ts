@@ -155,6 +155,26 @@ describe('engram export / import', () => {
     expect(second).toMatchObject({ code: 0 });
     expect(second.stderr).toContain('0 created, 0 deduplicated, 2 skipped, 0 failed');
 
+    // A BOM, a first line that is not JSON, and pages of search responses one per line: the valid
+    // records are imported and each bad line fails alone.
+    const pages = join(directory, 'pages.jsonl');
+    const page = (records: unknown[]) => JSON.stringify({ memories: records, total: 3 });
+    writeFileSync(
+      pages,
+      `\uFEFFnot json at all\n${page([{ id: 'p1', text: 'User likes jazz' }])}\n` +
+        `${page([
+          { id: 'p2', text: 'User plays chess' },
+          { id: 'p3', text: 'User owns a bike' },
+        ])}\n`,
+    );
+    const third = await engram(['import', pages, '--tenant', 'pages', '--db', database]);
+    expect(third.code).toBe(1);
+    expect(third.stderr).toContain('3 created, 0 deduplicated, 0 skipped, 1 failed');
+    const bom = join(directory, 'bom.jsonl');
+    writeFileSync(bom, `\uFEFF${JSON.stringify({ id: 'b1', text: 'User likes tea' })}\n`);
+    const fourth = await engram(['import', bom, '--tenant', 'bom', '--db', database]);
+    expect(fourth).toMatchObject({ code: 0, stderr: expect.stringContaining('1 created, 0 deduplicated') });
+
     const check = await open(database);
     const { hits: found } = await check.memories.search('acme', {
       text: 'tea',
