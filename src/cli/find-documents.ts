@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { basename, extname, join, relative } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 
@@ -19,6 +19,8 @@ export interface FoundFile {
   /** Path relative to the directory given (the file name for a file given directly). */
   name: string;
   format: 'markdown' | 'text' | 'html' | null;
+  /** Why the entry could not be read (a dangling or looping link): it fails alone. */
+  unreadable?: string;
 }
 
 /** Most files one `engram ingest` walks: a bound on the work and memory of one run. */
@@ -31,20 +33,33 @@ export const MAX_FILES = 100_000;
  */
 export function findDocuments(paths: readonly string[]): FoundFile[] {
   const found: FoundFile[] = [];
+  // Directories entered, by real path: a link back to an ancestor is not walked again.
+  const entered = new Set<string>();
   const visit = (path: string, root: string) => {
     if (found.length >= MAX_FILES) {
       throw new ValidationError(
         `More than ${MAX_FILES} files under ${paths.join(', ')}; ingest fewer at a time`,
       );
     }
-    const stats = statSync(path);
+    const name = path === root ? basename(path) : relative(root, path).split('\\').join('/');
+    let stats: Stats;
+    try {
+      stats = statSync(path);
+    } catch (error) {
+      // A link to nothing, or to itself: that entry fails, the rest of the tree goes on.
+      const code = (error as { code?: string }).code ?? 'unreadable';
+      found.push({ path, name, format: null, unreadable: `cannot be read (${code})` });
+      return;
+    }
     if (stats.isDirectory()) {
+      const real = realpathSync(path);
+      if (entered.has(real)) return;
+      entered.add(real);
       for (const entry of readdirSync(path).sort()) {
         if (entry.startsWith('.') || entry === 'node_modules') continue;
         visit(join(path, entry), root);
       }
     } else if (stats.isFile()) {
-      const name = path === root ? basename(path) : relative(root, path).split('\\').join('/');
       found.push({ path, name, format: DOCUMENT_FORMATS[extname(path).toLowerCase()] ?? null });
     }
   };

@@ -32,6 +32,7 @@ async function chunkIdsOf(engram: Engram, tenantId: string, agentId: string, doc
 
 async function ingestFile(engram: Engram, flags: IngestFlags, file: FoundFile, known: Map<string, string>) {
   const item = file.path;
+  if (file.unreadable) return { status: 'failed', item, reason: file.unreadable } as const;
   if (file.format === null) return { status: 'skipped', item, reason: 'not Markdown, text or HTML' } as const;
   // Bytes ≥ characters in UTF-8, so a file this large cannot be under the limit either.
   if (statSync(file.path).size > MAX_DOCUMENT_CHARS * 4) {
