@@ -222,15 +222,24 @@ describe('createEngram', () => {
 
   it("never shows another user's memories or episodes", async () => {
     const engram = await engramWith();
-    await engram.memories.create('default', [
-      { text: 'Bob is allergic to cats.', userId: 'bob', salience: 1 },
+    // Bob's memory shares the session's namespace: only the user filter keeps it out.
+    const { inserted } = await engram.memories.create('default', [
+      { text: 'Bob is allergic to cats.', userId: 'bob', namespace: session.namespace, salience: 1 },
+      { text: 'Ada is allergic to dust.', userId: 'ada', namespace: session.namespace, salience: 1 },
     ]);
     await engram.episodes.record('default', { userId: 'bob', summary: 'Bob asked about cat allergies.' });
-    const { context } = await engram.assemble({
+    const { context, trace } = await engram.assemble({
       session: { ...session, userId: 'ada' },
       message: 'cat allergies?',
     });
-    expect(context.map((message) => message.section)).toEqual(['system', 'current']);
+    // Ada's own memory, in the same namespace, is found: the sources did run for her.
+    expect(context.map((message) => message.section)).toEqual(['system', 'knowledge', 'current']);
+    const shown = context.map((message) => message.content).join('\n');
+    expect(shown).toContain('Ada is allergic to dust.');
+    expect(shown).not.toContain('Bob');
+    // Not even offered and left out: Ada's memory is the only one the knowledge section saw.
+    const knowledge = trace.sections.find((section) => section.name === 'knowledge')?.items ?? [];
+    expect(knowledge.map((item) => item.id)).toEqual([inserted[1]?.id]);
     await engram.close();
   });
 

@@ -50,12 +50,17 @@ describe('memoryHash', () => {
     expect(hashes.size).toBe(5);
   });
 
-  it("covers a procedure's steps, triggers and examples, but not its status", () => {
+  it("covers a procedure's name, steps, triggers and examples, but not its status", () => {
     const base = memoryHash(procedure);
     const steps = { ...procedure.metadata, steps: ['Escalate'] };
     expect(memoryHash({ ...procedure, metadata: steps })).not.toBe(base);
     const triggers = { ...procedure.metadata, triggers: ['money back'] };
     expect(memoryHash({ ...procedure, metadata: triggers })).not.toBe(base);
+    const examples = { ...procedure.metadata, examples: ['I want my money back'] };
+    expect(memoryHash({ ...procedure, metadata: examples })).not.toBe(base);
+    // The name is part of the meaning even where the searchable text stays the same.
+    const renamed = { ...procedure.metadata, name: 'Refund request' };
+    expect(memoryHash({ ...procedure, metadata: renamed })).not.toBe(base);
     const approved = { ...procedure.metadata, status: 'approved', version: 2 };
     expect(memoryHash({ ...procedure, metadata: approved })).toBe(base);
   });

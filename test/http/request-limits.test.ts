@@ -123,24 +123,34 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
     const { port } = new URL(testServer().url);
     const agent = new Agent({ keepAlive: true });
     try {
-      const connection = await new Promise<string | undefined>((resolve, reject) => {
-        const request = httpRequest(
-          {
-            port,
-            agent,
-            method: 'PUT',
-            path: '/v1/working-memory/whole',
-            headers: { 'content-type': 'application/json' },
-          },
-          (response) => {
-            response.resume();
-            response.on('end', () => resolve(response.headers.connection));
-          },
-        );
-        request.on('error', reject);
-        request.end('{"messages": [{"role": "robot", "content": "x"}]}');
-      });
-      expect(connection).toBe('keep-alive');
+      const answer = await new Promise<{ status: number; body: string; connection?: string }>(
+        (resolve, reject) => {
+          const request = httpRequest(
+            {
+              port,
+              agent,
+              method: 'PUT',
+              path: '/v1/working-memory/whole',
+              headers: { 'content-type': 'application/json' },
+            },
+            (response) => {
+              let body = '';
+              response.on('data', (chunk) => {
+                body += chunk;
+              });
+              response.on('end', () =>
+                resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
+              );
+            },
+          );
+          request.on('error', reject);
+          request.end('{"messages": [{"role": "robot", "content": "x"}]}');
+        },
+      );
+      // A refusal (AMS's 422 for an invalid message role), not an accepted write.
+      expect(answer.status, answer.body).toBe(422);
+      expect(JSON.parse(answer.body).detail[0]).toMatchObject({ loc: ['body', 'messages', 0, 'role'] });
+      expect(answer.connection).toBe('keep-alive');
     } finally {
       agent.destroy();
     }

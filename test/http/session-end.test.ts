@@ -103,8 +103,14 @@ describe('POST /v1/working-memory/{session_id}/end', () => {
 
   it('is documented in the OpenAPI document as an extension', async () => {
     const document = (await (await testServer().request('/openapi.json')).json()) as {
-      paths: Record<string, Record<string, { 'x-engram-extension'?: boolean }>>;
+      paths: Record<string, Record<string, Record<string, unknown>>>;
     };
-    expect(document.paths['/v1/working-memory/{session_id}/end']?.post).toBeDefined();
+    const operation = document.paths['/v1/working-memory/{session_id}/end']?.post;
+    expect(operation).toMatchObject({ 'x-engram-extension': true, 'x-engram-permission': 'write' });
+    expect(operation).not.toHaveProperty('x-engram-undocumented');
+    // AMS's own working-memory routes carry no such marker.
+    const amsPut = document.paths['/v1/working-memory/{session_id}']?.put;
+    expect(amsPut).toMatchObject({ 'x-engram-permission': 'write' });
+    expect(amsPut).not.toHaveProperty('x-engram-extension');
   });
 });

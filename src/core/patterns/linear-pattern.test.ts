@@ -44,12 +44,24 @@ describe('compileLinearPattern', () => {
   });
 
   it('quotes at most 100 characters of a refused pattern', () => {
-    const pattern = `${'x'.repeat(250)}(?=y)`;
-    expect(() => compileLinearPattern(pattern)).toThrowError(UnsupportedPatternError);
-    try {
-      compileLinearPattern(pattern);
-    } catch (error) {
-      expect((error as Error).message.length).toBeLessThan(250);
-    }
+    // No two positions alike near the cut, so the quote shows exactly where it stops.
+    const pattern = `${'abcdefghij'.repeat(25)}(?=y)`;
+    const error = (() => {
+      try {
+        compileLinearPattern(pattern);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(UnsupportedPatternError);
+    const refused = error as UnsupportedPatternError;
+    const first100 = pattern.slice(0, 100);
+    expect(refused.message).toContain(`Pattern "${first100}…" uses lookahead`);
+    expect(refused.message).not.toContain(pattern.slice(0, 101));
+    expect(refused.details).toMatchObject({ pattern: `${first100}…` });
+    // A pattern of exactly 100 characters is quoted whole, with no marker.
+    const short = `${'abcdefghij'.repeat(9)}abcde(?=y)`;
+    expect(short).toHaveLength(100);
+    expect(() => compileLinearPattern(short)).toThrowError(`Pattern "${short}" uses lookahead`);
   });
 });
