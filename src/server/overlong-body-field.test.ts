@@ -126,9 +126,18 @@ describe('overlongBodyField', () => {
       fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
       fc.constantFrom('x', 'é', '€', '😀', '"', '\\', '\n', '\u0001'),
     );
+    // Past PREFIX_CHARS characters too, so that the prefix is cut (fast-check's default size would
+    // keep every string to about 10 characters).
+    const content = fc.oneof(
+      fc.array(character, { minLength: 190, maxLength: 300, size: 'max' }),
+      fc.array(character, { maxLength: 20 }),
+    );
+    // Runs whose prefix was cut at PREFIX_CHARS.
+    let capped = 0;
+    const runs = 500;
     fc.assert(
       fc.property(
-        fc.array(character, { minLength: 0, maxLength: 300 }),
+        content,
         fc.integer({ min: -2, max: 2 }),
         fc.boolean(),
         fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 20 }),
@@ -159,10 +168,12 @@ describe('overlongBodyField', () => {
           expect(content.startsWith(prefix)).toBe(true);
           expect(prefix.length).toBeLessThanOrEqual(PREFIX_CHARS);
           expect(prefix.length).toBeGreaterThanOrEqual(Math.min(PREFIX_CHARS, limit) - 2);
+          if (prefix.length === PREFIX_CHARS) capped += 1;
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs },
     );
+    expect(capped).toBeGreaterThan(runs / 20);
   });
 
   it('measures only the top-level strings the limits name, keys and nested values aside', async () => {

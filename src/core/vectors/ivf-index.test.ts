@@ -151,20 +151,31 @@ describe('IvfIndex', () => {
 
   it('returns sorted, unique, accepted keys, at most `limit`, whatever the data and filter', () => {
     const vector = fc.array(fc.integer({ min: -3, max: 3 }), { minLength: 4, maxLength: 4 });
+    const exactThreshold = 40;
+    // Searches that trained cells and scanned only some of them: the probing path, not the exact scan.
+    let probedSome = 0;
+    const runs = 200;
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.nat({ max: 300 }), vector), { minLength: 1, maxLength: 400 }),
-        fc.array(fc.nat({ max: 300 }), { maxLength: 60 }),
+        // Enough distinct keys (fast-check's default size would keep these to ~10) that the index
+        // passes its threshold, trains cells and probes them; duplicates replace vectors.
+        fc.array(fc.tuple(fc.nat({ max: 500 }), vector), { minLength: 60, maxLength: 400, size: 'max' }),
+        fc.array(fc.nat({ max: 500 }), { maxLength: 60, size: 'max' }),
         vector,
         fc.integer({ min: 0, max: 30 }),
         fc.integer({ min: 1, max: 7 }),
         (adds, removals, query, limit, modulus) => {
           // A tiny threshold, so that the cells and probing are exercised on small inputs.
-          const index = new IvfIndex(4, { exactThreshold: 40, seed: modulus });
+          const index = new IvfIndex(4, { exactThreshold, seed: modulus });
           for (const [key, values] of adds) index.add(key, Float32Array.from(values));
           for (const key of removals) index.remove(key);
           const accept = (key: number) => key % modulus !== 0;
           const hits = index.search(Float32Array.from(query), limit, { accept, probes: 2 });
+          if (index.size >= exactThreshold && limit > 0) {
+            expect(index.layout.trainedSize).toBe(index.size);
+            expect(index.layout.cells).toBeGreaterThan(1);
+          }
+          if (index.layout.cells > 1 && index.lastScanned < index.size) probedSome += 1;
           expect(hits.length).toBeLessThanOrEqual(limit);
           expect(new Set(hits.map((hit) => hit.key)).size).toBe(hits.length);
           for (const [rank, hit] of hits.entries()) {
@@ -179,8 +190,10 @@ describe('IvfIndex', () => {
           expect(hits.length).toBe(Math.min(limit, accepted.length));
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs },
     );
+    // Most searches stopped probing before the last cell (the rest needed every cell to fill `limit`).
+    expect(probedSome).toBeGreaterThan(runs / 4);
   });
 
   it('answers exactly as the JavaScript scan with its cells in a WebAssembly arena', () => {

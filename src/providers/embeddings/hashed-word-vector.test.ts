@@ -62,21 +62,36 @@ describe('addHashedWordVector', () => {
   });
 
   it('computes, in steps of at most 256 trigrams, exactly the vector computed in one step', () => {
+    const check = (word: string, dimensions: number, norm: number) => {
+      const expected = Float32Array.from({ length: dimensions }, (_, index) => index / 7);
+      const actual = expected.slice();
+      reference(word, norm, 0.5, expected);
+      const steps = addHashedWordVectorSteps(word, norm, 0.5, actual);
+      let count = 0;
+      while (!steps.next().done) count++;
+      expect(actual).toEqual(expected);
+      // A word of n characters has n trigrams once padded: a step each 256.
+      expect(count).toBe(Math.ceil(word.length / 256));
+    };
+    // One trigram past a step, and past two: the trigrams at the step edges.
+    for (const length of [255, 256, 257, 512, 513, 1_025]) {
+      const word = Array.from({ length }, (_, index) => String.fromCharCode(97 + ((index * 7) % 26))).join(
+        '',
+      );
+      check(word, 100, 1);
+    }
     fc.assert(
       fc.property(
-        fc.string({ minLength: 1, maxLength: 1_500 }),
+        // Long words (up to several steps) as well as short ones: fast-check's default size would
+        // keep every word under a dozen characters, in one step.
+        fc.oneof(
+          fc.string({ minLength: 250, maxLength: 1_500, size: 'max' }),
+          fc.string({ unit: 'binary', minLength: 250, maxLength: 1_500, size: 'max' }),
+          fc.string({ minLength: 1, maxLength: 20 }),
+        ),
         fc.integer({ min: 1, max: 130 }),
         fc.float({ min: Math.fround(0.1), max: 5, noNaN: true }),
-        (word, dimensions, norm) => {
-          const expected = Float32Array.from({ length: dimensions }, (_, index) => index / 7);
-          const actual = expected.slice();
-          reference(word, norm, 0.5, expected);
-          const steps = addHashedWordVectorSteps(word, norm, 0.5, actual);
-          let count = 0;
-          while (!steps.next().done) count++;
-          expect(actual).toEqual(expected);
-          expect(count).toBe(Math.ceil(word.length / 256));
-        },
+        check,
       ),
       { numRuns: 200 },
     );
