@@ -2,6 +2,7 @@ import type { MemoryRecord, MemoryVersion } from '../../core/schemas/memory-reco
 import type { EngramStore } from '../../stores/engram-store.js';
 import { HISTORY_LIMIT } from '../../stores/memory-rules.js';
 import { AGENTS_COLLECTION } from '../access/agent-registry.js';
+import { readEndMark } from '../write-path/session-end-marks.js';
 import {
   type AgentLine,
   type MemoryLine,
@@ -123,7 +124,8 @@ async function* sessionLines(store: EngramStore, tenantId: string): AsyncGenerat
     const session = await store.getSession(key);
     if (!session) continue; // expired or deleted since the listing
     const messages = await store.readMessages(key, { order: 'oldest-first' });
-    yield { type: 'session', session, messages };
+    const { mark } = await readEndMark(store.documents, key, session.createdAt);
+    yield { type: 'session', session, messages, ...(mark ? { ended: mark } : {}) };
   }
 }
 

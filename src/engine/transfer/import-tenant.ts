@@ -1,4 +1,4 @@
-import { EngramError, parseWith, ValidationError } from '../../core/errors.js';
+import { EngramError, parseWith, ValidationError, VersionConflictError } from '../../core/errors.js';
 import { hashUsesOwnerFields, memoryHash } from '../../core/memory-hash.js';
 import { truncateText } from '../../core/preview-value.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
@@ -6,6 +6,7 @@ import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
 import type { MemoryUpdate, NewMemoryRecord } from '../../stores/memory-record-store.js';
 import { AGENTS_COLLECTION } from '../access/agent-registry.js';
+import { readEndMark, writeEndMark } from '../write-path/session-end-marks.js';
 import type { AgentLine, MemoryLine, SessionLine } from './transfer-line.js';
 import { TRANSFER_FORMAT_VERSION } from './transfer-line.js';
 import { transferLineSchema } from './transfer-line-schema.js';
@@ -134,6 +135,22 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
       await store.patchSession(key, {
         summary: { context: session.context, throughSeq: covered, expectedThroughSeq: 0 },
       });
+    }
+    // So does the end mark: the session is not ended again over what its episode holds.
+    if (current && line.ended) {
+      const stored = await readEndMark(store.documents, key, current.createdAt);
+      if (stored.mark === null) {
+        const through = messages.filter((message) => message.seq <= (line.ended?.throughSeq ?? 0)).length;
+        await writeEndMark(
+          store.documents,
+          key,
+          { ...line.ended, sessionCreatedAt: current.createdAt, throughSeq: through },
+          stored.version,
+        ).catch((error: unknown) => {
+          // Written meanwhile (a server ended it): that mark stands.
+          if (!(error instanceof VersionConflictError)) throw error;
+        });
+      }
     }
     return existing ? { status: 'skipped', item, reason: 'already present' } : { status: 'created', item };
   }

@@ -56,6 +56,17 @@ export const transferLineSchema = z.discriminatedUnion('type', [
     type: z.literal('session'),
     session: sessionStateSchema,
     messages: z.array(storedMessageSchema),
+    // Files written before end marks travelled have none: the session was never ended, or is
+    // ended again after the restore.
+    ended: z
+      .object({
+        sessionCreatedAt: z.string(),
+        throughSeq: z.number().int().nonnegative(),
+        episodeId: z.string().nullable(),
+        procedureId: z.string().nullable(),
+        endedAt: z.string(),
+      })
+      .optional(),
   }),
   z.object({
     type: z.literal('memory'),

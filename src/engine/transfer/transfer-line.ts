@@ -2,6 +2,7 @@ import type { JsonObject } from '../../core/schemas/json.js';
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionState } from '../../core/schemas/session.js';
+import type { SessionEndMark } from '../write-path/session-end-marks.js';
 
 /**
  * Version of the export format; an importer refuses files of a newer one. 2: a memory's versions
@@ -26,11 +27,16 @@ export interface AgentLine {
   value: JsonObject;
 }
 
-/** A session's state and every message of its durable log, oldest first. */
+/**
+ * A session's state and every message of its durable log, oldest first, and how far it was
+ * ended (its end mark, when it has one): a restored session is not ended again over the messages
+ * its episode already holds.
+ */
 export interface SessionLine {
   type: 'session';
   session: SessionState;
   messages: StoredMessage[];
+  ended?: SessionEndMark;
 }
 
 /**

@@ -211,6 +211,43 @@ describe('a restore keeps every memory', () => {
   });
 });
 
+describe('an ended session', () => {
+  it('stays ended after a restore: ending it again writes no second episode', async () => {
+    const source = await open(createMemoryStore());
+    const session = { tenantId: tenant, sessionId: 'trip', userId: 'ada' };
+    await source.sessions.append(session, [
+      { role: 'user', content: 'I fly to Lisbon on Friday.' },
+      { role: 'assistant', content: 'Have a good trip to Lisbon!' },
+    ]);
+    const settle = async (engram: Engram, jobId: string | undefined) => {
+      for (let poll = 0; poll < 100_000 && jobId; poll++) {
+        const job = await engram.jobs.get(tenant, jobId);
+        if (job?.status === 'succeeded' || job?.status === 'failed') return job;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      throw new Error('the end-session job did not finish');
+    };
+    expect(await settle(source, (await source.sessions.end(session)).job?.id)).toMatchObject({
+      status: 'succeeded',
+    });
+    const episodes = async (engram: Engram) =>
+      (await engram.episodes.search(tenant, { userId: 'ada', query: 'Lisbon trip' })).length;
+    expect(await episodes(source)).toBe(1);
+    const exported = await collect(source.store);
+    expect(exported.find((line) => line.type === 'session')).toMatchObject({ ended: { throughSeq: 2 } });
+
+    const target = await open(await drivers.sqlite());
+    await importAll(target.store, exported);
+    expect(await episodes(target)).toBe(1);
+    // Ended again (as the idle sweep would end it): the mark says it is ended, nothing is written.
+    const again = await settle(target, (await target.sessions.end(session)).job?.id);
+    expect(again).toMatchObject({ status: 'succeeded', result: { skipped: 'already ended' } });
+    expect(await episodes(target)).toBe(1);
+    await source.close();
+    await target.close();
+  });
+});
+
 describe('resuming an import', () => {
   it('after a stop half-way adds only what is missing', async () => {
     const source = await open(createMemoryStore());
