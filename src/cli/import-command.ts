@@ -107,11 +107,16 @@ async function createAmsBatch(
   tenantId: string,
   batch: { item: string; input: MemoryRecordInput }[],
 ): Promise<ItemOutcome[]> {
-  const ids = batch.flatMap(({ input }) => input.id ?? []);
+  // Ids as they are stored: trimmed (" y " is stored as "y"), so a re-run finds them.
+  const idOf = (input: MemoryRecordInput) => input.id?.trim();
+  const ids = batch.flatMap(({ input }) => idOf(input) ?? []);
   const present = new Set(
     ids.length > 0 ? (await engram.store.memories.getMemories(tenantId, ids)).map((memory) => memory.id) : [],
   );
-  const skipped = batch.filter(({ input }) => input.id !== undefined && present.has(input.id));
+  const skipped = batch.filter(({ input }) => {
+    const id = idOf(input);
+    return id !== undefined && present.has(id);
+  });
   const fresh = batch.filter((entry) => !skipped.includes(entry));
   const outcomes: ItemOutcome[] = skipped.map(({ item }) => ({
     status: 'skipped',
@@ -128,7 +133,8 @@ async function createAmsBatch(
       duplicates.map((duplicate) => [duplicate.requestedId, duplicate.existing.id]),
     );
     for (const { item, input } of fresh) {
-      const existing = input.id === undefined ? undefined : duplicateOf.get(input.id);
+      const id = idOf(input);
+      const existing = id === undefined ? undefined : duplicateOf.get(id);
       outcomes.push(
         existing === undefined
           ? { status: 'created', item }

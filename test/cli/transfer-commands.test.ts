@@ -170,6 +170,16 @@ describe('engram export / import', () => {
     const third = await engram(['import', pages, '--tenant', 'pages', '--db', database]);
     expect(third.code).toBe(1);
     expect(third.stderr).toContain('3 created, 0 deduplicated, 0 skipped, 1 failed');
+    // An id with spaces around it is stored trimmed, and a re-run finds it.
+    const padded = join(directory, 'padded.jsonl');
+    writeFileSync(padded, `${JSON.stringify({ id: ' p9 ', text: 'User likes sailing' })}\n`);
+    const once = await engram(['import', padded, '--tenant', 'padded', '--db', database]);
+    expect(once.stderr).toContain('1 created, 0 deduplicated, 0 skipped, 0 failed');
+    const rerun = await engram(['import', padded, '--tenant', 'padded', '--db', database]);
+    expect(rerun).toMatchObject({
+      code: 0,
+      stderr: expect.stringContaining('0 created, 0 deduplicated, 1 skipped'),
+    });
     const bom = join(directory, 'bom.jsonl');
     writeFileSync(bom, `\uFEFF${JSON.stringify({ id: 'b1', text: 'User likes tea' })}\n`);
     const fourth = await engram(['import', bom, '--tenant', 'bom', '--db', database]);
