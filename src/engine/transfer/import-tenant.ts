@@ -152,7 +152,15 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
         });
       }
     }
-    return existing ? { status: 'skipped', item, reason: 'already present' } : { status: 'created', item };
+    if (!existing) return { status: 'created', item };
+    // A newer export of the same session: its log continues the stored one, so the rest is added.
+    const stored = await store.readMessages(key, { order: 'oldest-first' });
+    const continues =
+      stored.length < messages.length && stored.every((message, index) => messages[index]?.id === message.id);
+    if (!continues) return { status: 'skipped', item, reason: 'already present' };
+    const newer = messages.slice(stored.length).map(({ seq: _seq, ...message }) => message);
+    await store.appendMessages(key, newer);
+    return { status: 'created', item, reason: `${newer.length} newer messages appended` };
   }
 
   /** Ids whose versions wait with their first one, by the id of the memory it was merged from. */

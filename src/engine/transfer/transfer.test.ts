@@ -248,6 +248,36 @@ describe('an ended session', () => {
   });
 });
 
+describe('a newer export of an imported session', () => {
+  it('adds the messages written since, and a second import of it adds nothing', async () => {
+    const source = await open(createMemoryStore());
+    const session = { tenantId: tenant, sessionId: 'chat', userId: 'ada' };
+    await source.sessions.append(session, [
+      { role: 'user', content: 'Hello' },
+      { role: 'assistant', content: 'Hi Ada' },
+    ]);
+    const target = await open(await drivers.sqlite());
+    await importAll(target.store, await collect(source.store));
+    await source.sessions.append(session, [{ role: 'user', content: 'One more thing' }]);
+    const newer = await collect(source.store);
+    const outcomes = await importAll(target.store, newer);
+    expect(outcomes.find((outcome) => outcome.item.startsWith('session'))).toMatchObject({
+      status: 'created',
+      reason: '1 newer messages appended',
+    });
+    const contents = async () =>
+      (await target.store.readMessages({ ...session, namespace: null }, { order: 'oldest-first' })).map(
+        (message) => message.content,
+      );
+    expect(await contents()).toEqual(['Hello', 'Hi Ada', 'One more thing']);
+    const again = await importAll(target.store, newer);
+    expect(again.find((outcome) => outcome.item.startsWith('session'))?.status).toBe('skipped');
+    expect(await contents()).toHaveLength(3);
+    await source.close();
+    await target.close();
+  });
+});
+
 describe('resuming an import', () => {
   it('after a stop half-way adds only what is missing', async () => {
     const source = await open(createMemoryStore());
