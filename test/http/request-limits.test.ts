@@ -1,10 +1,28 @@
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MAX_SESSION_MESSAGES } from '../../src/core/schemas/session.js';
 import { MAX_DOCUMENT_CHARS } from '../../src/engine/long-term/knowledge-base.js';
 import { useTestServer } from './test-server.js';
 
 const BODY_LIMIT = 6_000_000;
+
+/** A raw request's answer: status, body text and Connection header. */
+interface RawAnswer {
+  status: number;
+  body: string;
+  connection?: string;
+}
+
+/** Reads `response` whole into `resolve`. */
+function readAnswer(response: IncomingMessage, resolve: (answer: RawAnswer) => void): void {
+  let body = '';
+  response.on('data', (chunk) => {
+    body += chunk;
+  });
+  response.on('end', () =>
+    resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
+  );
+}
 const testServer = useTestServer({ bodyLimitBytes: BODY_LIMIT });
 
 async function send(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
@@ -59,17 +77,11 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
   /** Sends `prefix` of a body whose Content-Length promises `length` bytes, and never the rest. */
   function sendPartly(method: string, path: string, type: string, prefix: string, length: number) {
     const { port } = new URL(testServer().url);
-    return new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
+    return new Promise<RawAnswer>((resolve, reject) => {
       const request = httpRequest(
         { port, method, path, headers: { 'content-type': type, 'content-length': String(length) } },
         (response) => {
-          let body = '';
-          response.on('data', (chunk) => {
-            body += chunk;
-          });
-          response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
-          );
+          readAnswer(response, resolve);
         },
       );
       request.on('error', reject);
@@ -123,30 +135,22 @@ describe('limits answer before per-item work, in the status AMS uses, without ec
     const { port } = new URL(testServer().url);
     const agent = new Agent({ keepAlive: true });
     try {
-      const answer = await new Promise<{ status: number; body: string; connection?: string }>(
-        (resolve, reject) => {
-          const request = httpRequest(
-            {
-              port,
-              agent,
-              method: 'PUT',
-              path: '/v1/working-memory/whole',
-              headers: { 'content-type': 'application/json' },
-            },
-            (response) => {
-              let body = '';
-              response.on('data', (chunk) => {
-                body += chunk;
-              });
-              response.on('end', () =>
-                resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }),
-              );
-            },
-          );
-          request.on('error', reject);
-          request.end('{"messages": [{"role": "robot", "content": "x"}]}');
-        },
-      );
+      const answer = await new Promise<RawAnswer>((resolve, reject) => {
+        const request = httpRequest(
+          {
+            port,
+            agent,
+            method: 'PUT',
+            path: '/v1/working-memory/whole',
+            headers: { 'content-type': 'application/json' },
+          },
+          (response) => {
+            readAnswer(response, resolve);
+          },
+        );
+        request.on('error', reject);
+        request.end('{"messages": [{"role": "robot", "content": "x"}]}');
+      });
       // A refusal (AMS's 422 for an invalid message role), not an accepted write.
       expect(answer.status, answer.body).toBe(422);
       expect(JSON.parse(answer.body).detail[0]).toMatchObject({ loc: ['body', 'messages', 0, 'role'] });

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { compileLinearPattern, UnsupportedPatternError } from './linear-pattern.js';
 
+/** The error compiling `pattern` throws: an UnsupportedPatternError, or the test fails. */
+function refusalOf(pattern: string): UnsupportedPatternError {
+  let error: unknown;
+  try {
+    compileLinearPattern(pattern);
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error).toBeInstanceOf(UnsupportedPatternError);
+  return error as UnsupportedPatternError;
+}
+
 describe('compileLinearPattern', () => {
   it('runs (a+)+$ on RE2, which answers a near-miss correctly without backtracking', () => {
     const pattern = compileLinearPattern('(a+)+$');
@@ -28,15 +40,7 @@ describe('compileLinearPattern', () => {
     ['(?>ab)c', 'atomic groups'],
     ['a{1001}', 'repeat counts above 1000'],
   ])('refuses %s with a 422 naming %s', (pattern, construct) => {
-    const error = (() => {
-      try {
-        compileLinearPattern(pattern);
-      } catch (caught) {
-        return caught;
-      }
-    })();
-    expect(error).toBeInstanceOf(UnsupportedPatternError);
-    const refused = error as UnsupportedPatternError;
+    const refused = refusalOf(pattern);
     expect(refused.code).toBe('unsupported_pattern');
     expect(refused.httpStatus).toBe(422);
     expect(refused.message).toContain(construct);
@@ -46,15 +50,7 @@ describe('compileLinearPattern', () => {
   it('quotes at most 100 characters of a refused pattern', () => {
     // No two positions alike near the cut, so the quote shows exactly where it stops.
     const pattern = `${'abcdefghij'.repeat(25)}(?=y)`;
-    const error = (() => {
-      try {
-        compileLinearPattern(pattern);
-      } catch (caught) {
-        return caught;
-      }
-    })();
-    expect(error).toBeInstanceOf(UnsupportedPatternError);
-    const refused = error as UnsupportedPatternError;
+    const refused = refusalOf(pattern);
     const first100 = pattern.slice(0, 100);
     expect(refused.message).toContain(`Pattern "${first100}…" uses lookahead`);
     expect(refused.message).not.toContain(pattern.slice(0, 101));
