@@ -177,6 +177,27 @@ describe('long-term memory', () => {
     expect((await memories.get(tenant, sailing?.id ?? '')).accessCount).toBe(1);
   });
 
+  it("never takes another user's (or namespace's) memory into a working set through a pin", async () => {
+    const memories = setup();
+    const { inserted } = await memories.create(tenant, [
+      { text: 'Ada sails on weekends.', userId: 'ada', namespace: 'home' },
+      { text: 'Bob: my bank PIN is 4321.', userId: 'bob', namespace: 'home' },
+      { text: 'Ada: the office door code is 77.', userId: 'ada', namespace: 'work' },
+    ]);
+    const [own, bobs, otherNamespace] = inserted;
+    const set = await memories.workingSet(tenant, {
+      query: 'weekend plans',
+      userId: 'ada',
+      namespace: 'home',
+      pins: new Set([own?.id ?? '', bobs?.id ?? '', otherNamespace?.id ?? '']),
+    });
+    const ids = set.items.map((item) => item.id);
+    expect(ids).toContain(own?.id);
+    expect(ids).not.toContain(bobs?.id);
+    expect(ids).not.toContain(otherNamespace?.id);
+    expect(set.memories.map((memory) => memory.text).join(' ')).not.toContain('4321');
+  });
+
   it('writes a batch of working-set uses in one store call per distinct use count', async () => {
     const store = createMemoryRecordStore();
     const calls: { ids: string[]; times: number | undefined }[] = [];

@@ -3,9 +3,14 @@ import {
   type WorkingSet,
   type WorkingSetOptions,
 } from '../../core/ranking/rank-working-set.js';
-import type { MemoryFilterInput, MemoryRecord } from '../../core/schemas/memory-record.js';
+import {
+  type MemoryFilterInput,
+  type MemoryRecord,
+  memoryFilterSchema,
+} from '../../core/schemas/memory-record.js';
 import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
 import { hybridSearch } from '../../retrieval/hybrid-search.js';
+import { matchesMemoryFilter } from '../../stores/memory-filter.js';
 import type { MemoryRecordStore } from '../../stores/memory-record-store.js';
 
 export interface WorkingSetRequest {
@@ -36,25 +41,30 @@ export async function searchWorkingSet(
   request: WorkingSetRequest,
   now: Date,
 ): Promise<WorkingSet & { memories: MemoryRecord[] }> {
+  const filter: MemoryFilterInput = {
+    ...request.filter,
+    userId: { eq: request.userId },
+    ...(request.namespace != null ? { namespace: { eq: request.namespace } } : {}),
+  };
   const { hits } = await hybridSearch(
     store,
     embedder,
     tenantId,
-    {
-      text: request.query,
-      limit: request.candidates ?? 50,
-      filter: {
-        ...request.filter,
-        userId: { eq: request.userId },
-        ...(request.namespace != null ? { namespace: { eq: request.namespace } } : {}),
-      },
-    },
+    { text: request.query, limit: request.candidates ?? 50, filter },
     now,
     { countTotal: false },
   );
   const found = new Set(hits.map((hit) => hit.memory.id));
   const missingPins = [...(request.pins ?? [])].filter((id) => !found.has(id));
-  const pinned = missingPins.length > 0 ? await store.getMemories(tenantId, missingPins) : [];
+  // A pin names a memory by id, so it passes the same filter as the search: another user's (or
+  // namespace's, or type's) memory never enters this subject's working set through a pin.
+  const allowed = memoryFilterSchema.parse(filter);
+  const pinned =
+    missingPins.length > 0
+      ? (await store.getMemories(tenantId, missingPins)).filter((memory) =>
+          matchesMemoryFilter(memory, allowed),
+        )
+      : [];
   const candidates = [
     // Hybrid relevance (BM25 and vectors fused), not the vector distance alone.
     ...hits.map((hit) => ({ memory: hit.memory, similarity: hit.relevance })),
