@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
 
 const parse = (input: unknown) => z.object(filterArguments).parse(input);
+/** Procedures are engram's, unknown to AMS clients: every filter leaves them out, as REST's does. */
+const noProcedures = { none: ['procedural'] };
 
 describe('toMemoryFilter', () => {
   it('maps AMS field names and keeps every operator', () => {
@@ -18,13 +20,14 @@ describe('toMemoryFilter', () => {
       userId: { eq: 'ada', ne: 'bob' },
       topics: { any: ['a', 'b'], all: ['c'], none: ['d'] },
       sessionId: { exists: true },
+      memoryType: noProcedures,
     });
   });
 
   it('accepts the clients’ aliases in_, not_eq and not_in', () => {
     expect(
       toMemoryFilter(parse({ namespace: { in_: ['x'], not_eq: 'y', not_in: ['z'], none: ['w'] } })),
-    ).toEqual({ namespace: { any: ['x'], ne: 'y', none: ['w', 'z'] } });
+    ).toEqual({ namespace: { any: ['x'], ne: 'y', none: ['w', 'z'] }, memoryType: noProcedures });
   });
 
   it('turns between and eq into inclusive bounds, keeping the tightest', () => {
@@ -36,6 +39,7 @@ describe('toMemoryFilter', () => {
         }),
       ),
     ).toEqual({
+      memoryType: noProcedures,
       createdAt: { gte: '2024-01-10T00:00:00.000Z', lte: '2024-02-01T00:00:00.000Z' },
       eventDate: {
         gt: '2024-01-01T00:00:00.000Z',
@@ -52,7 +56,10 @@ describe('toMemoryFilter', () => {
     expect(() => parse({ created_at: { gt: 'last week' } })).toThrow(/ISO 8601/);
   });
 
-  it('adds no condition for absent arguments', () => {
-    expect(toMemoryFilter(parse({}))).toEqual({});
+  it('adds no condition for absent arguments but the one REST adds: never a procedure', () => {
+    expect(toMemoryFilter(parse({}))).toEqual({ memoryType: noProcedures });
+    expect(toMemoryFilter(parse({ memory_type: { any: ['semantic', 'episodic'] } }))).toEqual({
+      memoryType: { any: ['semantic', 'episodic'], none: ['procedural'] },
+    });
   });
 });

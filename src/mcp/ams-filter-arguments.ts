@@ -99,19 +99,24 @@ function toDateRange(filter: DateFilterArgument): DateRange {
   };
 }
 
-/** engram's memory filter for the AMS filter arguments; absent arguments add no condition. */
+/**
+ * engram's memory filter for the AMS filter arguments; absent arguments add no condition, and
+ * procedures (engram's fourth memory type, unknown to AMS clients, pending ones unreviewed) are
+ * always left out, as the REST search leaves them out.
+ */
 export function toMemoryFilter(filters: FilterArguments): MemoryFilterInput {
   const tag = (value: TagFilterArgument | undefined) =>
     value === undefined ? undefined : toTagFilter(value);
   const date = (value: DateFilterArgument | undefined) =>
     value === undefined ? undefined : toDateRange(value);
+  const memoryType = tag(filters.memory_type) ?? {};
   const entries = {
     sessionId: tag(filters.session_id),
     namespace: tag(filters.namespace),
     userId: tag(filters.user_id),
     topics: tag(filters.topics),
     entities: tag(filters.entities),
-    memoryType: tag(filters.memory_type),
+    memoryType: { ...memoryType, none: [...(memoryType.none ?? []), 'procedural'] },
     createdAt: date(filters.created_at),
     lastAccessed: date(filters.last_accessed),
     eventDate: date(filters.event_date),
