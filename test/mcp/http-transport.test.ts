@@ -28,6 +28,32 @@ describe('MCP over streamable HTTP at /mcp', () => {
     { sources: false },
   );
 
+  it('deletes a memory with the memories merged into it, as REST does: no old text lingers', async () => {
+    const { engram } = server();
+    const [old] = (
+      await engram.memories.create('default', [
+        { id: 'merge-old', text: 'Door code 9999', userId: 'mcp-del' },
+      ])
+    ).inserted;
+    if (!old) throw new Error('not created');
+    const now = new Date().toISOString();
+    await engram.store.memories.supersede('default', 'merge-old', {
+      ...old,
+      id: 'merge-new',
+      text: 'Door code changed',
+      createdAt: now,
+      updatedAt: now,
+      validFrom: now,
+      memoryHash: 'hash-merge-new',
+      embedding: null,
+    });
+    const answer = await callOk<{ deleted: number }>(client as Client, 'delete_long_term_memories', {
+      memory_ids: ['merge-new'],
+    });
+    expect(answer.deleted).toBe(1);
+    expect(await engram.store.memories.getMemories('default', ['merge-old', 'merge-new'])).toEqual([]);
+  });
+
   it('runs through the authentication hook: the principal’s tenant is the one REST uses', async () => {
     await callOk(client as Client, 'append_working_memory', {
       session_id: 'shared-with-rest',
