@@ -54,6 +54,16 @@ describe('toMemoryFilter', () => {
     expect(() => parse({ created_at: { ne: '2024-01-01T00:00:00Z' } })).toThrow();
     expect(() => parse({ topics: { any: ['a'], in_: ['b'] } })).toThrow(/not both/);
     expect(() => parse({ created_at: { gt: 'last week' } })).toThrow(/ISO 8601/);
+    // A long one is refused by its length, and the error does not quote it whole.
+    const long = 'X'.repeat(500_000);
+    let message = '';
+    try {
+      parse({ created_at: { gt: long } });
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).not.toBe('');
+    expect(message.length).toBeLessThan(2_000);
   });
 
   it('adds no condition for absent arguments but the one REST adds: never a procedure', () => {

@@ -6,11 +6,13 @@ import { amsDateTime } from '../server/ams/ams-datetime.js';
 export const dateTimeArgument = () =>
   z
     .string()
+    // No date-time is longer (microseconds and an offset: 32); the bound keeps errors short too.
+    .max(64)
     .describe('ISO 8601 date-time, e.g. "2024-01-15T09:30:00Z"')
     .transform((text, context) => {
       const parsed = amsDateTime().safeParse(text);
       if (parsed.success) return parsed.data;
-      context.addIssue({ code: 'custom', message: `Not an ISO 8601 date-time: ${text}` });
+      context.addIssue({ code: 'custom', message: `Not an ISO 8601 date-time: ${JSON.stringify(text)}` });
       return z.NEVER;
     });
 
