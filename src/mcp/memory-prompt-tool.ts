@@ -5,14 +5,16 @@ import { buildMemoryPrompt } from '../engine/context/memory-prompt.js';
 import { amsModeOf } from '../retrieval/resolve-search-mode.js';
 import { amsModelNames, amsModelWindows } from '../server/ams/ams-model-windows.js';
 import { findUniqueSession } from '../server/ams/find-unique-session.js';
-import { tagFilterArgument } from './ams-filter-arguments.js';
 import { toAmsSearchResult } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
 import { searchArguments, toSearchRequest } from './long-term-memory-tools.js';
 
-/** AMS passes `{"eq": "id"}`; a bare id is accepted too. */
+/**
+ * AMS passes `{"eq": "id"}`; a bare id is accepted too. It names one conversation, so any other
+ * operator (`any`, `ne`, …) is a bad argument, never silently dropped.
+ */
 const sessionIdArgument = z
-  .union([z.string().min(1).max(256), tagFilterArgument])
+  .union([z.string().min(1).max(256), z.strictObject({ eq: z.string().min(1).max(256) })])
   .describe('The conversation whose summary and recent messages come first: {"eq": "<session id>"}');
 
 /**

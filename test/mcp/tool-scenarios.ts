@@ -376,6 +376,10 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
         /-32602/,
       );
       expect(await callRejected(client(), 'memory_prompt', { query: '' })).toMatch(/-32602/);
+      // session_id names one conversation: another operator is refused, never dropped.
+      for (const session_id of [{ any: ['prompt-2'] }, { eq: 'prompt-2', ne: 'prompt-2' }]) {
+        expect(await callRejected(client(), 'memory_prompt', { query: 'x', session_id })).toMatch(/-32602/);
+      }
     });
   });
 
