@@ -30,7 +30,7 @@ describe('toMemoryFilter', () => {
     ).toEqual({ namespace: { any: ['x'], ne: 'y', none: ['w', 'z'] }, memoryType: noProcedures });
   });
 
-  it('turns between and eq into inclusive bounds, keeping the tightest', () => {
+  it('turns between into inclusive bounds and eq into its whole second (as REST), keeping the tightest', () => {
     expect(
       toMemoryFilter(
         parse({
@@ -44,7 +44,7 @@ describe('toMemoryFilter', () => {
       eventDate: {
         gt: '2024-01-01T00:00:00.000Z',
         gte: '2024-03-05T09:00:00.000Z',
-        lte: '2024-03-05T09:00:00.000Z',
+        lt: '2024-03-05T09:00:01.000Z',
       },
     });
   });

@@ -91,11 +91,16 @@ function toDateRange(filter: DateFilterArgument): DateRange {
     dates.filter((date) => date !== undefined).sort((a, b) => Date.parse(b) - Date.parse(a))[0];
   const earliest = (...dates: (string | undefined)[]) =>
     dates.filter((date) => date !== undefined).sort((a, b) => Date.parse(a) - Date.parse(b))[0];
-  const gte = latest(filter.gte, filter.eq, from);
-  const lte = earliest(filter.lte, filter.eq, to);
+  // `eq` matches its whole second, as the REST filter does (AMS compares whole seconds).
+  const second = filter.eq === undefined ? undefined : Math.floor(Date.parse(filter.eq) / 1_000) * 1_000;
+  const eqFrom = second === undefined ? undefined : new Date(second).toISOString();
+  const eqBefore = second === undefined ? undefined : new Date(second + 1_000).toISOString();
+  const gte = latest(filter.gte, eqFrom, from);
+  const lte = earliest(filter.lte, to);
+  const lt = earliest(filter.lt, eqBefore);
   return {
     ...(filter.gt !== undefined ? { gt: filter.gt } : {}),
-    ...(filter.lt !== undefined ? { lt: filter.lt } : {}),
+    ...(lt !== undefined ? { lt } : {}),
     ...(gte !== undefined ? { gte } : {}),
     ...(lte !== undefined ? { lte } : {}),
   };
