@@ -118,7 +118,10 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
           .min(1)
           .max(MAX_TTL_SECONDS)
           .nullish()
-          .describe('Expire the session this many seconds after its last write; null = never'),
+          .describe(
+            'For a session this append creates: expire it this many seconds after its last write ' +
+              '(null = never). An existing session keeps its own TTL.',
+          ),
       },
       annotations: { destructiveHint: false, idempotentHint: false },
     },
