@@ -1,7 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { NotFoundError } from '../core/errors.js';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
 import { toSessionKey } from '../engine/sessions/session-ref.js';
+import { findUniqueSession } from '../server/ams/find-unique-session.js';
 import { toComponentsBody } from '../server/extensions/working-set-routes.js';
 import { toAmsMemoryRecord } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
@@ -13,6 +15,21 @@ import { defineTool, type McpContext } from './define-tool.js';
  */
 export function registerMemoryQueryTool(server: McpServer, context: McpContext): void {
   const { engram, tenantId } = context;
+  /** The session by its exact key, else the one with this id (as get_working_memory); else not found. */
+  const sessionOf = async (sessionId: string, userId: string, namespace: string | null | undefined) => {
+    const key = toSessionKey({ tenantId, sessionId, userId, namespace: namespace ?? null });
+    const exact = await engram.store.getSession(key);
+    if (exact) return exact;
+    const found = await findUniqueSession(engram, {
+      tenantId,
+      sessionId,
+      userId,
+      namespace: namespace ?? null,
+    });
+    const session = found ? await engram.store.getSession(toSessionKey(found)) : null;
+    if (!session) throw new NotFoundError('Session', sessionId);
+    return session;
+  };
   defineTool(
     server,
     context,
@@ -32,21 +49,17 @@ export function registerMemoryQueryTool(server: McpServer, context: McpContext):
       },
     },
     async (args) => {
-      const session = args.session_id
-        ? await engram.store.getSession(
-            toSessionKey({
-              tenantId,
-              sessionId: args.session_id,
-              userId: args.user_id,
-              namespace: args.namespace ?? null,
-            }),
-          )
-        : null;
+      const session = args.session_id ? await sessionOf(args.session_id, args.user_id, args.namespace) : null;
       const set = await engram.memories.workingSet(tenantId, {
         query: args.query,
         userId: args.user_id,
         namespace: args.namespace ?? null,
-        ...(args.memory_types ? { filter: { memoryType: { any: args.memory_types } } } : {}),
+        // As assembly's semantic source and REST's working set see it: facts and turns (or the types
+        // asked for), never knowledge chunks.
+        filter: {
+          memoryType: { any: args.memory_types ?? ['semantic', 'message'] },
+          documentId: { exists: false },
+        },
         ...(session
           ? { pins: new Set(session.workingSet.pinned), removals: new Set(session.workingSet.removed) }
           : {}),

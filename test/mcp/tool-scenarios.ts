@@ -29,6 +29,7 @@ interface AmsRecord {
   id: string;
   text: string;
   user_id: string | null;
+  memory_type: string;
   topics: string[];
   supersedes: string | null;
   superseded_by: string | null;
@@ -246,6 +247,19 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
         memory_types: ['episodic'],
       });
       expect(episodic.items.map((item) => item.memory.text)).toEqual(['Barbara visited Lisbon in May']);
+      // Without memory_types: what assembly's semantic source sees (facts and turns, no episodes).
+      const plain = await callOk<{ items: { memory: AmsRecord }[] }>(client(), 'memory.query', {
+        query: 'coffee Lisbon',
+        user_id: 'barbara',
+      });
+      expect(plain.items.map((item) => item.memory.memory_type)).not.toContain('episodic');
+      // A session that does not exist is not found, never silently ignored.
+      const missing = await callFailing(client(), 'memory.query', {
+        query: 'coffee',
+        user_id: 'barbara',
+        session_id: 'no-such-session',
+      });
+      expect(missing.code).toBe('not_found');
     });
 
     it('answers errors as isError results: engram errors with their code, bad arguments from the schema', async () => {
