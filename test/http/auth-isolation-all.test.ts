@@ -171,10 +171,18 @@ describe("tenant B's admin sees and changes nothing of tenant A", () => {
       expect((await callFailing(client, 'get_working_memory', { session_id: 'chat-1' })).code).toBe(
         'not_found',
       );
-      const query = await callOk(client, 'memory.query', {
+      // Tenant A's session is not found from tenant B, as get_working_memory says; without it, B
+      // sees none of A's memories.
+      const withSession = await callFailing(client, 'memory.query', {
         query: 'kettle',
         user_id: 'ada',
         session_id: 'chat-1',
+        namespace: 'shop',
+      });
+      expect(withSession.code).toBe('not_found');
+      const query = await callOk(client, 'memory.query', {
+        query: 'kettle',
+        user_id: 'ada',
         namespace: 'shop',
       });
       expect(query).toMatchObject({ items: [] });
