@@ -177,6 +177,37 @@ describe('long-term memory', () => {
     expect((await memories.get(tenant, sailing?.id ?? '')).accessCount).toBe(1);
   });
 
+  it('deletes a memory with the memories merged into it (and what it was merged into)', async () => {
+    const store = createMemoryRecordStore();
+    const memories = createLongTermMemory(store, embedder);
+    const [old] = (await memories.create(tenant, [{ id: 'old', text: 'Door code 9999', userId: 'ada' }]))
+      .inserted;
+    if (!old) throw new Error('not created');
+    const merge = async (from: string, to: string, text: string) => {
+      const [record] = await store.getMemories(tenant, [from]);
+      if (!record) throw new Error(`no ${from}`);
+      const now = new Date(Date.parse(record.createdAt) + 1).toISOString();
+      await store.supersede(tenant, from, {
+        ...record,
+        id: to,
+        text,
+        createdAt: now,
+        updatedAt: now,
+        validFrom: now,
+        memoryHash: `hash-${to}`,
+        embedding: null,
+      });
+    };
+    await merge('old', 'middle', 'Door code 1234');
+    await merge('middle', 'new', 'Door code changed');
+    await memories.create(tenant, [{ id: 'other', text: 'Ada likes tea', userId: 'ada' }]);
+    // Named by the middle of its chain, the whole chain goes; nothing else does.
+    expect(await memories.delete(tenant, ['middle'])).toBe(3);
+    expect(await store.getMemories(tenant, ['old', 'middle', 'new', 'other'])).toMatchObject([
+      { id: 'other' },
+    ]);
+  });
+
   it("never takes another user's (or namespace's) memory into a working set through a pin", async () => {
     const memories = setup();
     const { inserted } = await memories.create(tenant, [

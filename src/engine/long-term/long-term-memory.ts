@@ -36,6 +36,8 @@ export type { WorkingSetRequest } from './working-set.js';
 
 /** Most records one create, edit or delete may name. */
 export const MAX_MEMORY_BATCH = 1_000;
+/** Most records one delete removes with the merge chains of the ids it names. */
+const MAX_LINKED_DELETES = 10 * MAX_MEMORY_BATCH;
 const tenantSchema = z.string().min(1).max(256);
 const idsSchema = z.array(z.string().min(1).max(128)).min(1).max(MAX_MEMORY_BATCH);
 const pageSchema = z.object({
@@ -78,6 +80,11 @@ export interface LongTermMemory {
    * NotFoundError if absent.
    */
   history(tenantId: string, id: string, range?: HistoryRange): Promise<MemoryHistory>;
+  /**
+   * Deletes the memories `ids` name, each with every memory linked to it by merges (those merged
+   * into it, and what it was merged into): a deleted memory's old text must not linger under the
+   * id it had before a merge. Resolves how many records went.
+   */
   delete(tenantId: string, ids: string[]): Promise<number>;
   list(
     tenantId: string,
@@ -315,7 +322,23 @@ export function createLongTermMemory(
     },
 
     async delete(tenantId, ids) {
-      return store.deleteMemories(tenantId, parseWith(idsSchema, ids, 'memory ids'));
+      const named = parseWith(idsSchema, ids, 'memory ids');
+      // Merge links, followed both ways one read per step, up to a bound on what one call deletes.
+      const all = new Set(named);
+      let frontier = named;
+      while (frontier.length > 0 && all.size < MAX_LINKED_DELETES) {
+        const next: string[] = [];
+        for (const memory of await store.getMemories(tenantId, frontier)) {
+          for (const linked of [memory.supersedes, memory.supersededBy]) {
+            if (linked !== null && !all.has(linked)) {
+              all.add(linked);
+              next.push(linked);
+            }
+          }
+        }
+        frontier = next;
+      }
+      return store.deleteMemories(tenantId, [...all]);
     },
 
     async list(tenantId, filter = {}, page = {}) {
