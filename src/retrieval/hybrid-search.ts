@@ -108,8 +108,9 @@ export const searchRequestSchema = z.object({
    */
   order: z.enum(['relevance', 'created_desc', 'created_asc']).default('relevance'),
   /**
-   * Characters of text in the page: past its first hit, the page ends before the hit whose text
-   * would bring it past this (`takeWithinChars`), and `SearchResult.textCut` says so. A ranked
+   * Characters of text (and metadata, as JSON) in the page: past its first hit, the page ends
+   * before the hit whose text would bring it past this (`takeWithinChars`, `hitTextChars`), and
+   * `SearchResult.textCut` says so. A ranked
    * search then reads only the records that can reach that shorter page: an MCP page of 100
    * memories of 20,000 characters reads 31 records, not all 100. Unset: `limit` alone.
    */

@@ -238,8 +238,25 @@ export async function rankPool(input: PoolRankingInput): Promise<PoolRanking> {
   return { scored, added };
 }
 
-/** A hit's size in a page bounded by text (`maxTextChars`): its memory's characters. */
-export const hitTextChars = (hit: SearchHit): number => hit.memory.text.length;
+/** Each record's size, measured once (a page's check reads it again for every step). */
+const measured = new WeakMap<MemoryRecord, number>();
+
+/**
+ * A record's size in a page bounded by text (`maxTextChars`): its text's characters and, when it
+ * has any, its metadata's as JSON (a client's metadata can dwarf the text; it goes out with it).
+ */
+function recordChars(memory: MemoryRecord): number {
+  let chars = measured.get(memory);
+  if (chars === undefined) {
+    const metadata = Object.keys(memory.metadata).length > 0 ? JSON.stringify(memory.metadata).length : 0;
+    chars = memory.text.length + metadata;
+    measured.set(memory, chars);
+  }
+  return chars;
+}
+
+/** A hit's size in a page bounded by text (`maxTextChars`): its memory's text and metadata. */
+export const hitTextChars = (hit: SearchHit): number => recordChars(hit.memory);
 
 /** The order of search results: score, then id. */
 export const byScore = (a: SearchHit, b: SearchHit): number =>
@@ -258,7 +275,7 @@ function pageFilled(scored: readonly SearchHit[], top: number, page: { offset: n
 /** How many records likely fill `maxChars` of text, judged by those read so far (one when none). */
 function textStep(read: readonly Candidate[], maxChars: number): number {
   if (read.length === 0) return 1;
-  const average = read.reduce((sum, { memory }) => sum + memory.text.length, 0) / read.length;
+  const average = read.reduce((sum, { memory }) => sum + recordChars(memory), 0) / read.length;
   return Math.ceil(maxChars / Math.max(1, average)) + 1;
 }
 

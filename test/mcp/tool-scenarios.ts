@@ -200,6 +200,30 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
       }
     });
 
+    it('counts a memory’s metadata in the page bound, since it goes out with the text', async () => {
+      // 8 short memories with 60,000 characters of metadata each: 4 fit in 250,000.
+      const memories = Array.from({ length: 8 }, (_, index) => ({
+        text: `Metadata note ${index} on the archive policy`,
+        user_id: 'big-metadata',
+        metadata: { blob: 'm'.repeat(60_000) },
+      }));
+      await callOk(client(), 'create_long_term_memories', { memories });
+      type Page = { memories: unknown[]; next_offset: number | null };
+      const sizes: number[] = [];
+      for (let offset: number | null = 0; offset !== null; ) {
+        const page: Page = await callOk<Page>(client(), 'search_long_term_memory', {
+          text: 'archive policy',
+          user_id: { eq: 'big-metadata' },
+          limit: 100,
+          offset,
+        });
+        sizes.push(page.memories.length);
+        expect(JSON.stringify(page).length).toBeLessThan(300_000);
+        offset = page.next_offset;
+      }
+      expect(sizes).toEqual([4, 4]);
+    });
+
     it('reports a repeated memory as a duplicate instead of storing it twice', async () => {
       const memory = { text: 'Ken likes the C language', user_id: 'ken' };
       const first = await callOk<{ memory_ids: string[] }>(client(), 'create_long_term_memories', {
