@@ -13,7 +13,20 @@ import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-
 import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
 
-const tags = () => z.array(z.string().max(256)).max(100).nullish();
+/** Tags as REST takes them: AMS stores them comma-separated, so a tag with a comma is refused. */
+const tags = () =>
+  z
+    .array(
+      z
+        .string()
+        .max(256)
+        .refine(
+          (tag) => !tag.includes(','),
+          'A tag cannot contain a comma (AMS stores tags comma-separated)',
+        ),
+    )
+    .max(100)
+    .nullish();
 const unitInterval = () => z.number().min(0).max(1).nullish();
 
 /** The fields of a memory an agent may set, as AMS names them (plus engram's salience and confidence). */

@@ -294,6 +294,12 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
         text: 'x',
       });
       expect(editMissing.code).toBe('not_found');
+      // A tag with a comma is refused, as REST refuses it (AMS stores tags comma-separated).
+      expect(
+        await callRejected(client(), 'create_long_term_memories', {
+          memories: [{ text: 'Ada likes tea', topics: ['drinks,tea'] }],
+        }),
+      ).toMatch(/-32602/);
       const nothing = await callFailing(client(), 'edit_long_term_memory', { memory_id: 'unknown-id' });
       expect(nothing).toMatchObject({ code: 'validation_failed', mcpCode: mcpCodeByCategory.validation });
       const emptyText = await callFailing(client(), 'create_long_term_memories', {
