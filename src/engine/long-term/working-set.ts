@@ -10,7 +10,7 @@ import {
 } from '../../core/schemas/memory-record.js';
 import type { EmbeddingProvider } from '../../providers/embeddings/embedding-provider.js';
 import { hybridSearch } from '../../retrieval/hybrid-search.js';
-import { matchesMemoryFilter } from '../../stores/memory-filter.js';
+import { compileMemoryFilter } from '../../stores/memory-filter.js';
 import type { MemoryRecordStore } from '../../stores/memory-record-store.js';
 
 export interface WorkingSetRequest {
@@ -58,13 +58,12 @@ export async function searchWorkingSet(
   const missingPins = [...(request.pins ?? [])].filter((id) => !found.has(id));
   // A pin names a memory by id, so it passes the same filter as the search: another user's (or
   // namespace's, or type's) memory never enters this subject's working set through a pin.
-  const allowed = memoryFilterSchema.parse(filter);
-  const pinned =
-    missingPins.length > 0
-      ? (await store.getMemories(tenantId, missingPins)).filter((memory) =>
-          matchesMemoryFilter(memory, allowed),
-        )
-      : [];
+  const pinned: MemoryRecord[] = [];
+  if (missingPins.length > 0) {
+    const allowed = compileMemoryFilter(memoryFilterSchema.parse(filter));
+    for (const memory of await store.getMemories(tenantId, missingPins))
+      if (allowed(memory)) pinned.push(memory);
+  }
   const candidates = [
     // Hybrid relevance (BM25 and vectors fused), not the vector distance alone.
     ...hits.map((hit) => ({ memory: hit.memory, similarity: hit.relevance })),
