@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { NotFoundError } from '../core/errors.js';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
 import { toSessionKey } from '../engine/sessions/session-ref.js';
-import { findUniqueSession } from '../server/ams/find-unique-session.js';
 import { toComponentsBody } from '../server/extensions/working-set-routes.js';
 import { toAmsMemoryRecord } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
+import { resolveSession } from './working-memory-tools.js';
 
 /**
  * `memory.query`: the working set for a query and a subject (user + namespace), as assembly sees
@@ -15,21 +15,6 @@ import { defineTool, type McpContext } from './define-tool.js';
  */
 export function registerMemoryQueryTool(server: McpServer, context: McpContext): void {
   const { engram, tenantId } = context;
-  /** The session by its exact key, else the one with this id (as get_working_memory); else not found. */
-  const sessionOf = async (sessionId: string, userId: string, namespace: string | null | undefined) => {
-    const key = toSessionKey({ tenantId, sessionId, userId, namespace: namespace ?? null });
-    const exact = await engram.store.getSession(key);
-    if (exact) return exact;
-    const found = await findUniqueSession(engram, {
-      tenantId,
-      sessionId,
-      userId,
-      namespace: namespace ?? null,
-    });
-    const session = found ? await engram.store.getSession(toSessionKey(found)) : null;
-    if (!session) throw new NotFoundError('Session', sessionId);
-    return session;
-  };
   defineTool(
     server,
     context,
@@ -49,7 +34,12 @@ export function registerMemoryQueryTool(server: McpServer, context: McpContext):
       },
     },
     async (args) => {
-      const session = args.session_id ? await sessionOf(args.session_id, args.user_id, args.namespace) : null;
+      // Found as get_working_memory finds it; a session that does not exist is not found.
+      const found = args.session_id
+        ? await resolveSession(context, { ...args, session_id: args.session_id })
+        : null;
+      if (found && !found.exists) throw new NotFoundError('Session', found.ref.sessionId);
+      const session = found ? await engram.store.getSession(toSessionKey(found.ref)) : null;
       const set = await engram.memories.workingSet(tenantId, {
         query: args.query,
         userId: args.user_id,

@@ -36,7 +36,7 @@ const messageArgument = z.object({
  * the one session with this id that matches the namespace and user given (as REST GET does), else
  * the exact key (a write then creates it).
  */
-async function resolveSession(
+export async function resolveSession(
   context: McpContext,
   args: { session_id: string; user_id?: string | null | undefined; namespace?: string | null | undefined },
 ): Promise<{ ref: SessionRef; exists: boolean }> {
