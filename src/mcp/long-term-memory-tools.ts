@@ -8,7 +8,6 @@ import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
 import { amsModeOf, resolveSearchMode } from '../retrieval/resolve-search-mode.js';
 import { toAmsVersion } from '../server/ams/long-term-memory-mapper.js';
-import { deleteWithVersions } from '../server/ams/memory-versions.js';
 import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
 import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
@@ -282,8 +281,8 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
     async (args) => {
       // All or nothing: one id of a knowledge chunk or a procedure refuses the whole call.
       await assertIdsFreeStanding(engram.store.memories, tenantId, args.memory_ids);
-      // Each with every version linked to it by merges, as REST deletes: its old text must not linger.
-      const deleted = await deleteWithVersions(engram, tenantId, args.memory_ids);
+      // Each with every memory linked to it by merges: its old text must not linger.
+      const deleted = await engram.memories.delete(tenantId, args.memory_ids);
       return { status: `ok, deleted ${deleted} memories`, deleted };
     },
   );

@@ -83,7 +83,8 @@ export interface LongTermMemory {
   /**
    * Deletes the memories `ids` name, each with every memory linked to it by merges (those merged
    * into it, and what it was merged into): a deleted memory's old text must not linger under the
-   * id it had before a merge. Resolves how many records went.
+   * id it had before a merge. Resolves how many of `ids` named a memory that existed (ids of one
+   * chain count once).
    */
   delete(tenantId: string, ids: string[]): Promise<number>;
   list(
@@ -323,22 +324,32 @@ export function createLongTermMemory(
 
     async delete(tenantId, ids) {
       const named = parseWith(idsSchema, ids, 'memory ids');
-      // Merge links, followed both ways one read per step, up to a bound on what one call deletes.
-      const all = new Set(named);
-      let frontier = named;
-      while (frontier.length > 0 && all.size < MAX_LINKED_DELETES) {
+      // Merge links, followed both ways one read per step, up to a bound on what one call deletes;
+      // `chainOf` joins the ids of one chain, so a memory named by two of its ids counts once.
+      const link = new Map<string, string>(named.map((id) => [id, id]));
+      const chainOf = (id: string): string => {
+        const next = link.get(id) ?? id;
+        return next === id ? id : chainOf(next);
+      };
+      const found = new Set<string>();
+      let frontier = [...new Set(named)];
+      while (frontier.length > 0 && link.size < MAX_LINKED_DELETES) {
         const next: string[] = [];
         for (const memory of await store.getMemories(tenantId, frontier)) {
+          found.add(memory.id);
           for (const linked of [memory.supersedes, memory.supersededBy]) {
-            if (linked !== null && !all.has(linked)) {
-              all.add(linked);
+            if (linked === null) continue;
+            if (!link.has(linked)) {
+              link.set(linked, linked);
               next.push(linked);
             }
+            link.set(chainOf(linked), chainOf(memory.id));
           }
         }
         frontier = next;
       }
-      return store.deleteMemories(tenantId, [...all]);
+      await store.deleteMemories(tenantId, [...link.keys()]);
+      return new Set(named.filter((id) => found.has(id)).map(chainOf)).size;
     },
 
     async list(tenantId, filter = {}, page = {}) {

@@ -35,7 +35,7 @@ import {
   searchResponseSchema,
 } from './long-term-memory-schemas.js';
 import { planSearch, touchHits } from './long-term-memory-search.js';
-import { deleteWithVersions, resolveCurrent, resolveLatest } from './memory-versions.js';
+import { deleteMemories, resolveCurrent, resolveLatest } from './memory-versions.js';
 import { upsertMemories } from './upsert-memories.js';
 
 const PAGE = 1_000;
@@ -270,7 +270,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     const ids = readMemoryIds(request);
     // All or nothing: one id of a knowledge chunk or a procedure refuses the whole request (409).
     await assertIdsFreeStanding(engram.store.memories, tenantId, ids);
-    const deleted = await deleteWithVersions(engram, tenantId, ids);
+    const deleted = await deleteMemories(engram, tenantId, ids);
     return { status: `ok, deleted ${deleted} memories` };
   };
   app.delete('/v1/long-term-memory', { config: { docs: deleteDocs } }, remove);
@@ -296,7 +296,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
         if (seen.has(memory.memoryHash)) duplicates.push(memory.id);
         seen.add(memory.memoryHash);
       }
-      await deleteWithVersions(engram, tenantId, duplicates);
+      await deleteMemories(engram, tenantId, duplicates);
       const { total } = await engram.memories.list(tenantId, filter, { limit: 1, offset: 0 });
       return { status: `ok, ${total} memories remaining after compaction` };
     },
@@ -321,7 +321,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
       const body = readBody(request, forgetBodySchema);
       const candidates = await listAll(engram, tenantId, scopeFilter(query), query.limit);
       const ids = selectForgotten(candidates, body.policy, new Set(body.pinned_ids ?? []), new Date());
-      if (!query.dry_run) await deleteWithVersions(engram, tenantId, ids);
+      if (!query.dry_run) await deleteMemories(engram, tenantId, ids);
       return { scanned: candidates.length, deleted: ids.length, deleted_ids: ids, dry_run: query.dry_run };
     },
   );

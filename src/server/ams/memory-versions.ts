@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '../../core/schemas/memory-record.js';
+import { MAX_MEMORY_BATCH } from '../../engine/long-term/long-term-memory.js';
 import type { Engram } from '../../engram.js';
 
 /** Longest version chain followed; edits of one memory beyond this are not expected. */
@@ -37,43 +38,18 @@ export async function resolveCurrent(
 }
 
 /**
- * Ids of the memory `id` and of the memories linked to it by merges (older and newer), which is how
- * pre-migration version chains are linked too; [] when absent or a procedure.
+ * Deletes the memories `ids` name, each with the memories linked to it by merges
+ * (`memories.delete`), in batches of the engine's limit (a compaction or a forget may name more,
+ * or none); resolves how many named a memory that existed.
  */
-export async function versionIds(engram: Engram, tenantId: string, id: string): Promise<string[]> {
-  const start = await one(engram, tenantId, id);
-  if (!start || start.memoryType === 'procedural') return [];
-  const ids = [start.id];
-  let older = start.supersedes;
-  while (older && ids.length < MAX_VERSIONS) {
-    const memory = await one(engram, tenantId, older);
-    if (!memory) break;
-    ids.push(memory.id);
-    older = memory.supersedes;
-  }
-  let newer = start.supersededBy;
-  while (newer && ids.length < MAX_VERSIONS) {
-    const memory = await one(engram, tenantId, newer);
-    if (!memory) break;
-    ids.push(memory.id);
-    newer = memory.supersededBy;
-  }
-  return ids;
-}
-
-/**
- * Deletes the memories `ids` name, each with all its versions (a deleted memory's old text must not
- * linger); resolves how many of `ids` named a memory that existed.
- */
-export async function deleteWithVersions(engram: Engram, tenantId: string, ids: string[]): Promise<number> {
+export async function deleteMemories(
+  engram: Engram,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<number> {
   let deleted = 0;
-  const all = new Set<string>();
-  for (const id of new Set(ids)) {
-    const chain = await versionIds(engram, tenantId, id);
-    if (chain.length === 0 || chain.every((version) => all.has(version))) continue;
-    deleted++;
-    for (const version of chain) all.add(version);
+  for (let start = 0; start < ids.length; start += MAX_MEMORY_BATCH) {
+    deleted += await engram.memories.delete(tenantId, ids.slice(start, start + MAX_MEMORY_BATCH));
   }
-  if (all.size > 0) await engram.store.memories.deleteMemories(tenantId, [...all]);
   return deleted;
 }
