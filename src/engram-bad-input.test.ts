@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EngramError, ValidationError } from './core/errors.js';
+import { MAX_METADATA_BYTES } from './core/schemas/memory-record.js';
 import { createEngram } from './engram.js';
 import { createMemoryStore } from './stores/memory/memory-store.js';
 
@@ -90,6 +91,14 @@ describe('bad input is rejected with a typed error and changes nothing', () => {
       (engram) => engram.assemble({ session, message: 'x', agent: { memory: { model: 'gpt-99' } } }),
       /Unknown model/,
     ],
+    [
+      'a pending memory whose metadata passes MAX_METADATA_BYTES',
+      (engram) =>
+        engram.sessions.put(session, {
+          memories: [{ text: 'fits', metadata: { blob: 'x'.repeat(MAX_METADATA_BYTES) } }],
+        }),
+      /MAX_METADATA_BYTES/,
+    ],
     ['empty current message', (engram) => engram.assemble({ session, message: ' ' }), /message/],
     [
       'stale version',
@@ -110,6 +119,25 @@ describe('bad input is rejected with a typed error and changes nothing', () => {
     expect((error as EngramError).message).toMatch(pattern);
     if (!(error instanceof ValidationError)) expect((error as EngramError).code).toBe('version_conflict');
     expect(await engram.sessions.get(session)).toEqual(before);
+    await engram.close();
+  });
+});
+
+describe('memory metadata is bounded like its text', () => {
+  it('refuses a create or an edit past MAX_METADATA_BYTES and stores nothing', async () => {
+    const engram = await engramWith();
+    // A key and its quotes take bytes too: this object is just over the limit, its neighbour just under.
+    const over = { blob: 'x'.repeat(MAX_METADATA_BYTES - 10) };
+    const under = { blob: 'x'.repeat(MAX_METADATA_BYTES - 11) };
+    expect(Buffer.byteLength(JSON.stringify(over))).toBe(MAX_METADATA_BYTES + 1);
+    await expect(engram.memories.create('default', [{ text: 'too much', metadata: over }])).rejects.toThrow(
+      /MAX_METADATA_BYTES/,
+    );
+    expect((await engram.memories.list('default')).total).toBe(0);
+    const { inserted } = await engram.memories.create('default', [{ text: 'just fits', metadata: under }]);
+    const id = inserted[0]?.id as string;
+    await expect(engram.memories.edit('default', id, { metadata: over })).rejects.toThrow(ValidationError);
+    expect((await engram.memories.get('default', id)).metadata).toEqual(under);
     await engram.close();
   });
 });

@@ -11,6 +11,20 @@ export type MemoryType = z.infer<typeof memoryTypeSchema>;
 /** Longest topic or entity, in characters. */
 export const MAX_TAG_CHARS = 256;
 
+/**
+ * Largest `metadata` of one memory, as JSON bytes (1 MiB, as session `data`). Metadata travels
+ * with the memory into every search page, working set and export, so a library caller (whom no
+ * body limit stops) cannot store an unbounded object. A procedure at every limit of its own
+ * (steps, examples and triggers live in metadata) stays well under it in any script.
+ */
+export const MAX_METADATA_BYTES = 1_048_576;
+
+const metadataSchema = z
+  .record(z.string(), jsonValueSchema)
+  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, {
+    message: `Memory metadata is limited to ${MAX_METADATA_BYTES} bytes of JSON (MAX_METADATA_BYTES)`,
+  });
+
 const tagListSchema = z.array(z.string().trim().min(1).max(MAX_TAG_CHARS)).max(100);
 const unitIntervalSchema = z.number().min(0).max(1);
 
@@ -39,7 +53,7 @@ export const memoryRecordInputSchema = z.object({
   salience: unitIntervalSchema.default(0.5),
   confidence: unitIntervalSchema.default(0.8),
   pinned: z.boolean().default(false),
-  metadata: z.record(z.string(), jsonValueSchema).default({}),
+  metadata: metadataSchema.default({}),
   /** A precomputed embedding; it must have the configured provider's dimensions. */
   embedding: z
     .array(z.number().refine(Number.isFinite, 'Embedding values must be finite'))

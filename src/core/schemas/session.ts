@@ -42,7 +42,7 @@ export const pendingMemorySchema = z.object({
   eventDate: isoDateTimeSchema.nullable().default(null),
   createdAt: isoDateTimeSchema.optional(),
   persistedAt: isoDateTimeSchema.nullable().default(null),
-  metadata: z.record(z.string(), jsonValueSchema).default({}),
+  metadata: memoryRecordInputSchema.shape.metadata,
 });
 export type PendingMemoryInput = z.input<typeof pendingMemorySchema>;
 export type PendingMemory = z.output<typeof pendingMemorySchema> & { id: string; createdAt: string };

@@ -189,19 +189,26 @@ describe('procedures', () => {
     expect(await procedures.match(tenant, 'support', 'What is the weather in Paris tomorrow?')).toBeNull();
   });
 
-  it('stores a procedure at every limit (a name of 200, 20 examples of 1,000 characters)', async () => {
+  it('stores a procedure at every limit (a name of 200, 20 examples of 1,000, 50 steps of 2,000 characters)', async () => {
     const { procedures } = services();
+    // Three UTF-8 bytes a character: the metadata that holds steps and examples is at its largest.
+    const wide = (prefix: string, length: number) => `${prefix} ${'中'.repeat(length - prefix.length - 1)}`;
     const procedure = await procedures.create(tenant, {
       agentId: 'support',
       name: 'N'.repeat(200),
-      examples: Array.from(
+      triggers: Array.from(
         { length: 20 },
-        (_, index) => `example ${String(index).padStart(3, '0')} ${'x'.repeat(988)}`,
+        (_, index) => `${'t'.repeat(290)}${String(index).padStart(3, '0')}`,
       ),
-      steps: ['Answer'],
+      examples: Array.from({ length: 20 }, (_, index) =>
+        wide(`example ${String(index).padStart(3, '0')}`, 1_000),
+      ),
+      steps: Array.from({ length: 50 }, (_, index) => wide(`step ${String(index).padStart(3, '0')}`, 2_000)),
     });
     expect(procedure.examples).toHaveLength(20);
     expect(procedure.examples.every((example) => example.length === 1_000)).toBe(true);
+    expect(procedure.steps.every((step) => step.length === 2_000)).toBe(true);
+    expect(procedure.triggers).toHaveLength(20);
   });
 
   it('validates triggers and steps', async () => {
