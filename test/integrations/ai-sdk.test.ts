@@ -1,6 +1,7 @@
-import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from 'ai';
+import { generateText, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV2 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createEngramClient } from '../../src/client/index.js';
 import { createEngram, type Engram } from '../../src/engram.js';
 import { engramMiddleware } from '../../src/integrations/ai-sdk/index.js';
@@ -104,6 +105,115 @@ describe('engramMiddleware with an Engram instance', () => {
       'system: You are Acme support.',
     ]);
     expect(await engram.sessions.get(other)).toBeNull();
+  });
+});
+
+describe('engramMiddleware in tool loops, failing streams and a failing engram', () => {
+  let engram: Engram;
+  beforeAll(async () => {
+    engram = await createEngram({ store: createMemoryStore(), sweepIntervalMs: 0 });
+  });
+  afterAll(async () => engram.close());
+  const contents = async (sessionId: string) =>
+    (await engram.sessions.get({ sessionId }))?.messages.map(
+      (message) => `${message.role}: ${message.content}`,
+    );
+
+  it('a tool loop: the next step sees the tool call and its result, and only the final answer is stored', async () => {
+    const prompts: string[][] = [];
+    const model = new MockLanguageModelV2({
+      doGenerate: async ({ prompt }) => {
+        prompts.push(prompt.map((message) => message.role));
+        if (!prompt.some((message) => message.role === 'tool'))
+          return {
+            content: [
+              { type: 'text', text: 'Let me look.' },
+              { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: '{"city":"Paris"}' },
+            ],
+            finishReason: 'tool-calls',
+            usage,
+            warnings: [],
+          };
+        return {
+          content: [{ type: 'text', text: 'Sunny in Paris.' }],
+          finishReason: 'stop',
+          usage,
+          warnings: [],
+        };
+      },
+    });
+    const middleware = engramMiddleware({ engram, session: { sessionId: 'tools' } });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware }),
+      prompt: 'Weather in Paris?',
+      tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => 'sunny' }) },
+      stopWhen: stepCountIs(4),
+    });
+    expect(result.text).toBe('Sunny in Paris.');
+    expect(prompts).toEqual([
+      ['system', 'user'],
+      ['system', 'user', 'assistant', 'tool'],
+    ]);
+    expect(await contents('tools')).toEqual(['user: Weather in Paris?', 'assistant: Sunny in Paris.']);
+  });
+
+  it('a stream that fails part-way (an error part, then a normal close) stores nothing', async () => {
+    const model = new MockLanguageModelV2({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: 'Your refund of $' },
+            { type: 'error', error: new Error('upstream overloaded') },
+          ],
+        }),
+      }),
+    });
+    const middleware = engramMiddleware({ engram, session: { sessionId: 'broken-stream' } });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware }),
+      prompt: 'Refund?',
+      onError: () => {},
+    });
+    for await (const _part of result.fullStream);
+    expect(await engram.sessions.get({ sessionId: 'broken-stream' })).toBeNull();
+  });
+
+  it('with onError, a failing engram degrades the call: the caller’s prompt, the answer returned', async () => {
+    const failing = {
+      ...engram,
+      assemble: async () => {
+        throw new Error('store down');
+      },
+      sessions: {
+        ...engram.sessions,
+        append: async () => {
+          throw new Error('store down');
+        },
+      },
+    } as unknown as Engram;
+    const model = mockModel('Still here.');
+    const events: string[] = [];
+    const middleware = engramMiddleware({
+      engram: failing,
+      session: { sessionId: 'degraded' },
+      onError: (error, event) =>
+        events.push(
+          `${event.phase}: ${(error as Error).message}: ${'answer' in event ? event.answer : event.message}`,
+        ),
+    });
+    const { text } = await generateText({
+      model: wrapLanguageModel({ model, middleware }),
+      prompt: 'Hello?',
+    });
+    expect(text).toBe('Still here.');
+    expect(promptOf(model, 'generate')).toEqual(['user: Hello?']);
+    expect(events).toEqual(['assemble: store down: Hello?', 'append: store down: Still here.']);
+    // Without onError the failure is the caller's to see.
+    const strict = engramMiddleware({ engram: failing, session: { sessionId: 'degraded' } });
+    await expect(
+      generateText({ model: wrapLanguageModel({ model, middleware: strict }), prompt: 'Hello?' }),
+    ).rejects.toThrow('store down');
   });
 });
 

@@ -26,7 +26,22 @@ export interface EngramMiddlewareOptions {
   keepSystemMessages?: boolean;
   /** Store the turn (user message + answer) after the model answers (default true). */
   appendTurn?: boolean;
+  /**
+   * Called when engram fails; with it, the call goes on: the model gets the caller's own prompt
+   * when the context cannot be assembled, and the answer is returned when the turn cannot be
+   * stored (the event carries the message and answer, to store later). Without it, a failure of
+   * engram fails the call.
+   */
+  onError?: (error: unknown, event: EngramMiddlewareErrorEvent) => void;
 }
+
+/** What failed, for `onError`: assembling the context, or storing the finished turn. */
+export type EngramMiddlewareErrorEvent =
+  | { phase: 'assemble'; message: string }
+  | { phase: 'append'; message: string; answer: string };
+
+/** Finish reasons of a step that does not end the turn: the model called tools, or it failed. */
+const UNFINISHED = new Set(['tool-calls', 'error']);
 
 const textOf = (message: PromptMessage): string =>
   typeof message.content === 'string'
@@ -52,6 +67,10 @@ function currentMessage(prompt: Prompt): string | undefined {
   return last ? textOf(last) : undefined;
 }
 
+/** The answer's text of one step. */
+const answerOf = (content: Array<{ type: string; text?: string }>): string =>
+  content.flatMap((part) => (part.type === 'text' && part.text ? [part.text] : [])).join('');
+
 /**
  * A Vercel AI SDK language-model middleware (`wrapLanguageModel({ model, middleware })`) that puts
  * engram in the loop: before the model runs, the prompt's conversation is replaced by engram's
@@ -70,34 +89,69 @@ export function engramMiddleware(options: EngramMiddlewareOptions): LanguageMode
   const keepSystem = options.keepSystemMessages ?? true;
   const store = options.appendTurn ?? true;
 
+  /** Runs engram's part of the call; a failure goes to `onError` when there is one, else throws. */
+  const guarded = async <T>(
+    work: () => Promise<T>,
+    event: EngramMiddlewareErrorEvent,
+  ): Promise<T | undefined> => {
+    if (!options.onError) return work();
+    try {
+      return await work();
+    } catch (error) {
+      options.onError(error, event);
+      return undefined;
+    }
+  };
+  const storeTurn = async (params: CallOptions, answer: string) => {
+    const message = currentMessage(params.prompt);
+    if (!store || !message || !answer) return;
+    await guarded(() => backend.appendTurn(scopeOf(params), message, answer), {
+      phase: 'append',
+      message,
+      answer,
+    });
+  };
+
   return {
     middlewareVersion: 'v2',
     async transformParams({ params }) {
-      const message = currentMessage(params.prompt);
-      if (message === undefined || message.trim() === '') return params;
-      const context = await backend.assemble(scopeOf(params), message, options.agentId);
-      const system = keepSystem ? params.prompt.filter((entry) => entry.role === 'system') : [];
-      return { ...params, prompt: [...system, ...toPrompt(context)] };
+      const index = params.prompt.findLastIndex((entry) => entry.role === 'user');
+      const user = params.prompt[index];
+      const message = user ? textOf(user) : '';
+      if (message.trim() === '') return params;
+      const context = await guarded(() => backend.assemble(scopeOf(params), message, options.agentId), {
+        phase: 'assemble',
+        message,
+      });
+      if (context === undefined) return params;
+      const before = params.prompt.slice(0, index);
+      const system = keepSystem ? before.filter((entry) => entry.role === 'system') : [];
+      // A later step of a tool loop: the model's tool calls and their results since the user spoke
+      // follow the context, or the model never sees them and calls the same tool again.
+      const toolSteps = params.prompt.slice(index + 1);
+      return { ...params, prompt: [...system, ...toPrompt(context), ...toolSteps] };
     },
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
-      const message = currentMessage(params.prompt);
-      const answer = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-      if (store && message && answer) await backend.appendTurn(scopeOf(params), message, answer);
+      // A step that called tools is not the turn's answer: the step after the results is.
+      if (!UNFINISHED.has(result.finishReason)) await storeTurn(params, answerOf(result.content));
       return result;
     },
     async wrapStream({ doStream, params }) {
       const { stream, ...rest } = await doStream();
-      const message = currentMessage(params.prompt);
       let answer = '';
+      let finished = true;
       const recorder = new TransformStream({
         transform(part, controller) {
           if (part.type === 'text-delta') answer += part.delta;
+          // A provider failure arrives as a part and the stream still closes normally.
+          if (part.type === 'error' || (part.type === 'finish' && UNFINISHED.has(part.finishReason)))
+            finished = false;
           controller.enqueue(part);
         },
         async flush() {
           // The turn is stored once the whole answer has streamed, as engram's own chat does.
-          if (store && message && answer) await backend.appendTurn(scopeOf(params), message, answer);
+          if (finished) await storeTurn(params, answer);
         },
       });
       return { stream: stream.pipeThrough(recorder), ...rest };

@@ -4,4 +4,8 @@
  */
 
 export type { SessionScope } from './engram-memory-backend.js';
-export { type EngramMiddlewareOptions, engramMiddleware } from './engram-middleware.js';
+export {
+  type EngramMiddlewareErrorEvent,
+  type EngramMiddlewareOptions,
+  engramMiddleware,
+} from './engram-middleware.js';
