@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MemorySource } from './core/assembly/memory-source.js';
 import type { OpenAIMessage } from './core/assembly/to-openai-messages.js';
+import { ValidationError } from './core/errors.js';
 import { createEngram } from './engram.js';
 import type { EngramStore } from './stores/engram-store.js';
 import { createMemoryStore } from './stores/memory/memory-store.js';
@@ -329,5 +330,33 @@ describe('createEngram', () => {
     expect(await engram.store.deleteExpired()).toBe(0);
     expect(await engram.sessions.get(session)).toBeNull();
     await engram.close();
+  });
+});
+
+describe('createEngram settings', () => {
+  it.each([
+    [
+      'jobs concurrency 0 (its loop would wait on nothing and close() never return)',
+      { jobs: { concurrency: 0 } },
+      /jobs settings: concurrency/,
+    ],
+    ['a NaN poll interval', { jobs: { minPollMs: Number.NaN } }, /jobs settings: minPollMs/],
+    [
+      'a write-path share over 1',
+      { writePath: { summaryThreshold: 5 } },
+      /writePath settings: summaryThreshold/,
+    ],
+    [
+      'a NaN sweep interval (a timer firing every millisecond)',
+      { sweepIntervalMs: Number.NaN },
+      /sweepIntervalMs/,
+    ],
+  ])('refuses %s with a ValidationError naming the setting', async (_name, settings, pattern) => {
+    const error = await createEngram({ store: createMemoryStore(), ...settings }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(pattern);
   });
 });

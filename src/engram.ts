@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import type { ContextTrace } from './core/assembly/context-trace.js';
 import type { MemorySource } from './core/assembly/memory-source.js';
+import { parseWith } from './core/errors.js';
 import { resolveModel } from './core/tokens/model-registry.js';
 import { loadTokenCounter } from './core/tokens/token-counter.js';
 import { type AgentRegistry, createAgentRegistry } from './engine/access/agent-registry.js';
@@ -150,19 +152,6 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     ...(options.traceRetention === undefined ? {} : { retention: options.traceRetention }),
     onError: reportError,
   });
-  const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
-  const retentionDays = options.writePath?.retentionDays ?? 30;
-  const sweepRetention =
-    retentionDays > 0
-      ? createRetentionSweeper({ store, clock, retentionMs: retentionDays * 86_400_000 })
-      : null;
-  const sweeper =
-    sweepIntervalMs > 0
-      ? setInterval(() => {
-          store.deleteExpired().catch(reportError);
-          sweepRetention?.().catch(reportError);
-        }, sweepIntervalMs).unref()
-      : undefined;
   const jobs = createJobRunner({ ...options.jobs, store: store.jobs, clock, onError: reportError });
   const { onNotice, extractor, ...writePathSettings } = options.writePath ?? {};
   const llm = options.llm ? withCircuitBreaker(options.llm, options.llmCircuit) : undefined;
@@ -180,6 +169,24 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     onError: reportError,
     ...(onNotice ? { onNotice } : {}),
   });
+  // Started once every setting has been validated, so a refused option leaves nothing running.
+  const sweepIntervalMs = parseWith(
+    z.number().min(0).default(60_000),
+    options.sweepIntervalMs,
+    'sweepIntervalMs',
+  );
+  const retentionDays = options.writePath?.retentionDays ?? 30;
+  const sweepRetention =
+    retentionDays > 0
+      ? createRetentionSweeper({ store, clock, retentionMs: retentionDays * 86_400_000 })
+      : null;
+  const sweeper =
+    sweepIntervalMs > 0
+      ? setInterval(() => {
+          store.deleteExpired().catch(reportError);
+          sweepRetention?.().catch(reportError);
+        }, sweepIntervalMs).unref()
+      : undefined;
   const triggered = withWriteTriggers(plainSessions, writePath);
   // With messages indexed, a missing session is rebuilt from them on read (docs/write-path.md).
   const sessions = writePath.messageIndex

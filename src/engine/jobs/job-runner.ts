@@ -47,6 +47,19 @@ export interface JobRunnerOptions {
   random?: () => number;
 }
 
+/** The runner's numbers; concurrency 0 (or NaN) would leave its loop waiting on nothing forever. */
+const runnerSettingsSchema = z.object({
+  workerId: z.string().min(1).max(256).optional(),
+  leaseMs: z.number().int().min(3).optional(),
+  concurrency: z.number().int().min(1).max(1_000).optional(),
+  minPollMs: z.number().positive().optional(),
+  maxPollMs: z.number().positive().optional(),
+  retry: z
+    .object({ baseDelayMs: z.number().min(0).optional(), maxDelayMs: z.number().min(0).optional() })
+    .optional(),
+  defaultMaxAttempts: z.number().int().min(1).max(100).optional(),
+});
+
 const enqueueSchema = z.object({
   type: z.string().min(1).max(200),
   payload: jsonObjectSchema,
@@ -98,6 +111,7 @@ export interface JobRunner {
 /** Creates a job runner over `options.store`. It does nothing until `start()` or `runOnce()`. */
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const { store } = options;
+  parseWith(runnerSettingsSchema, options, 'jobs settings');
   const clock = options.clock ?? (() => new Date());
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leaseMs = options.leaseMs ?? 60_000;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parseWith } from '../../core/errors.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { SessionKey, SessionState } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
@@ -126,7 +127,7 @@ const pendingDigest = (state: SessionState): string | null => {
  */
 export function createWritePath(options: WritePathOptions): WritePath {
   const { store, sessions, memories, jobs, clock, onError } = options;
-  const settings = writePathSettingsSchema.parse(options.settings ?? {});
+  const settings = parseWith(writePathSettingsSchema, options.settings ?? {}, 'writePath settings');
   const summarizationPolicy = {
     contextWindow: settings.contextWindow ?? options.contextWindow,
     threshold: settings.summaryThreshold,
