@@ -333,6 +333,32 @@ describe('createEngram', () => {
   });
 });
 
+describe('assembly keeps the turn whole', () => {
+  it('places the current message as sent, indentation and trailing newline included', async () => {
+    const engram = await engramWith();
+    const code = '    def f():\n        return 1\n';
+    const { context } = await engram.assemble({ session, message: code, format: 'neutral' });
+    expect(context.at(-1)?.content).toBe(code);
+    await engram.close();
+  });
+
+  it('a throwing onTrace observer is reported, and the turn is still answered', async () => {
+    const reported: unknown[] = [];
+    const engram = await createEngram({
+      store: createMemoryStore(),
+      sweepIntervalMs: 0,
+      onTrace: () => {
+        throw new Error('observer failed');
+      },
+      onBackgroundError: (error) => reported.push(error),
+    });
+    const { context } = await engram.assemble({ session, message: 'hello', format: 'neutral' });
+    expect(context.at(-1)?.content).toBe('hello');
+    expect(reported.map((error) => (error as Error).message)).toEqual(['observer failed']);
+    await engram.close();
+  });
+});
+
 describe('createEngram settings', () => {
   it.each([
     [

@@ -245,8 +245,29 @@ describe('assembleContext', () => {
       { ...message({ role: 'user', content: 'hello there' }), tokenEncoding: 'cl100k_base', tokenCount: 999 },
     ];
     const { trace } = assembleContext(input({ history }));
-    expect(trace.history.recounted).toBeGreaterThan(0);
+    expect(trace.history.recounted).toBe(1);
     expect(trace.history.kept).toBe(1);
+  });
+
+  it('recounts a message of another encoding with its tool calls, so the budget holds', () => {
+    const args = JSON.stringify({ rows: Array.from({ length: 300 }, (_, index) => `row ${index} alpha`) });
+    const call = { id: 'call_1', type: 'function' as const, function: { name: 'lookup', arguments: args } };
+    // Written under cl100k: the stored count is not this encoding's, so assembly counts again.
+    const other = (entry: StoredMessage) => ({ ...entry, tokenEncoding: 'cl100k_base', tokenCount: 1 });
+    const history = [
+      other(message({ role: 'user', content: 'Look it up.' })),
+      other(message({ role: 'assistant', content: '', toolCalls: [call] })),
+      other(message({ role: 'tool', content: 'ok', toolCallId: 'call_1' })),
+      other(message({ role: 'assistant', content: 'Done.' })),
+    ];
+    const { trace } = assembleContext(
+      input({ history, config: { maxWorkingMemoryTokens: 900, reservedOutputTokens: 100 } }),
+    );
+    // The tool call alone is well over the 800 available: of the turn, only its last answer fits.
+    expect(countContentTokens(counter, history[1] as StoredMessage)).toBeGreaterThan(800);
+    expect(trace.history.kept).toBe(1);
+    expect(trace.budget.used).toBeLessThanOrEqual(trace.budget.available);
+    expect(trace.history.recounted).toBe(4);
   });
 
   it('tokenizes each retrieved line once: choosing it and confirming the section share the count', () => {

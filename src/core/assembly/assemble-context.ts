@@ -100,11 +100,17 @@ export function* assembleContextSteps(input: AssembleContextInput): Generator<vo
       ),
       model,
     );
-  let recounted = 0;
+  // A message stored under another encoding is counted again, once (pruning and the trace both
+  // ask), as the write path counted it: content, name and tool calls.
+  const recounts = new Map<StoredMessage, number>();
   const costOfMessage = (message: StoredMessage) => {
     if (message.tokenEncoding === model.encoding) return messageCost(message.tokenCount, model);
-    recounted++;
-    return messageCost(counter.count(message.content), model);
+    let tokens = recounts.get(message);
+    if (tokens === undefined) {
+      tokens = countContentTokens(counter, message);
+      recounts.set(message, tokens);
+    }
+    return messageCost(tokens, model);
   };
 
   // Counted in steps: a system prompt or message of a megabyte is tens of milliseconds of counting.
@@ -197,7 +203,7 @@ export function* assembleContextSteps(input: AssembleContextInput): Generator<vo
         candidates: input.history.length,
         kept: pruned.messages.length,
         olderNotRead: input.olderNotRead,
-        recounted,
+        recounted: recounts.size,
       },
       sources: [...input.sourceReports],
       degraded: input.sourceReports.some((report) => report.status !== 'ok'),

@@ -9,10 +9,12 @@ import { type OpenAIMessage, toOpenAIMessages } from '../../core/assembly/to-ope
 import { parseWith } from '../../core/errors.js';
 import { createEventLoopSlicer, drainInSlices } from '../../core/event-loop-slicer.js';
 import { type AgentInput, agentSchema } from '../../core/schemas/agent.js';
+import type { StoredMessage } from '../../core/schemas/message.js';
 import { MAX_MESSAGE_CHARS } from '../../core/schemas/message.js';
 import { memoizeCounter } from '../../core/tokens/memoize-counter.js';
 import { resolveModel } from '../../core/tokens/model-registry.js';
 import {
+  countContentTokens,
   countSteps,
   loadTokenCounter,
   messageCost,
@@ -26,7 +28,11 @@ import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
 import type { TraceLog } from './trace-log.js';
 
 const assembleRequestSchema = z.object({
-  message: z.string().trim().min(1, 'message cannot be empty').max(MAX_MESSAGE_CHARS),
+  // Checked, not trimmed: the model gets the message as sent (leading indentation of code included).
+  message: z
+    .string()
+    .max(MAX_MESSAGE_CHARS)
+    .refine((text) => /\S/.test(text), 'message cannot be empty'),
   format: z.enum(['openai', 'anthropic', 'neutral']).default('openai'),
   removedIds: z.array(z.string()).max(10_000).default([]),
   pinnedIds: z.array(z.string()).max(1_000).default([]),
@@ -99,9 +105,10 @@ export function createTurnAssembler(
     const counter =
       countersByEncoding.get(model.encoding) ?? memoizeCounter(await loadTokenCounter(model.encoding));
     countersByEncoding.set(model.encoding, counter);
-    const costOf = (stored: { content: string; tokenCount: number; tokenEncoding: string }) =>
+    // A message stored under another encoding is counted as the write path counted it (tool calls too).
+    const costOf = (stored: StoredMessage) =>
       messageCost(
-        stored.tokenEncoding === model.encoding ? stored.tokenCount : counter.count(stored.content),
+        stored.tokenEncoding === model.encoding ? stored.tokenCount : countContentTokens(counter, stored),
         model,
       );
 
@@ -177,7 +184,12 @@ export function createTurnAssembler(
     );
     assembled.trace.durationMs = performance.now() - started;
     if (request.preview !== true) {
-      onTrace?.(assembled.trace, request.session);
+      // An observer is diagnostics too: its failure is reported, the turn goes on.
+      try {
+        onTrace?.(assembled.trace, request.session);
+      } catch (error) {
+        reportError(error);
+      }
       // The trace log serves the inspector: queued, written in batches off the turn (never fails it).
       await traces.record(key, agent.id, assembled.trace).catch(reportError);
     }
