@@ -3,6 +3,7 @@ import { applyMergePatch } from '../core/merge-patch.js';
 import { type JsonObject, MAX_DATA_BYTES } from '../core/schemas/json.js';
 import type { NewMessage, StoredMessage } from '../core/schemas/message.js';
 import type { MemoryStrategy, SessionKey, SessionWorkingSet, SummaryMark } from '../core/schemas/session.js';
+import type { SessionPatch } from './session-store.js';
 
 /**
  * Rules of the session store contract that do not depend on the backend, shared by every driver so
@@ -47,12 +48,22 @@ export const unsummarized = (throughSeq = 0): SummaryMark => ({ throughSeq, mess
 
 /** Checks a summary patch against the stored mark and last seq (see SessionPatch.summary). */
 export function assertSummaryAdvance(
-  summary: { throughSeq: number; expectedThroughSeq: number },
+  summary: NonNullable<SessionPatch['summary']>,
   current: SummaryMark,
   lastSeq: number,
+  basis: { context: string | null; createdAt: string },
 ): void {
   if (current.throughSeq !== summary.expectedThroughSeq) {
     throw new VersionConflictError(summary.expectedThroughSeq, current.throughSeq, 'summary');
+  }
+  const contextChanged = summary.expectedContext !== undefined && summary.expectedContext !== basis.context;
+  const recreated = summary.expectedCreatedAt !== undefined && summary.expectedCreatedAt !== basis.createdAt;
+  if (contextChanged || recreated) {
+    throw new VersionConflictError(
+      summary.expectedThroughSeq,
+      current.throughSeq,
+      recreated ? 'summary of a session created again since' : 'summary of a context replaced since',
+    );
   }
   if (summary.throughSeq <= summary.expectedThroughSeq || summary.throughSeq > lastSeq) {
     throw new ValidationError(

@@ -147,8 +147,17 @@ export interface SessionPatch {
    * written never conflict with it: the store rejects with VersionConflictError (what: `summary`)
    * unless the stored `summarized.throughSeq` equals `expectedThroughSeq`, and with ValidationError
    * unless expectedThroughSeq < throughSeq <= lastSeq. Overrides a `context` in the same patch.
+   * `expectedContext` and `expectedCreatedAt`, when given, must also match the stored `context`
+   * and `createdAt` (else VersionConflictError): a summary begun on a session that was since
+   * deleted and created again, or whose context a caller replaced meanwhile, must not land.
    */
-  summary?: { context: string; throughSeq: number; expectedThroughSeq: number };
+  summary?: {
+    context: string;
+    throughSeq: number;
+    expectedThroughSeq: number;
+    expectedContext?: string | null;
+    expectedCreatedAt?: string;
+  };
 }
 
 export interface WriteOptions {

@@ -42,6 +42,46 @@ export function describeSummaryConformance(context: ConformanceContext): void {
     expect(await store.getSession(key)).toMatchObject({ context: 'a', summarized: { throughSeq: 1 } });
   });
 
+  it('a summary begun before the session was created again, or its context replaced, does not land', async () => {
+    const { store, clock } = context;
+    const key = sessionKey();
+    await store.appendMessages(key, [message('a'), message('b')]);
+    const begun = await store.getSession(key);
+    if (!begun) throw new Error('session missing');
+    const summary = {
+      context: 'a happened',
+      throughSeq: 1,
+      expectedThroughSeq: 0,
+      expectedContext: begun.context,
+      expectedCreatedAt: begun.createdAt,
+    };
+    // Deleted and created again: seqs start over, so the mark alone cannot tell the two apart.
+    await store.deleteSession(key);
+    clock.advance(1);
+    await store.appendMessages(key, [message('new-a'), message('new-b')]);
+    expect(await rejectionOf(store.patchSession(key, { summary }))).toBeInstanceOf(VersionConflictError);
+    const again = await store.getSession(key);
+    expect(again).toMatchObject({ context: null, summarized: { throughSeq: 0 } });
+    // A caller's own context written meanwhile is not overwritten by the summary.
+    const fresh = {
+      ...summary,
+      expectedContext: again?.context ?? null,
+      expectedCreatedAt: again?.createdAt,
+    };
+    await store.patchSession(key, { context: 'set by the caller' });
+    expect(await rejectionOf(store.patchSession(key, { summary: fresh }))).toBeInstanceOf(
+      VersionConflictError,
+    );
+    expect(await store.getSession(key)).toMatchObject({
+      context: 'set by the caller',
+      summarized: { throughSeq: 0 },
+    });
+    const current = await store.patchSession(key, {
+      summary: { ...fresh, expectedContext: 'set by the caller' },
+    });
+    expect(current).toMatchObject({ context: 'a happened', summarized: { throughSeq: 1 } });
+  });
+
   it('rejects a range that is empty or beyond the last seq, changing nothing', async () => {
     const { store } = context;
     const key = sessionKey();

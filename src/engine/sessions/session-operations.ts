@@ -58,6 +58,8 @@ const summarySchema = z.object({
   context: z.string().trim().min(1, 'A summary cannot be empty').max(1_000_000),
   throughSeq: z.number().int().positive(),
   expectedThroughSeq: z.number().int().nonnegative(),
+  expectedContext: z.string().nullable().optional(),
+  expectedCreatedAt: z.string().optional(),
 });
 
 const idListSchema = z.array(z.string().min(1).max(128)).max(1_000).default([]);
@@ -129,10 +131,7 @@ export interface SessionOperations {
    * `expectedThroughSeq` (else VersionConflictError; appends meanwhile never conflict). The
    * messages stay in the durable log. An empty summary is rejected: it never replaces a real one.
    */
-  recordSummary(
-    ref: SessionRef,
-    summary: { context: string; throughSeq: number; expectedThroughSeq: number },
-  ): Promise<SessionState>;
+  recordSummary(ref: SessionRef, summary: z.input<typeof summarySchema>): Promise<SessionState>;
   delete(ref: SessionRef): Promise<boolean>;
   list(query?: z.input<typeof listQuerySchema>): Promise<{ sessions: SessionSummary[]; total: number }>;
 }

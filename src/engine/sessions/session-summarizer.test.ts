@@ -129,6 +129,28 @@ describe('session summarizer', () => {
     expect(session?.messages.at(-1)?.content).toBe('A message written meanwhile.');
   });
 
+  it('lands nothing on a session deleted and created again while the model wrote', async () => {
+    const { engram, summarizer } = await setup(async () => {
+      await engram.sessions.delete(ref);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await engram.sessions.append(ref, [{ role: 'user', content: 'A new conversation.' }]);
+      return 'Summary of the deleted conversation.';
+    });
+    expect(await summarizer.summarize(ref)).toEqual({ status: 'skipped', reason: 'superseded' });
+    const session = await engram.sessions.get(ref);
+    expect(session?.context).toBeNull();
+    expect(session?.messages.map((message) => message.content)).toEqual(['A new conversation.']);
+  });
+
+  it('never overwrites a context a caller wrote while the model wrote', async () => {
+    const { engram, summarizer } = await setup(async () => {
+      await engram.sessions.patch(ref, { context: 'Written by the caller.' });
+      return 'Summary.';
+    });
+    expect(await summarizer.summarize(ref)).toEqual({ status: 'skipped', reason: 'superseded' });
+    expect((await engram.sessions.get(ref))?.context).toBe('Written by the caller.');
+  });
+
   it('gives way to a summarizer that recorded first', async () => {
     const { engram, summarizer } = await setup(async () => {
       await engram.sessions.recordSummary(ref, { context: 'Other.', throughSeq: 1, expectedThroughSeq: 0 });

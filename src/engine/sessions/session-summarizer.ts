@@ -118,6 +118,9 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
         context,
         throughSeq: cut.throughSeq,
         expectedThroughSeq: state.summarized.throughSeq,
+        // Neither a session deleted and created again meanwhile, nor a context a caller wrote.
+        expectedContext: state.context,
+        expectedCreatedAt: state.createdAt,
       });
     } catch (error) {
       // Another summarizer (or a full put) moved the mark first: nothing to do here.

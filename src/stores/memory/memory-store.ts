@@ -232,7 +232,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
       const state = existing.state;
       let summarized = state.summarized;
       if (patch.summary) {
-        assertSummaryAdvance(patch.summary, state.summarized, state.lastSeq);
+        assertSummaryAdvance(patch.summary, state.summarized, state.lastSeq, state);
         const start = firstIndexAtOrAfter(existing.messages, patch.summary.expectedThroughSeq + 1);
         const end = firstIndexAtOrAfter(existing.messages, patch.summary.throughSeq + 1);
         const covered = existing.messages.slice(start, end);

@@ -243,7 +243,10 @@ export function createPostgresSessionStore(
           tokens: existing.summarized_tokens,
         };
         if (change.summary) {
-          assertSummaryAdvance(change.summary, summarized, existing.last_seq);
+          assertSummaryAdvance(change.summary, summarized, existing.last_seq, {
+            context: existing.context,
+            createdAt: new Date(existing.created_at).toISOString(),
+          });
           const [covered] = await client.query<{ messages: number; tokens: number }>(
             `SELECT count(*)::bigint AS messages, coalesce(sum(token_count), 0)::bigint AS tokens
             FROM messages WHERE session_pk = $1 AND seq > $2 AND seq <= $3`,

@@ -225,7 +225,10 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
     };
     let summarized = mark;
     if (change.summary) {
-      assertSummaryAdvance(change.summary, mark, existing.last_seq);
+      assertSummaryAdvance(change.summary, mark, existing.last_seq, {
+        context: existing.context,
+        createdAt: new Date(existing.created_at).toISOString(),
+      });
       const covered = statements.sumMessages.get(
         existing.pk,
         change.summary.expectedThroughSeq,
