@@ -55,7 +55,12 @@ export interface SessionStore {
    * Replaces the whole session (messages included), creating it if absent. The new messages get
    * seqs above the highest seq the session ever had, so a reader's seq cursor never sees reuse.
    * The summary mark moves to the previous `lastSeq` with zero counts: the written `context`
-   * stands for whatever came before, and none of the new messages is summarized. The driver
+   * stands for whatever came before, and none of the new messages is summarized. One exception
+   * (`findResentTail`): when the write opens with the end of the stored log sent again, unchanged
+   * (times to the second), those messages keep their rows and seqs, the ones before them are
+   * deleted, and the mark moves to just before them; that is how AMS clients append, and marks
+   * kept by seq (extraction, session end) must not see them as new. Likewise a `createdAt` in
+   * the same second as the stored one keeps the stored one (`createdAtAfterReplace`). The driver
    * keeps no reference to `write` or its messages: the caller may change them afterwards (the
    * engine numbers them in place).
    */

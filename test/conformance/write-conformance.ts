@@ -94,6 +94,58 @@ export function describeWriteConformance(context: ConformanceContext): void {
     expect(await store.readMessages(key, { order: 'oldest-first' })).toEqual([]);
   });
 
+  it('a put that sends the end of the log again keeps those messages and seqs (an AMS GET then PUT)', async () => {
+    const { store, clock } = context;
+    const key = sessionKey();
+    clock.advance(123);
+    await store.appendMessages(key, [message('a'), message('b'), message('c')]);
+    const before = await store.getSession(key);
+    expect(before?.createdAt).not.toMatch(/\.000Z$/);
+    await store.patchSession(key, { summary: { context: 'a', throughSeq: 1, expectedThroughSeq: 0 } });
+    clock.advance(1000);
+    // The client read b and c (after the summary), adds d, and sends the times back in whole
+    // seconds, as AMS answers them; the session's creation time too.
+    const resent = await store.putSession(
+      key,
+      sessionWrite({
+        messages: [message('b', { createdAt: '2026-01-01T00:00:00Z' }), message('c'), message('d')],
+        context: 'a',
+        createdAt: `${before?.createdAt.slice(0, 19)}Z`,
+      }),
+    );
+    const stored = await store.readMessages(key, { order: 'oldest-first' });
+    expect(stored.map((entry) => [entry.id, entry.seq])).toEqual([
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+    ]);
+    expect(resent).toMatchObject({
+      lastSeq: 4,
+      messageCount: 3,
+      tokenCount: 6,
+      context: 'a',
+      createdAt: before?.createdAt,
+      summarized: { throughSeq: 1, messages: 0, tokens: 0 },
+    });
+    // A changed message, a gap or a reordering is a real replace: new seqs after the highest.
+    const changed = await store.putSession(
+      key,
+      sessionWrite({ messages: [message('c', { content: 'edited' }), message('d')] }),
+    );
+    expect(changed.lastSeq).toBe(6);
+    expect((await store.readMessages(key, { order: 'oldest-first' })).map((entry) => entry.seq)).toEqual([
+      5, 6,
+    ]);
+    const dropped = await store.putSession(
+      key,
+      sessionWrite({ messages: [message('c', { content: 'edited' })] }),
+    );
+    expect(dropped.lastSeq).toBe(7);
+    expect((await store.readMessages(key, { order: 'oldest-first' })).map((entry) => entry.content)).toEqual([
+      'edited',
+    ]);
+  });
+
   it('append creates an absent session with defaults and the given ttl', async () => {
     const { store, clock } = context;
     const key = sessionKey();

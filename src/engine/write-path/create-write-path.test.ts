@@ -179,6 +179,37 @@ describe('write path triggers', () => {
     expect(cursor.documents.map((document) => document.value.seq)).toEqual([3]);
   });
 
+  it('an AMS client appending by GET then PUT of the whole list has each message extracted once', async () => {
+    const seen: string[][] = [];
+    const { engram } = await open({
+      writePath: {
+        extractionDebounceMs: 0,
+        extractor: async ({ messages }) => {
+          seen.push(messages.map((message) => message.content));
+          return [];
+        },
+      },
+    });
+    for (let round = 1; round <= 3; round++) {
+      const current = (await engram.sessions.get(ref))?.messages ?? [];
+      // What the client read (times in whole seconds, as AMS answers them), then its new message.
+      const messages = [
+        ...current.map(({ id, role, content, createdAt }) => ({
+          id,
+          role,
+          content,
+          createdAt: `${createdAt.slice(0, 19)}Z`,
+        })),
+        { id: `m${round}`, role: 'user' as const, content: `Message ${round}` },
+      ];
+      await engram.sessions.put(ref, { messages });
+      for (const job of await jobsOf(engram, WRITE_PATH_JOBS.extract)) await settled(engram, job);
+      now += 1_234;
+    }
+    expect(seen).toEqual([['Message 1'], ['Message 2'], ['Message 3']]);
+    expect((await engram.sessions.get(ref))?.messages.map((message) => message.seq)).toEqual([1, 2, 3]);
+  });
+
   it('a job that runs out of attempts leaves long-term memory and the cursor unchanged', async () => {
     const { engram, llm } = await open({ llm: true });
     if (!llm) throw new Error('no scripted server');

@@ -2,6 +2,7 @@ import { NotFoundError, StoreError, ValidationError } from '../../core/errors.js
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { SessionKey, SessionState, SessionSummary } from '../../core/schemas/session.js';
 import type { EngramStore } from '../engram-store.js';
+import { createdAtAfterReplace, findResentTail } from '../resent-tail.js';
 import {
   assertExpectedVersion,
   assertSummaryAdvance,
@@ -153,11 +154,25 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
       assertUniqueMessageIds(write.messages);
       // Seqs are never reused, so a replace numbers its messages after the highest seq so far.
       const previousSeq = existing?.state.lastSeq ?? 0;
-      const messages = write.messages.map((message, index) =>
-        toStoredMessage(message, previousSeq + 1 + index),
-      );
+      // The end of the log sent again (an AMS client's GET then PUT) keeps its messages and seqs.
+      const resent =
+        existing && write.messages.length > 0
+          ? findResentTail(existing.messages.slice(-write.messages.length), write.messages, previousSeq)
+          : null;
+      const kept = resent ? (existing?.messages.slice(-resent.kept) ?? []) : [];
+      const messages = [
+        ...kept,
+        ...write.messages
+          .slice(kept.length)
+          .map((message, index) => toStoredMessage(message, previousSeq + 1 + index)),
+      ];
+      const sentMs = write.createdAt === undefined ? undefined : timestampMs(write.createdAt);
       const createdAt =
-        write.createdAt === undefined ? undefined : new Date(timestampMs(write.createdAt)).toISOString();
+        sentMs === undefined
+          ? undefined
+          : new Date(
+              existing ? createdAtAfterReplace(Date.parse(existing.state.createdAt), sentMs) : sentMs,
+            ).toISOString();
       const state: SessionState = {
         ...copyKey(key),
         data: structuredClone(write.data),
@@ -173,8 +188,8 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
         expiresAt: null,
         messageCount: messages.length,
         tokenCount: sumTokens(messages),
-        lastSeq: previousSeq + messages.length,
-        summarized: unsummarized(previousSeq),
+        lastSeq: previousSeq + messages.length - kept.length,
+        summarized: unsummarized(resent ? resent.firstSeq - 1 : previousSeq),
       };
       const messageIds = new Set(messages.map((message) => message.id));
       return commit(id, { state, messages, messageIds, expiresAtMs: null, revision: 0 }, now);

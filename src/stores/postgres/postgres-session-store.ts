@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { NotFoundError, StoreError, VersionConflictError } from '../../core/errors.js';
 import type { NewMessage } from '../../core/schemas/message.js';
 import type { SessionKey } from '../../core/schemas/session.js';
+import { createdAtAfterReplace, findResentTail } from '../resent-tail.js';
 import {
   assertExpectedVersion,
   assertSummaryAdvance,
@@ -177,8 +178,28 @@ export function createPostgresSessionStore(
         assertExpectedVersion(options?.expectedVersion, created ? null : current.version);
         let row = current;
         const previousSeq = created ? 0 : current.last_seq;
+        // The end of the log sent again (an AMS client's GET then PUT) keeps its rows and seqs.
+        const resent =
+          !created && write.messages.length > 0
+            ? findResentTail(
+                (
+                  await client.query<MessageRow>(
+                    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_pk = $1 ORDER BY seq DESC LIMIT $2`,
+                    [current.pk, write.messages.length],
+                  )
+                )
+                  .map(rowToMessage)
+                  .reverse(),
+                write.messages,
+                previousSeq,
+              )
+            : null;
+        const kept = resent?.kept ?? 0;
         if (!created) {
-          await client.query('DELETE FROM messages WHERE session_pk = $1', [current.pk]);
+          await client.query('DELETE FROM messages WHERE session_pk = $1 AND seq < $2', [
+            current.pk,
+            resent ? resent.firstSeq : Number.MAX_SAFE_INTEGER,
+          ]);
           // A full replace keeps the user's curation (working set): AMS bodies have no such field.
           [row] = (await client.query<SessionRow>(
             `UPDATE sessions SET data = $1, context = $2, memories = $3, strategy = $4, ttl_seconds = $5,
@@ -187,14 +208,26 @@ export function createPostgresSessionStore(
               summarized_tokens = 0
             WHERE pk = $14 RETURNING *`,
             [
-              ...fields(current.version + 1, createdAt ?? current.created_at, previousSeq),
-              previousSeq,
+              // last_seq counts only the new messages: the kept ones already have their seqs.
+              ...fields(
+                current.version + 1,
+                createdAt === undefined
+                  ? current.created_at
+                  : createdAtAfterReplace(current.created_at, createdAt),
+                previousSeq - kept,
+              ),
+              resent ? resent.firstSeq - 1 : previousSeq,
               current.pk,
             ],
           )) as [SessionRow];
         }
         const stored = required(row);
-        await insertMessages(client, stored.pk, previousSeq + 1, write.messages);
+        await insertMessages(
+          client,
+          stored.pk,
+          previousSeq + 1,
+          kept > 0 ? write.messages.slice(kept) : write.messages,
+        );
         return rowToSessionState(stored);
       }),
 

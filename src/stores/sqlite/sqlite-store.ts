@@ -3,6 +3,7 @@ import { NotFoundError, StoreError, ValidationError } from '../../core/errors.js
 import type { NewMessage, StoredMessage } from '../../core/schemas/message.js';
 import type { SessionKey, SessionState } from '../../core/schemas/session.js';
 import type { EngramStore } from '../engram-store.js';
+import { createdAtAfterReplace, findResentTail } from '../resent-tail.js';
 import {
   assertExpectedVersion,
   assertSummaryAdvance,
@@ -128,6 +129,24 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
       assertUniqueMessageIds(write.messages);
       // Seqs are never reused, so a replace numbers its messages after the highest seq so far.
       const previousSeq = existing?.last_seq ?? 0;
+      // The end of the log sent again (an AMS client's GET then PUT) keeps its rows and seqs.
+      const resent =
+        existing && write.messages.length > 0
+          ? findResentTail(
+              statements.readNewest
+                .all({
+                  session_pk: existing.pk,
+                  after_seq: 0,
+                  before_seq: Number.MAX_SAFE_INTEGER,
+                  limit: write.messages.length,
+                })
+                .map(tupleToMessage)
+                .reverse(),
+              write.messages,
+              previousSeq,
+            )
+          : null;
+      const kept = resent?.kept ?? 0;
       const parameters = {
         ...keyParameters(key),
         data: jsonOrNull(write.data),
@@ -137,25 +156,30 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
         ttl_seconds: write.ttlSeconds,
         version: (existing?.version ?? 0) + 1,
         created_at:
-          write.createdAt === undefined ? (existing?.created_at ?? nowMs) : timestampMs(write.createdAt),
+          write.createdAt === undefined
+            ? (existing?.created_at ?? nowMs)
+            : existing
+              ? createdAtAfterReplace(existing.created_at, timestampMs(write.createdAt))
+              : timestampMs(write.createdAt),
         updated_at: nowMs,
         expires_at: expiryTime(nowMs, write.ttlSeconds),
         message_count: write.messages.length,
         token_count: sumTokens(write.messages),
-        last_seq: previousSeq + write.messages.length,
+        last_seq: previousSeq + write.messages.length - kept,
         // A full replace keeps the user's curation: AMS bodies have no such field.
         working_set: existing?.working_set ?? EMPTY_WORKING_SET,
-        summarized_through_seq: previousSeq,
+        summarized_through_seq: resent ? resent.firstSeq - 1 : previousSeq,
         summarized_messages: 0,
         summarized_tokens: 0,
       };
-      if (existing) statements.deleteMessages.run(existing.pk);
+      if (existing && resent) statements.deleteMessagesBefore.run(existing.pk, resent.firstSeq);
+      else if (existing) statements.deleteMessages.run(existing.pk);
       const row = required(
         existing
           ? statements.replaceSession.get({ ...parameters, pk: existing.pk })
           : statements.insertSession.get({ ...parameters, incarnation: newIncarnation() }),
       );
-      insertMessages(row.pk, previousSeq + 1, write.messages);
+      insertMessages(row.pk, previousSeq + 1, kept > 0 ? write.messages.slice(kept) : write.messages);
       return rowToSessionState(row);
     },
   );

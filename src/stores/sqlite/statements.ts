@@ -79,6 +79,7 @@ export interface Statements {
   deleteSessionByKey: Statement<[string], Pick<SessionRow, 'expires_at'>>;
   deleteExpired: Statement<[number]>;
   deleteMessages: Statement<[number]>;
+  deleteMessagesBefore: Statement<[number, number]>;
   insertMessage: Statement<(string | number | null)[]>;
   readOldest: Statement<[MessageRange], MessageTuple>;
   readNewest: Statement<[MessageRange], MessageTuple>;
@@ -143,6 +144,9 @@ export function prepareStatements(database: Database): Statements {
     ),
     deleteExpired: database.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?'),
     deleteMessages: database.prepare<[number]>('DELETE FROM messages WHERE session_pk = ?'),
+    deleteMessagesBefore: database.prepare<[number, number]>(
+      'DELETE FROM messages WHERE session_pk = ? AND seq < ?',
+    ),
     insertMessage: database.prepare<(string | number | null)[]>(
       `INSERT INTO messages (session_pk, seq, id, role, content, name, tool_calls, tool_call_id, created_at,
         token_count, token_encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
