@@ -186,4 +186,8 @@ export interface MemoryVersion {
   valid_from: string;
   valid_to: string | null;
   written_by?: string | null;
+  memory_type?: string;
+  agent_id?: string | null;
+  /** The knowledge document of a chunk (null for anything else). */
+  document_id?: string | null;
 }

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { hrefOf, type PageId } from '../route.js';
 
 export interface SessionFields {
@@ -7,7 +7,10 @@ export interface SessionFields {
   user_id: string;
 }
 
-/** Names a session (id, namespace, user) and opens it on `page` (the choice lives in the URL hash). */
+/**
+ * Names a session (id, namespace, user) and opens it on `page` (the choice lives in the URL hash).
+ * The fields follow `value`: a session opened elsewhere (a link, Back) shows here, not a stale one.
+ */
 export function SessionPicker({
   page,
   value,
@@ -18,6 +21,10 @@ export function SessionPicker({
   extra?: Record<string, string>;
 }) {
   const [fields, setFields] = useState(value);
+  useEffect(
+    () => setFields({ session_id: value.session_id, namespace: value.namespace, user_id: value.user_id }),
+    [value.session_id, value.namespace, value.user_id],
+  );
   const field = (name: keyof SessionFields, label: string) => (
     <label>
       {label}

@@ -69,6 +69,36 @@ function UploadForm({ agentId, onDone }: { agentId: string; onDone: () => void }
   );
 }
 
+/**
+ * One document, collapsed; its chunks are read (and drawn) only while it is open: an agent with
+ * many documents costs one request for the list, not one per document.
+ */
+function DocumentEntry({
+  agentId,
+  document,
+  onDelete,
+}: {
+  agentId: string;
+  document: KnowledgeDocument;
+  onDelete: () => void;
+}) {
+  const can = useCan();
+  const [open, setOpen] = useState(false);
+  return (
+    <details onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>
+        {document.name} <span class="muted">({document.chunks} chunks)</span>
+      </summary>
+      {can('admin') ? (
+        <button type="button" class="danger small" onClick={onDelete}>
+          Delete document
+        </button>
+      ) : null}
+      {open ? <Chunks agentId={agentId} documentId={document.document_id} /> : null}
+    </details>
+  );
+}
+
 /** An agent's knowledge documents, their chunks, upload (with progress) and delete. */
 export function KnowledgePanel({ agentId }: { agentId: string }) {
   const can = useCan();
@@ -83,27 +113,18 @@ export function KnowledgePanel({ agentId }: { agentId: string }) {
       <ErrorNotice error={documents.error ?? error} />
       {documents.data?.documents.length === 0 ? <p class="muted">No documents.</p> : null}
       {documents.data?.documents.map((document) => (
-        <details key={document.document_id}>
-          <summary>
-            {document.name} <span class="muted">({document.chunks} chunks)</span>
-          </summary>
-          {can('admin') ? (
-            <button
-              type="button"
-              class="danger small"
-              onClick={() =>
-                confirm(`Delete ${document.name}?`) &&
-                api(
-                  'DELETE',
-                  `/v1/agents/${encodeURIComponent(agentId)}/knowledge/${encodeURIComponent(document.document_id)}`,
-                ).then(documents.reload, setError)
-              }
-            >
-              Delete document
-            </button>
-          ) : null}
-          <Chunks agentId={agentId} documentId={document.document_id} />
-        </details>
+        <DocumentEntry
+          key={document.document_id}
+          agentId={agentId}
+          document={document}
+          onDelete={() =>
+            confirm(`Delete ${document.name}?`) &&
+            api(
+              'DELETE',
+              `/v1/agents/${encodeURIComponent(agentId)}/knowledge/${encodeURIComponent(document.document_id)}`,
+            ).then(documents.reload, setError)
+          }
+        />
       ))}
     </section>
   );

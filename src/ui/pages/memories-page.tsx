@@ -113,6 +113,7 @@ export function MemoriesPage() {
         aria-label="Search long-term memory"
         onSubmit={(event) => {
           event.preventDefault();
+          setError(null);
           setOffset(0);
           setSelected(new Set());
           setApplied(filters);
@@ -154,7 +155,9 @@ export function MemoriesPage() {
                 disabled={selected.size === 0}
                 onClick={() => {
                   if (!confirm(`Delete ${selected.size} memories with all their versions?`)) return;
+                  setError(null);
                   api('DELETE', '/v1/long-term-memory', { query: { memory_ids: [...selected] } }).then(() => {
+                    setError(null);
                     setSelected(new Set());
                     results.reload();
                   }, setError);
@@ -221,7 +224,9 @@ export function MemoriesPage() {
           {can('write') ? <ForgetPanel onDone={results.reload} /> : null}
         </section>
         {openId ? (
+          // One mount per memory: a draft, an error or a loaded record never carries over to another.
           <MemoryDetail
+            key={openId}
             id={openId}
             onChanged={(id) => {
               setOpenId(id);

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, api } from '../api-client.js';
 import type { AmsMemory, MemoryVersion } from '../api-types.js';
 import { ErrorNotice } from '../components/error-notice.js';
+import { hrefOf } from '../route.js';
 import { useLoad } from '../use-load.js';
 import { useCan } from '../whoami-context.js';
 
@@ -85,16 +86,53 @@ function History({ id, refresh }: { id: string; refresh: number }) {
   );
 }
 
-/** One memory: its fields, an editor (an edit is a new version), delete, and its version history. */
+interface MemoryOwner {
+  kind: 'knowledge' | 'procedure';
+  agentId: string;
+  documentId: string | null;
+}
+
+/**
+ * Who owns the memory, from its newest version: a knowledge chunk (a `document_id`) or a procedure
+ * (`procedural`) changes only through its agent's routes; the generic edit and delete answer 409.
+ * `undefined` while unknown; `null` for a free-standing memory (or a server without history).
+ */
+function useOwner(id: string): MemoryOwner | null | undefined {
+  const newest = useLoad(id, () =>
+    api<HistoryPage>('GET', `/v1/long-term-memory/${encodeURIComponent(id)}/history`, {
+      query: { limit: 1 },
+    }),
+  );
+  if (!newest.current) return newest.error && !newest.loading ? null : undefined;
+  const version = newest.data?.versions[0];
+  if (!version) return null;
+  if (version.document_id) {
+    return { kind: 'knowledge', agentId: version.agent_id ?? '', documentId: version.document_id };
+  }
+  if (version.memory_type === 'procedural') {
+    return { kind: 'procedure', agentId: version.agent_id ?? '', documentId: null };
+  }
+  return null;
+}
+
+/**
+ * One memory: its fields, an editor (an edit is a new version), delete, and its version history.
+ * Mounted per memory (`key={id}`): a draft or an error never carries over to another memory, and
+ * Edit, Save and Delete wait until the shown memory is the one asked for.
+ */
 export function MemoryDetail({ id, onChanged }: { id: string; onChanged: (id: string | null) => void }) {
   const can = useCan();
   const [refresh, setRefresh] = useState(0);
   const memory = useLoad(`${id}:${refresh}`, () =>
     api<AmsMemory>('GET', `/v1/long-term-memory/${encodeURIComponent(id)}`),
   );
+  const owner = useOwner(id);
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const data = memory.data;
+  // The answer for this id (and this version): not the previous memory's while this one loads.
+  const ready = memory.current && owner !== undefined;
+  const editable = ready && owner === null;
   return (
     <section class="panel" aria-label="Memory">
       <h2>Memory</h2>
@@ -107,6 +145,8 @@ export function MemoryDetail({ id, onChanged }: { id: string; onChanged: (id: st
             <form
               onSubmit={(event) => {
                 event.preventDefault();
+                if (!editable) return;
+                setError(null);
                 api<AmsMemory>('PATCH', `/v1/long-term-memory/${encodeURIComponent(data.id)}`, {
                   body: { text: draft },
                 }).then((updated) => {
@@ -125,7 +165,9 @@ export function MemoryDetail({ id, onChanged }: { id: string; onChanged: (id: st
                   onInput={(event) => setDraft(event.currentTarget.value)}
                 />
               </label>
-              <button type="submit">Save as a new version</button>{' '}
+              <button type="submit" disabled={!editable}>
+                Save as a new version
+              </button>{' '}
               <button type="button" onClick={() => setDraft(null)}>
                 Cancel
               </button>
@@ -151,18 +193,29 @@ export function MemoryDetail({ id, onChanged }: { id: string; onChanged: (id: st
             <dt>Last accessed</dt>
             <dd>{new Date(data.last_accessed).toLocaleString()}</dd>
           </dl>
-          {can('write') ? (
+          {owner ? (
+            <p class="notice owned">
+              {owner.kind === 'knowledge'
+                ? `A chunk of knowledge document ${owner.documentId} of agent ${owner.agentId}: it changes with its document (upload it again, or delete it) under `
+                : `A procedure of agent ${owner.agentId}: it is edited, approved or rejected under `}
+              <a href={hrefOf('procedures', { agent_id: owner.agentId })}>Procedures &amp; knowledge</a>, not
+              here.
+            </p>
+          ) : null}
+          {can('write') && !owner ? (
             <p class="actions">
               {draft === null ? (
-                <button type="button" onClick={() => setDraft(data.text)}>
+                <button type="button" disabled={!editable} onClick={() => setDraft(data.text)}>
                   Edit
                 </button>
               ) : null}
               <button
                 type="button"
                 class="danger"
+                disabled={!editable}
                 onClick={() => {
-                  if (!confirm('Delete this memory with all its versions?')) return;
+                  if (!editable || !confirm('Delete this memory with all its versions?')) return;
+                  setError(null);
                   api('DELETE', '/v1/long-term-memory', { query: { memory_ids: [data.id] } }).then(
                     () => onChanged(null),
                     setError,

@@ -9,6 +9,8 @@ import { useLoad } from '../use-load.js';
 import { useCan } from '../whoami-context.js';
 
 const LIMIT = 20;
+/** Messages read at a time, newest first (`recent_messages_limit`): "Show earlier" reads as many more. */
+export const MESSAGE_PAGE = 100;
 
 function SessionDetail({
   session_id,
@@ -22,9 +24,13 @@ function SessionDetail({
   const can = useCan();
   const scope = { namespace, user_id };
   const path = `/v1/working-memory/${encodeURIComponent(session_id)}`;
-  const memory = useLoad(JSON.stringify([session_id, namespace, user_id]), () =>
+  // The newest `shown` messages only: a session of thousands is never read (or drawn) whole.
+  const [shown, setShown] = useState(MESSAGE_PAGE);
+  const memory = useLoad(JSON.stringify([session_id, namespace, user_id, shown]), () =>
     // With the messages the summary covers, which the page folds.
-    api<WorkingMemory>('GET', path, { query: { ...scope, include_summarized: true } }),
+    api<WorkingMemory>('GET', path, {
+      query: { ...scope, include_summarized: true, recent_messages_limit: shown },
+    }),
   );
   const [ended, setEnded] = useState<{ text?: string; error?: unknown } | null>(null);
   const links = { session_id, namespace, user_id };
@@ -40,8 +46,10 @@ function SessionDetail({
             type="button"
             onClick={() =>
               api<{ task: { id: string } | null }>('POST', `${path}/end`, { query: scope, body: {} }).then(
-                (answer) =>
-                  setEnded({ text: answer.task ? `Ending: task ${answer.task.id}` : 'Nothing to end' }),
+                (answer) => {
+                  setEnded({ text: answer.task ? `Ending: task ${answer.task.id}` : 'Nothing to end' });
+                  memory.reload();
+                },
                 (error: unknown) => setEnded({ error }),
               )
             }
@@ -67,6 +75,14 @@ function SessionDetail({
             <dd>{new Date(data.updated_at).toLocaleString()}</dd>
           </dl>
           <h3>Messages</h3>
+          {data.messages.length >= shown ? (
+            <p class="muted earlier">
+              The newest {data.messages.length} messages.{' '}
+              <button type="button" disabled={memory.loading} onClick={() => setShown(shown + MESSAGE_PAGE)}>
+                Show {MESSAGE_PAGE} earlier messages
+              </button>
+            </p>
+          ) : null}
           <SessionMessages messages={data.messages} summary={data.context} />
           <h3>Pending memories</h3>
           {data.memories.length === 0 ? (
@@ -177,7 +193,8 @@ export function SessionsPage({ params }: { params: URLSearchParams }) {
         ) : null}
       </section>
       {selected.session_id ? (
-        <SessionDetail {...selected} />
+        // One mount per session: a notice ("Ending: task …") or a window of messages stays with its session.
+        <SessionDetail key={JSON.stringify(selected)} {...selected} />
       ) : (
         <p class="muted panel">Choose a session to see its messages, summary, data and pending memories.</p>
       )}

@@ -11,7 +11,10 @@ import { useCan } from '../whoami-context.js';
 
 type Session = ReturnType<typeof sessionOf>;
 
-/** A message typed in shows the context engram would assemble now; nothing is written. */
+/**
+ * A message typed in shows the context engram would assemble now; nothing is written. Mounted per
+ * session and agent (`key`): an answer or an agent typed for one session never shows for another.
+ */
 function PreviewBox({ session, agent }: { session: Session; agent: string }) {
   const [message, setMessage] = useState('');
   const [agentId, setAgentId] = useState(agent);
@@ -92,7 +95,11 @@ export function WorkingSetPage({ params }: { params: URLSearchParams }) {
   const set = useLoad(session.session_id && query ? JSON.stringify([session, query]) : null, () =>
     api<WorkingSet>('GET', path, { query: { ...scope, query, limit: 20 } }),
   );
+  // Pin, remove and restore act on the shown list only once it is this session's (and query's):
+  // while another session's list is still shown, its ids would be posted to this session.
+  const actionable = set.current && !set.loading;
   const change = (body: Record<string, string[]>) => {
+    if (!actionable) return;
     setChangeError(null);
     api('POST', path, { query: scope, body }).then(set.reload, setChangeError);
   };
@@ -154,6 +161,7 @@ export function WorkingSetPage({ params }: { params: URLSearchParams }) {
                       {item.pinned ? (
                         <button
                           type="button"
+                          disabled={!actionable}
                           onClick={() => change({ unpin: [item.id] })}
                           aria-label={`Unpin ${item.id}`}
                         >
@@ -162,6 +170,7 @@ export function WorkingSetPage({ params }: { params: URLSearchParams }) {
                       ) : (
                         <button
                           type="button"
+                          disabled={!actionable}
                           onClick={() => change({ pin: [item.id] })}
                           aria-label={`Pin ${item.id}`}
                         >
@@ -171,6 +180,7 @@ export function WorkingSetPage({ params }: { params: URLSearchParams }) {
                       <button
                         type="button"
                         class="danger"
+                        disabled={!actionable}
                         onClick={() => change({ remove: [item.id] })}
                         aria-label={`Remove ${item.id}`}
                       >
@@ -190,6 +200,7 @@ export function WorkingSetPage({ params }: { params: URLSearchParams }) {
                     <button
                       type="button"
                       class="small"
+                      disabled={!actionable}
                       onClick={() => change({ restore: [entry.id] })}
                       aria-label={`Restore ${entry.id}`}
                     >
@@ -200,7 +211,11 @@ export function WorkingSetPage({ params }: { params: URLSearchParams }) {
               ))}
             </ul>
           </section>
-          <PreviewBox session={session} agent={params.get('agent_id') ?? 'default'} />
+          <PreviewBox
+            key={JSON.stringify([session, params.get('agent_id') ?? 'default'])}
+            session={session}
+            agent={params.get('agent_id') ?? 'default'}
+          />
         </div>
       ) : null}
       {!query && session.session_id ? (
