@@ -1,10 +1,17 @@
 import { chatEvents } from './chat-events.js';
 import type * as T from './client-types.js';
+import { EngramClientError } from './engram-client-error.js';
 import type { CallOptions, ConditionalOptions, HttpTransport, RequestSpec } from './http-transport.js';
 import type { Tagged } from './session-methods.js';
 
 const agent = (id: string) => `/v1/agents/${encodeURIComponent(id)}`;
 const procedure = (agentId: string, id: string) => `${agent(agentId)}/procedures/${encodeURIComponent(id)}`;
+
+/**
+ * The 503 codes of the chat route that mean the model failed before its stream started: the turn is
+ * appended only after the stream, so nothing was stored and the chat may be sent again.
+ */
+const chatUnappliedCodes = ['llm_unavailable', 'llm_timeout', 'llm_rate_limited', 'llm_response_invalid'];
 
 /** Agents, their knowledge and procedures, context assembly and chat (engram's extensions). */
 export function agentMethods(transport: HttpTransport) {
@@ -102,7 +109,9 @@ export function agentMethods(transport: HttpTransport) {
       call<T.ContextResult>({ method: 'POST', path: '/v1/context/preview', body, ...options }),
     /**
      * `POST /v1/sessions/{id}/chat`: one turn with the agent's model; its events as they stream
-     * (`delta`s, then `done` once the turn is stored, or `error`).
+     * (`delta`s, then `done` once the turn is stored, or `error`). The route stores the turn only
+     * after the stream, so a 503 because the model failed before answering (`chatUnappliedCodes`)
+     * is retried; `llm_not_configured` is not. Leaving the `for await` early closes the stream.
      */
     chat: async (
       sessionId: string,
@@ -110,10 +119,18 @@ export function agentMethods(transport: HttpTransport) {
       options: CallOptions = {},
     ): Promise<AsyncGenerator<T.ChatEvent>> => {
       const response = await transport.open(
-        { method: 'POST', path: `/v1/sessions/${encodeURIComponent(sessionId)}/chat`, body, ...options },
+        {
+          method: 'POST',
+          path: `/v1/sessions/${encodeURIComponent(sessionId)}/chat`,
+          body,
+          unappliedCodes: chatUnappliedCodes,
+          ...options,
+        },
         'text/event-stream',
       );
-      if (!response.body) throw new Error('The chat answer has no body');
+      if (!response.body) {
+        throw new EngramClientError(0, 'event_stream_invalid', 'The chat answer has no body', undefined);
+      }
       return chatEvents(response.body);
     },
   };

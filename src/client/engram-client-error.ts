@@ -2,7 +2,10 @@
  * A request the server refused or could not answer. `code` is the server's stable error code
  * (engram's `{"error": {code}}` bodies, e.g. `not_found`, `precondition_failed`, `forbidden`); AMS
  * routes answer `{"detail"}` without a code, so theirs is derived from the status
- * (`validation_failed`, `not_found`, …, else `http_<status>`).
+ * (`validation_failed`, `not_found`, …, else `http_<status>`). Failures the client detects itself
+ * have status 0: `network_error` (the server could not be reached or the connection broke; `cause`
+ * is fetch's error), `timeout` (no answer within `timeoutMs`) and `event_stream_invalid` (a chat
+ * stream that is not the event stream it should be).
  */
 export class EngramClientError extends Error {
   readonly status: number;
@@ -13,7 +16,7 @@ export class EngramClientError extends Error {
   readonly body: unknown;
 
   constructor(status: number, code: string, message: string, body: unknown, extra: ErrorExtra = {}) {
-    super(message);
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'EngramClientError';
     this.status = status;
     this.code = code;
@@ -26,6 +29,7 @@ export class EngramClientError extends Error {
 interface ErrorExtra {
   category?: string | undefined;
   details?: Record<string, unknown> | undefined;
+  cause?: unknown;
 }
 
 /** Codes for statuses whose body carries none (AMS routes, framework errors). */

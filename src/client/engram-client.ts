@@ -15,8 +15,9 @@ export type EngramClient = ReturnType<typeof createEngramClient>;
 
 /**
  * Creates a client of an engram server. Every method resolves the answer's body (typed from the
- * server's own zod schemas) or throws `EngramClientError` with the server's stable `code`; 429 and
- * 503 answers are retried (bounded, jittered, honouring `Retry-After`). Methods on sessions and
+ * server's own zod schemas) or throws `EngramClientError` with the server's stable `code`; 429
+ * answers, and 503s and network errors that cannot have applied the request, are retried (bounded,
+ * jittered, honouring `Retry-After`; `retry-policy.ts`). Methods on sessions and
  * agents resolve `{value, etag}`; pass the ETag back as `ifMatch` to write only if nothing changed
  * in between, or use `sessions.update`, which does the read-modify-write loop for you.
  */
@@ -30,18 +31,21 @@ export function createEngramClient(options: ClientOptions) {
       /**
        * Optimistic read-modify-write of a session's `data`/`context`/`ttl_seconds`: reads the session,
        * asks `change` for a merge patch, writes it with `If-Match`, and starts over (up to `attempts`
-       * times, default 5) when another writer got there first (412 `precondition_failed`).
+       * times, default 5) when another writer got there first (412 `precondition_failed`). The last
+       * argument is `{ attempts, signal, timeoutMs }` (or, as before, the number of attempts); the
+       * signal and timeout apply to each read and write.
        */
       async update(
         sessionId: string,
         change: (session: Awaited<ReturnType<typeof sessions.get>>) => Parameters<typeof sessions.patch>[1],
         scope: Parameters<typeof sessions.patch>[2] = {},
-        attempts = 5,
+        options: number | (CallOptions & { attempts?: number }) = {},
       ) {
+        const { attempts = 5, ...call } = typeof options === 'number' ? { attempts: options } : options;
         for (let attempt = 1; ; attempt++) {
-          const { value, etag } = await sessions.getTagged(sessionId, scope);
+          const { value, etag } = await sessions.getTagged(sessionId, scope, call);
           try {
-            return await sessions.patch(sessionId, change(value), scope, { ifMatch: etag });
+            return await sessions.patch(sessionId, change(value), scope, { ...call, ifMatch: etag });
           } catch (error) {
             const conflict = error instanceof EngramClientError && error.code === 'precondition_failed';
             if (!conflict || attempt >= attempts) throw error;

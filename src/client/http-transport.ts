@@ -1,5 +1,6 @@
-import { errorFromResponse } from './engram-client-error.js';
-import { defaultRetryOptions, type RetryOptions, retryAfterMs, retryDelayMs } from './retry-delay.js';
+import { EngramClientError, errorFromResponse } from './engram-client-error.js';
+import { type RetryOptions, resolveRetryOptions, retryAfterMs, retryDelayMs } from './retry-delay.js';
+import { retriesAnswer, retriesNetworkFailure } from './retry-policy.js';
 
 /** How to reach the server. */
 export interface ClientOptions {
@@ -9,8 +10,17 @@ export interface ClientOptions {
   apiKey?: string;
   /** Sent with every request (e.g. `x-request-id`). */
   headers?: Record<string, string>;
-  /** Retrying of 429 and 503 answers (`false`: never retry). */
+  /**
+   * Retrying of 429 and 503 answers and network errors (`false`: never retry). A 503 or a network
+   * error is retried for POST and PATCH only when the request cannot have been applied (docs/client.md).
+   */
   retry?: RetryOptions | false;
+  /**
+   * The longest a call may take, in ms, retries and their waits included (for `chat`: until its
+   * stream starts); then it is aborted and fails with `EngramClientError` `timeout`. Each call's
+   * `timeoutMs` overrides it. Default: none.
+   */
+  timeoutMs?: number;
   /** A fetch implementation; default the global one. */
   fetch?: typeof fetch;
 }
@@ -26,6 +36,13 @@ export interface RequestSpec {
   /** An ETag the target must still have (`If-Match`), else 412 `precondition_failed`. */
   ifMatch?: string | undefined;
   signal?: AbortSignal | undefined;
+  /** Overrides the client's `timeoutMs` (`Infinity`: none). */
+  timeoutMs?: number | undefined;
+  /**
+   * 503 codes this route answers only before it has stored anything: retried even when the method
+   * is POST or PATCH.
+   */
+  unappliedCodes?: readonly string[] | undefined;
 }
 
 /** A successful answer: status, headers, parsed body (JSON, else text; undefined for 204) and ETag. */
@@ -38,7 +55,10 @@ export interface ClientResponse<T> {
 
 /** Per-call options of every client method. */
 export interface CallOptions {
+  /** Cancels the call, retry waits included (it rejects with the signal's reason). */
   signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call, in ms (`Infinity`: none). */
+  timeoutMs?: number;
 }
 
 /** Per-call options of writes that honour `If-Match` (sessions, agents). */
@@ -47,18 +67,19 @@ export interface ConditionalOptions extends CallOptions {
   ifMatch?: string;
 }
 
+/** Waits `ms`, or rejects with the signal's reason once it aborts; leaves no listener behind. */
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 function queryString(query: object | undefined): string {
@@ -83,23 +104,65 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
-/** Sends requests: authentication, JSON, retries of 429/503 (honouring `Retry-After`), typed errors. */
+/** `work`, or a rejection with the signal's reason as soon as it aborts, whether `work` heeds it or not. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** setTimeout's longest delay (a longer one fires at once). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** A valid timeout in ms, or undefined for none (absent or `Infinity`); else a RangeError naming it. */
+function checkedTimeout(value: unknown): number | undefined {
+  if (value === undefined || value === Number.POSITIVE_INFINITY) return undefined;
+  if (typeof value !== 'number' || !(value > 0 && value <= MAX_TIMEOUT_MS)) {
+    throw new RangeError(
+      `timeoutMs must be a number of ms > 0 and ≤ ${MAX_TIMEOUT_MS} (or Infinity: none), got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/** The message of a failed fetch, with the system error code its cause carries (`ECONNREFUSED`). */
+function describeNetworkError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  return typeof cause?.code === 'string' ? `${message} (${cause.code})` : message;
+}
+
+/** Sends requests: authentication, JSON, retries (`retry-policy.ts`), timeouts, typed errors. */
 export interface HttpTransport {
   /** Sends a request and parses a successful answer; a non-2xx answer throws `EngramClientError`. */
   request<T>(spec: RequestSpec): Promise<ClientResponse<T>>;
-  /** Sends a request and resolves the successful `Response` unread (for streams). */
+  /**
+   * Sends a request and resolves the successful `Response` unread (for streams); the timeout stops
+   * once it has arrived.
+   */
   open(spec: RequestSpec, accept: string): Promise<Response>;
 }
 
+type Exchange<R> =
+  | { value: R }
+  | { failure: EngramClientError; retryable: boolean; retryAfter?: number | undefined };
+
 export function createHttpTransport(options: ClientOptions): HttpTransport {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const retry =
-    options.retry === false
-      ? { ...defaultRetryOptions, maxRetries: 0 }
-      : { ...defaultRetryOptions, ...options.retry };
+  const retry = resolveRetryOptions(options.retry);
+  const clientTimeoutMs = checkedTimeout(options.timeoutMs);
   const fetchImplementation = options.fetch ?? globalThis.fetch;
 
-  async function send(spec: RequestSpec, accept: string): Promise<Response> {
+  /** Sends `spec` until it succeeds (resolving `read` of the answer), may not be retried, or is out of retries. */
+  async function send<R>(
+    spec: RequestSpec,
+    accept: string,
+    read: (response: Response) => Promise<R>,
+  ): Promise<R> {
     const headers: Record<string, string> = { accept, ...options.headers };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     if (spec.ifMatch !== undefined) headers['if-match'] = spec.ifMatch;
@@ -109,36 +172,78 @@ export function createHttpTransport(options: ClientOptions): HttpTransport {
       headers['content-type'] = spec.contentType ?? 'application/json';
     }
     const url = `${base}${spec.path}${queryString(spec.query)}`;
-    for (let attempt = 0; ; attempt++) {
-      const response = await fetchImplementation(url, {
-        method: spec.method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        ...(spec.signal ? { signal: spec.signal } : {}),
-      });
-      if (response.ok) return response;
-      const retryable = response.status === 429 || response.status === 503;
-      if (!retryable || attempt >= retry.maxRetries)
-        throw errorFromResponse(response.status, await readBody(response));
-      // Free the connection before waiting.
-      await response.body?.cancel();
-      await sleep(
-        retryDelayMs(attempt, retryAfterMs(response.headers.get('retry-after')), retry),
-        spec.signal,
-      );
+    const timeoutMs = spec.timeoutMs === undefined ? clientTimeoutMs : checkedTimeout(spec.timeoutMs);
+    let signal = spec.signal;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (timeoutMs !== undefined) {
+      const deadline = new AbortController();
+      timer = setTimeout(() => {
+        deadline.abort(
+          new EngramClientError(
+            0,
+            'timeout',
+            `${spec.method} ${url} did not complete within ${timeoutMs} ms (timeoutMs)`,
+            undefined,
+            { details: { timeoutMs } },
+          ),
+        );
+      }, timeoutMs);
+      signal = spec.signal ? AbortSignal.any([spec.signal, deadline.signal]) : deadline.signal;
+    }
+
+    async function exchange(): Promise<Exchange<R>> {
+      try {
+        const response = await abortable(
+          fetchImplementation(url, {
+            method: spec.method,
+            headers,
+            ...(body === undefined ? {} : { body }),
+            ...(signal ? { signal } : {}),
+          }),
+          signal,
+        );
+        if (response.ok) return { value: await abortable(read(response), signal) };
+        const failure = errorFromResponse(response.status, await abortable(readBody(response), signal));
+        const unapplied = failure.status === 503 && (spec.unappliedCodes ?? []).includes(failure.code);
+        return {
+          failure,
+          retryable: unapplied || retriesAnswer(spec.method, failure),
+          retryAfter: retryAfterMs(response.headers.get('retry-after')),
+        };
+      } catch (error) {
+        // The caller's abort (its own reason) or the timeout (EngramClientError `timeout`).
+        if (signal?.aborted) throw signal.reason;
+        const failure = new EngramClientError(
+          0,
+          'network_error',
+          `${spec.method} ${url} failed: ${describeNetworkError(error)}`,
+          undefined,
+          { cause: error },
+        );
+        return { failure, retryable: retriesNetworkFailure(spec.method, failure) };
+      }
+    }
+
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const outcome = await exchange();
+        if ('value' in outcome) return outcome.value;
+        if (!outcome.retryable || attempt >= retry.maxRetries) throw outcome.failure;
+        await sleep(retryDelayMs(attempt, outcome.retryAfter, retry), signal);
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   return {
-    async request<T>(spec: RequestSpec): Promise<ClientResponse<T>> {
-      const response = await send(spec, 'application/json');
-      return {
+    request: <T>(spec: RequestSpec) =>
+      send<ClientResponse<T>>(spec, 'application/json', async (response) => ({
         status: response.status,
         headers: response.headers,
         body: (await readBody(response)) as T,
         etag: response.headers.get('etag'),
-      };
-    },
-    open: send,
+      })),
+    open: (spec, accept) => send(spec, accept, async (response) => response),
   };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defaultRetryOptions, retryAfterMs, retryDelayMs } from './retry-delay.js';
+import { defaultRetryOptions, resolveRetryOptions, retryAfterMs, retryDelayMs } from './retry-delay.js';
 
 describe('retryAfterMs', () => {
   it('reads delay-seconds and HTTP dates, and ignores anything else', () => {
@@ -38,5 +38,25 @@ describe('retryDelayMs', () => {
         },
       ),
     );
+  });
+});
+
+describe('resolveRetryOptions', () => {
+  it('keeps the default of an option given as undefined; false turns retrying off', () => {
+    expect(resolveRetryOptions({ maxRetries: undefined, maxDelayMs: undefined, baseDelayMs: 5 })).toEqual({
+      ...defaultRetryOptions,
+      baseDelayMs: 5,
+    });
+    expect(resolveRetryOptions(undefined)).toEqual(defaultRetryOptions);
+    expect(resolveRetryOptions(false).maxRetries).toBe(0);
+  });
+
+  it('throws a RangeError naming an option that is not a number in range', () => {
+    expect(() => resolveRetryOptions({ maxRetries: -1 })).toThrow(RangeError);
+    expect(() => resolveRetryOptions({ maxRetries: 2.5 })).toThrow(
+      /retry\.maxRetries must be a whole number/,
+    );
+    expect(() => resolveRetryOptions({ maxDelayMs: Number.NaN })).toThrow(/retry\.maxDelayMs/);
+    expect(() => resolveRetryOptions({ baseDelayMs: -1 })).toThrow(/retry\.baseDelayMs/);
   });
 });

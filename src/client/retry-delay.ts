@@ -14,6 +14,30 @@ export const defaultRetryOptions: Required<RetryOptions> = {
   maxDelayMs: 10_000,
 };
 
+/**
+ * The options in force: the defaults, overridden by every option given (an option set to
+ * `undefined` keeps its default, as if absent); `false` turns retrying off. Throws a `RangeError`
+ * naming the option for a value that is not a number in range (`maxRetries` a whole number ≥ 0,
+ * the delays finite and ≥ 0).
+ */
+export function resolveRetryOptions(retry: RetryOptions | false | undefined): Required<RetryOptions> {
+  if (retry === false) return { ...defaultRetryOptions, maxRetries: 0 };
+  const given = Object.fromEntries(
+    Object.entries(retry ?? {}).filter(([, value]) => value !== undefined),
+  ) as RetryOptions;
+  const options = { ...defaultRetryOptions, ...given };
+  const check = (name: keyof RetryOptions, valid: (value: number) => boolean, what: string) => {
+    const value: unknown = options[name];
+    if (typeof value !== 'number' || !valid(value)) {
+      throw new RangeError(`retry.${name} must be ${what}, got ${String(value)}`);
+    }
+  };
+  check('maxRetries', (value) => Number.isSafeInteger(value) && value >= 0, 'a whole number ≥ 0');
+  check('baseDelayMs', (value) => Number.isFinite(value) && value >= 0, 'a finite number ≥ 0');
+  check('maxDelayMs', (value) => Number.isFinite(value) && value >= 0, 'a finite number ≥ 0');
+  return options;
+}
+
 /** `Retry-After` in ms: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or invalid. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
   const value = header?.trim();

@@ -154,8 +154,12 @@ describe('engram/client against a live server', () => {
     // Summarizing needs an LLM: the typed error says so.
     const partition = await failure(client.summaryViews.runPartition(view.id, { group: { user_id: 'ada' } }));
     expect(partition.status).toBeGreaterThanOrEqual(400);
+    const runs = () => sent.filter((request) => request.endsWith('/run')).length;
+    const before = runs();
     const run = await failure(client.summaryViews.run(view.id));
     expect(run).toMatchObject({ status: 503, code: 'unavailable' });
+    // A POST's 503 that does not say it was refused before any work is not sent again.
+    expect(runs() - before).toBe(1);
     expect(await client.summaryViews.delete(view.id)).toMatchObject({ status: expect.any(String) });
   });
 
@@ -263,8 +267,12 @@ describe('engram/client against a live server', () => {
     expect(await client.ready()).toEqual({ status: 'ready' });
     expect(await client.metrics()).toContain('# HELP');
     expect(Object.keys((await client.openApi()).paths)).toContain('/v1/context');
+    const chats = () => sent.filter((request) => request.endsWith('/chat')).length;
+    const before = chats();
     const chat = await failure(client.chat('client-1', { message: 'hi' }));
     expect(chat).toMatchObject({ status: 503, code: 'llm_not_configured', category: 'unavailable' });
+    // No retry can configure an LLM: the 503 is thrown at once.
+    expect(chats() - before).toBe(1);
     const invalid = await failure(client.context({ session_id: '', message: 'x' }));
     expect(invalid).toMatchObject({ status: 400, code: 'validation_failed' });
   });
