@@ -137,24 +137,34 @@ describe('message indexing', () => {
     const key = { tenantId: 'default', ...ref };
     expect(await index(key)).toMatchObject({ status: 'up-to-date', created: 0 });
 
-    // An AMS client appends by GET + PUT: every message comes back with new seqs.
+    // An AMS client appends by GET + PUT: the messages it sends again keep their seqs, so the
+    // job reads only the new one.
     const session = await engram.sessions.get(ref);
-    await engram.sessions.put(ref, {
-      messages: [
-        ...(session?.messages ?? []).map(({ id, role, content, createdAt }) => ({
-          id,
-          role,
-          content,
-          createdAt,
-        })),
-        { role: 'user', content: 'And my visa?' },
-      ],
-    });
+    const resent = (session?.messages ?? []).map(({ id, role, content, createdAt }) => ({
+      id,
+      role,
+      content,
+      createdAt,
+    }));
+    await engram.sessions.put(ref, { messages: [...resent, { role: 'user', content: 'And my visa?' }] });
     const jobs = await indexed(engram);
-    expect(jobAt(jobs, 5)?.result).toMatchObject({ created: 1, existing: 2, repeats: 0 });
+    expect(jobAt(jobs, 3)?.result).toMatchObject({ created: 1, existing: 0, repeats: 0 });
     const texts = (await messageRecords(engram)).map((record) => record.text);
     expect(texts.sort()).toEqual([...before.map((record) => record.text), 'user: And my visa?'].sort());
     expect(await index(key)).toMatchObject({ status: 'up-to-date', created: 0 });
+
+    // A real replace (the times moved an hour) gives every message a new seq: same ids, nothing new.
+    const current = (await engram.sessions.get(ref))?.messages ?? [];
+    await engram.sessions.put(ref, {
+      messages: current.map(({ id, role, content, createdAt }) => ({
+        id,
+        role,
+        content,
+        createdAt: new Date(Date.parse(createdAt) - 3_600_000).toISOString(),
+      })),
+    });
+    expect(jobAt(await indexed(engram), 6)?.result).toMatchObject({ created: 0, existing: 3, repeats: 0 });
+    expect(await messageRecords(engram)).toHaveLength(3);
   });
 
   it('keeps a message whose text repeats an earlier one as a repeat of that record', async () => {
