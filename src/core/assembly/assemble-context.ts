@@ -23,6 +23,7 @@ import {
 import { pruneHistory } from './prune-history.js';
 import { renderSummary } from './render-section.js';
 import { selectItemsSteps } from './select-items.js';
+import { markerTokens } from './text-markers.js';
 
 /**
  * Default caps, as shares of the available budget, for sections without an explicit cap, so that
@@ -101,16 +102,18 @@ export function* assembleContextSteps(input: AssembleContextInput): Generator<vo
       model,
     );
   // A message stored under another encoding is counted again, once (pruning and the trace both
-  // ask), as the write path counted it: content, name and tool calls.
+  // ask), as the write path counted it: content, name and tool calls. A formatter's marker (a
+  // tool result without its call id becomes marked text) is part of the cost.
   const recounts = new Map<StoredMessage, number>();
   const costOfMessage = (message: StoredMessage) => {
-    if (message.tokenEncoding === model.encoding) return messageCost(message.tokenCount, model);
+    const marker = markerTokens(message, counter);
+    if (message.tokenEncoding === model.encoding) return messageCost(message.tokenCount + marker, model);
     let tokens = recounts.get(message);
     if (tokens === undefined) {
       tokens = countContentTokens(counter, message);
       recounts.set(message, tokens);
     }
-    return messageCost(tokens, model);
+    return messageCost(tokens + marker, model);
   };
 
   // Counted in steps: a system prompt or message of a megabyte is tens of milliseconds of counting.

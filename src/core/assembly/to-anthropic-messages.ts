@@ -1,5 +1,5 @@
 import type { ContextMessage } from './context-message.js';
-import { unlinkedToolResult } from './to-openai-messages.js';
+import { systemNote, unlinkedToolResult } from './text-markers.js';
 
 export type AnthropicContentBlock =
   | { type: 'text'; text: string }
@@ -61,7 +61,7 @@ function toBlocks(message: ContextMessage): ['user' | 'assistant', AnthropicCont
         ? ['user', [{ type: 'text', text: unlinkedToolResult(message.content) }]]
         : ['user', [{ type: 'tool_result', tool_use_id: message.toolCallId, content: message.content }]];
     case 'system':
-      return ['user', [{ type: 'text', text: `[System note] ${message.content}` }]];
+      return ['user', [{ type: 'text', text: systemNote(message.content) }]];
     default:
       return ['user', [{ type: 'text', text: message.content }]];
   }

@@ -1,4 +1,5 @@
 import type { ContextMessage } from './context-message.js';
+import { unlinkedToolResult } from './text-markers.js';
 
 /** An OpenAI Chat Completions message. */
 export type OpenAIMessage =
@@ -36,6 +37,3 @@ export function toOpenAIMessages(messages: readonly ContextMessage[]): OpenAIMes
     }
   });
 }
-
-/** How a tool result without a call id reads to a model: text, marked as a tool's output. */
-export const unlinkedToolResult = (content: string): string => `[tool result]\n${content}`;

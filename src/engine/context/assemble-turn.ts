@@ -4,6 +4,7 @@ import type { ContextMessage } from '../../core/assembly/context-message.js';
 import type { ContextTrace } from '../../core/assembly/context-trace.js';
 import { type MemorySource, retrievalLimit } from '../../core/assembly/memory-source.js';
 import { runSources } from '../../core/assembly/run-sources.js';
+import { markerTokens } from '../../core/assembly/text-markers.js';
 import { type AnthropicContext, toAnthropicMessages } from '../../core/assembly/to-anthropic-messages.js';
 import { type OpenAIMessage, toOpenAIMessages } from '../../core/assembly/to-openai-messages.js';
 import { parseWith } from '../../core/errors.js';
@@ -108,7 +109,8 @@ export function createTurnAssembler(
     // A message stored under another encoding is counted as the write path counted it (tool calls too).
     const costOf = (stored: StoredMessage) =>
       messageCost(
-        stored.tokenEncoding === model.encoding ? stored.tokenCount : countContentTokens(counter, stored),
+        (stored.tokenEncoding === model.encoding ? stored.tokenCount : countContentTokens(counter, stored)) +
+          markerTokens(stored, counter),
         model,
       );
 
