@@ -183,16 +183,28 @@ describe('records owned by knowledge documents and procedures change only throug
   });
 
   it('the routes the errors name do change them, with their own roles', async () => {
-    const edit = await call('agent', 'PATCH', `/v1/agents/support/procedures/${procedureId}`, {
+    const path = `/v1/agents/support/procedures/${procedureId}`;
+    // An admin may approve, so the admin's edit of the approved procedure keeps it approved.
+    const byAdmin = await call('admin', 'PATCH', path, {
+      steps: ['Apologise', 'Offer a replacement at once'],
+    });
+    expect(byAdmin.body).toMatchObject({ id: procedureId, status: 'approved' });
+    // An agent may not: its edit of approved steps returns them to pending, out of every context.
+    const edit = await call('agent', 'PATCH', path, { steps: ['Apologise', 'Offer a refund'] });
+    expect(edit.status).toBe(200);
+    expect(edit.body).toMatchObject({
+      id: procedureId,
+      status: 'pending',
       steps: ['Apologise', 'Offer a refund'],
     });
-    expect(edit.status).toBe(200);
+    expect(await testServer().engram.procedures.list(TENANT, 'support', 'approved')).toEqual([]);
+    expect((await call('admin', 'POST', `${path}/approve`)).body).toMatchObject({ status: 'approved' });
     const documents = (await call('admin', 'GET', '/v1/agents/support/knowledge')).body.documents as {
       document_id: string;
     }[];
-    const path = `/v1/agents/support/knowledge/${documents[0]?.document_id}`;
-    expect((await call('agent', 'DELETE', path)).status).toBe(403);
-    const removed = await call('admin', 'DELETE', path);
+    const documentPath = `/v1/agents/support/knowledge/${documents[0]?.document_id}`;
+    expect((await call('agent', 'DELETE', documentPath)).status).toBe(403);
+    const removed = await call('admin', 'DELETE', documentPath);
     expect(removed.body.deleted_chunks).toBeGreaterThan(0);
   });
 });

@@ -211,6 +211,32 @@ describe('procedures', () => {
     expect(procedure.triggers).toHaveLength(20);
   });
 
+  it('an edit of a decided procedure’s content needs a new decision, unless the editor may decide', async () => {
+    const { procedures } = services();
+    const created = await procedures.create(tenant, {
+      agentId: 'support',
+      name: 'Refunds',
+      steps: ['Check the order'],
+    });
+    await procedures.approve(tenant, created.id);
+    const edited = await procedures.update(tenant, created.id, { steps: ['Refund at once'] });
+    expect(edited).toMatchObject({ id: created.id, status: 'pending', steps: ['Refund at once'] });
+    await procedures.reject(tenant, created.id);
+    expect((await procedures.update(tenant, created.id, { name: 'Refunds v2' })).status).toBe('pending');
+    await procedures.approve(tenant, created.id);
+    const kept = await procedures.update(
+      tenant,
+      created.id,
+      { steps: ['Check, then refund'] },
+      { keepDecision: true },
+    );
+    expect(kept.status).toBe('approved');
+    // Sending the same content again is no change: the decision stands.
+    expect((await procedures.update(tenant, created.id, { steps: ['Check, then refund'] })).status).toBe(
+      'approved',
+    );
+  });
+
   it('validates triggers and steps', async () => {
     const { procedures } = services();
     await expect(procedures.create(tenant, { ...refund, triggers: ['(unclosed'] })).rejects.toBeInstanceOf(

@@ -52,7 +52,16 @@ export type CreatedProcedure = Procedure & { deduplicated: boolean };
 /** Who or what writes a procedure version (default: `api` for writes, `user` for decisions). */
 export interface ProcedureWriteOptions {
   writtenBy?: MemoryWriter;
+  /**
+   * `update` only: the editor may approve, so an approved or rejected procedure whose content
+   * changes keeps its status. Without it, such a procedure returns to `pending`: approval is of
+   * the steps a person read, and a writer who may not approve must not change them after.
+   */
+  keepDecision?: boolean;
 }
+
+/** What a person approves or rejects: a change to any of these needs a new decision. */
+const DECIDED_FIELDS = ['name', 'triggers', 'examples', 'steps'] as const;
 
 /**
  * Procedures: proposed as pending, approved or rejected by a person, matched per turn. A
@@ -65,7 +74,10 @@ export interface ProcedureLibrary {
    */
   create(tenantId: string, input: ProcedureInput, options?: ProcedureWriteOptions): Promise<CreatedProcedure>;
   get(tenantId: string, id: string): Promise<Procedure>;
-  /** Writes a new version with the changes (same id); no change, no new version. */
+  /**
+   * Writes a new version with the changes (same id); no change, no new version. A content change
+   * of a decided procedure returns it to `pending` unless `options.keepDecision`.
+   */
   update(
     tenantId: string,
     id: string,
@@ -166,6 +178,7 @@ export function createProcedureLibrary(
     id: string,
     changes: ProcedureEdit,
     writtenBy: MemoryWriter,
+    keepDecision = true,
   ): Promise<Procedure> {
     const edit = parseEdit(procedureEditSchema, changes, 'procedure changes');
     for (const trigger of edit.triggers ?? []) compileLinearPattern(trigger);
@@ -174,6 +187,12 @@ export function createProcedureLibrary(
     const stored = current as unknown as Record<string, unknown>;
     if (Object.entries(edit).every(([key, value]) => isDeepStrictEqual(stored[key], value))) return current;
     const next = { ...current, ...edit, version: current.version + 1 };
+    const contentChanged = DECIDED_FIELDS.some(
+      (field) => field in edit && !isDeepStrictEqual(current[field], next[field]),
+    );
+    if (!keepDecision && contentChanged && current.status !== 'pending' && edit.status === undefined) {
+      next.status = 'pending';
+    }
     const { id: _id, agentId: _agent, createdAt: _created, updatedAt: _updated, ...metadata } = next;
     const text = searchableText(next.name, next.examples);
     // The version read is the one changed: a concurrent decision is a conflict, not a lost update.
@@ -259,7 +278,7 @@ export function createProcedureLibrary(
     },
     get: async (tenantId, id) => toProcedure(await load(tenantId, id)),
     update: (tenantId, id, changes, options = {}) =>
-      newVersion(tenantId, id, changes, options.writtenBy ?? 'api'),
+      newVersion(tenantId, id, changes, options.writtenBy ?? 'api', options.keepDecision ?? false),
     approve: (tenantId, id, options = {}) =>
       newVersion(tenantId, id, { status: 'approved' }, options.writtenBy ?? 'user'),
     reject: (tenantId, id, options = {}) =>

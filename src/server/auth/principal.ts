@@ -4,7 +4,7 @@ import type { Role } from '../../core/schemas/role.js';
 import { grants, type Permission, routePermission } from '../../engine/access/operation-permissions.js';
 
 export { type Role, roles } from '../../core/schemas/role.js';
-export { type Permission, permissionsByRole } from '../../engine/access/operation-permissions.js';
+export { grants, type Permission, permissionsByRole } from '../../engine/access/operation-permissions.js';
 
 /** The authenticated caller: every request is scoped to its tenant. */
 export interface Principal {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
 import type { Procedure } from '../../core/schemas/procedure.js';
 import type { Engram } from '../../engram.js';
-import { tenantOf } from '../auth/principal.js';
+import { grants, tenantOf } from '../auth/principal.js';
 import { readBody, readPath, readQuery } from '../request-parts.js';
 import { agentPathSchema } from './agent-schemas.js';
 import { extensionRoute } from './extension-route.js';
@@ -100,7 +100,9 @@ export function registerProcedureRoutes(app: FastifyInstance, engram: Engram): v
     async (request) => {
       const body = readBody(request, updateProcedureBodySchema);
       const { tenantId, procedure } = await procedureOf(request);
-      return toProcedureBody(await engram.procedures.update(tenantId, procedure.id, body));
+      // Approval is of the steps an admin read: an edit by a caller who may not approve needs a new one.
+      const keepDecision = grants(request.principal.role, 'admin');
+      return toProcedureBody(await engram.procedures.update(tenantId, procedure.id, body, { keepDecision }));
     },
   );
 

@@ -20,7 +20,11 @@ export const createProcedureBodySchema = z.strictObject({
   steps: fields.steps,
 });
 
-/** Changes become a new version (with a new id); the status changes only by approve/reject. */
+/**
+ * Changes become a new version under the same id; the status changes only by approve/reject, but
+ * a content change by a caller who may not approve (not admin) returns a decided procedure to
+ * pending.
+ */
 export const updateProcedureBodySchema = z.strictObject({
   name: fields.name.optional(),
   triggers: fields.triggers.optional(),
