@@ -10,8 +10,8 @@ import {
 import type { Engram } from '../../engram.js';
 import { resolveCurrent } from './memory-versions.js';
 
-/** Tries per record when another writer changes the same memory between our read and write. */
-const MAX_ATTEMPTS = 3;
+/** Tries per record when the memory is merged into another between our read and write (rare). */
+const MAX_ATTEMPTS = 10;
 
 /** The fields an AMS create sets; a new version carries them, the rest (salience, …) is kept. */
 function contentOf(parsed: z.output<typeof memoryRecordInputSchema>): MemoryRecordEdit {
@@ -56,14 +56,14 @@ async function supersedeIfChanged(
     if (!current) return false;
     if (holds(current, content)) return true;
     try {
-      await engram.memories.edit(tenantId, current.id, content, { expectedVersion: current.version });
+      // No expected version: concurrent creates of one id are written over in turn (AMS: last
+      // writer wins), as a PATCH is; the edit sets every field a create names, on the newest version.
+      await engram.memories.edit(tenantId, current.id, content);
       return true;
     } catch (error) {
-      // Another writer made a newer version (or merged the memory) first: write over that one instead.
-      const raced =
-        error instanceof EngramError &&
-        (error.code === 'already_superseded' || error.code === 'version_conflict');
-      if (!raced || attempt >= MAX_ATTEMPTS) throw error;
+      // The memory was merged into another meanwhile: write over the memory it became instead.
+      const merged = error instanceof EngramError && error.code === 'already_superseded';
+      if (!merged || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
 }
