@@ -6,7 +6,7 @@ import { memoryTypeSchema } from '../core/schemas/memory-record.js';
 import { PAGE_TEXT_CHARS } from '../core/take-within-chars.js';
 import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/memory-owner.js';
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
-import { amsModeOf, resolveSearchMode } from '../retrieval/resolve-search-mode.js';
+import { amsModeOf, resolveSearchMode, singleRankingOverrides } from '../retrieval/resolve-search-mode.js';
 import { toAmsVersion } from '../server/ams/long-term-memory-mapper.js';
 import { dateTimeArgument, filterArguments, toMemoryFilter } from './ams-filter-arguments.js';
 import { type AmsScoreType, toAmsMemoryRecord, toAmsSearchResult } from './ams-memory-record.js';
@@ -103,9 +103,7 @@ export function toSearchRequest(text: string, args: SearchArguments, embeddingMo
     text,
     filter: toMemoryFilter(args),
     mode,
-    ...(mode === 'vector'
-      ? { dateBoost: 0, entityBoost: 0, entityWeight: 1, whenWeight: 1, neighbors: { window: 0 } }
-      : {}),
+    ...singleRankingOverrides(mode),
     limit: args.limit,
     offset: args.offset,
     ...(args.distance_threshold != null ? { distanceThreshold: args.distance_threshold } : {}),

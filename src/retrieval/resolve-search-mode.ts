@@ -31,3 +31,14 @@ export const amsModeOf = { hybrid: 'hybrid', text: 'keyword', vector: 'semantic'
   'hybrid' | 'text' | 'vector',
   AmsSearchMode
 >;
+
+/**
+ * What a single ranking (`keyword`: BM25, `semantic`: vectors) runs without: the date, entity
+ * and question adjustments and the neighbouring turns, which would rank in records that ranking
+ * never found (a keyword search returning memories without the word). Empty for the hybrid.
+ */
+export function singleRankingOverrides(mode: 'hybrid' | 'text' | 'vector') {
+  return mode === 'hybrid'
+    ? {}
+    : { dateBoost: 0, entityBoost: 0, entityWeight: 1, whenWeight: 1, neighbors: { window: 0 } };
+}

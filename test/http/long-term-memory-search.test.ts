@@ -198,6 +198,29 @@ describe('search modes, scores and pagination (AMS §4.8, §5)', () => {
     expect(none.body.total).toBe((none.body.memories as unknown[]).length);
   });
 
+  it('keyword mode is BM25 alone: no neighbouring turn or boost brings in a record without the words', async () => {
+    await engram.memories.create(
+      'default',
+      ['Do you like espresso?', 'We went to the beach yesterday', 'The weather was sunny'].map(
+        (text, index) => ({
+          id: `turn-${index}`,
+          text,
+          memoryType: 'message' as const,
+          sessionId: 'cafe',
+          namespace: 'turns',
+          createdAt: `2025-05-01T10:0${index}:00Z`,
+        }),
+      ),
+    );
+    const result = await search({ text: 'espresso', search_mode: 'keyword', namespace: { eq: 'turns' } });
+    expect(idsOf(result)).toEqual(['turn-0']);
+    expect(result.body.total).toBe(1);
+    // The hybrid (the default) may add the turns around a hit: that is its neighbour context.
+    const hybrid = await search({ text: 'espresso', namespace: { eq: 'turns' } });
+    expect(idsOf(hybrid)).toContain('turn-0');
+    await engram.memories.delete('default', ['turn-0', 'turn-1', 'turn-2']);
+  });
+
   it('rejects bad modes, bounds and a threshold outside semantic mode', async () => {
     expect(await search({ text: 'x', search_mode: 'keyword', distance_threshold: 0.5 })).toEqual({
       status: 400,

@@ -1,7 +1,12 @@
 import type { MemoryFilterInput, MemoryRecord } from '../../core/schemas/memory-record.js';
 import type { Engram } from '../../engram.js';
 import { MAX_SEARCH_POOL, type SearchRequest } from '../../retrieval/hybrid-search.js';
-import { type AmsSearchMode, amsModeOf, resolveSearchMode } from '../../retrieval/resolve-search-mode.js';
+import {
+  type AmsSearchMode,
+  amsModeOf,
+  resolveSearchMode,
+  singleRankingOverrides,
+} from '../../retrieval/resolve-search-mode.js';
 import { matchesMemoryFilter } from '../../stores/memory-filter.js';
 import { toMemoryFilter, toTagFilter } from './ams-filters.js';
 import { AmsHttpError } from './ams-http-error.js';
@@ -88,9 +93,7 @@ export async function planSearch(
     offset: body.offset,
     mode,
     ...(mode === 'hybrid' && alpha !== undefined ? { weights: { text: 1 - alpha, vector: alpha } } : {}),
-    ...(mode === 'vector'
-      ? { dateBoost: 0, entityBoost: 0, entityWeight: 1, whenWeight: 1, neighbors: { window: 0 } }
-      : {}),
+    ...singleRankingOverrides(mode),
     ...(body.sort === 'created_desc' || body.sort === 'created_asc' ? { order: body.sort } : {}),
     ...(mode === 'vector' && body.distance_threshold != null && text !== ''
       ? { distanceThreshold: Math.min(2, Math.max(0, body.distance_threshold)) }
