@@ -54,6 +54,32 @@ describe('the working set of a session', () => {
     expect(undone.body.version).toBe(changed.body.version + 1);
   });
 
+  it('returns as many items as the limit asks, past 50, and reading it records no access', async () => {
+    const { call, engram } = extensionApp();
+    const eve = { sessionId: 'eve-chat', namespace: 'shop', userId: 'eve', tenantId: 't1' };
+    await engram.sessions.append(eve, [{ role: 'user', content: 'Hi' }]);
+    await engram.memories.create(
+      't1',
+      Array.from({ length: 77 }, (_, index) => ({
+        text: `Eve's order number ${index} of a refund`,
+        userId: 'eve',
+        namespace: 'shop',
+      })),
+    );
+    const set = await call(
+      'GET',
+      '/v1/working-memory/eve-chat/working-set?namespace=shop&user_id=eve&query=refund&limit=100',
+    );
+    expect(set.body.items).toHaveLength(77);
+    await engram.memories.flush();
+    const { memories } = await engram.memories.list(
+      't1',
+      { userId: { eq: 'eve' } },
+      { limit: 100, offset: 0 },
+    );
+    expect(memories.every((memory) => memory.accessCount === 0)).toBe(true);
+  });
+
   it('answers 404 for unknown sessions, other users’ or tenants’ memories, and 400 for bad input', async () => {
     const { call, engram } = extensionApp();
     const bob = (await engram.memories.list('t1', { userId: { eq: 'bob' } })).memories[0]?.id as string;

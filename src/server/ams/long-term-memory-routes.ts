@@ -10,6 +10,7 @@ import { PAGE_TEXT_CHARS } from '../../core/take-within-chars.js';
 import { MAX_MEMORY_BATCH } from '../../engine/long-term/long-term-memory.js';
 import { assertIdsFreeStanding } from '../../engine/long-term/memory-owner.js';
 import type { Engram } from '../../engram.js';
+import { MAX_SEARCH_POOL } from '../../retrieval/hybrid-search.js';
 import { tenantOf } from '../auth/principal.js';
 import { jsonListAnswer } from '../json-answer.js';
 import { readBody, readPath, readQuery } from '../request-parts.js';
@@ -153,9 +154,14 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
           new Date(),
         );
       }
+      // An offset past MAX_SEARCH_POOL is refused: no next page points there.
       const next = body.offset + body.limit;
       // Up to 100 hits of up to 20,000 characters each: serialized hit by hit in slices.
-      const answer = { memories: hits, total, next_offset: next < total ? next : null };
+      const answer = {
+        memories: hits,
+        total,
+        next_offset: next < total && next <= MAX_SEARCH_POOL ? next : null,
+      };
       return jsonListAnswer(reply, answer, 'memories', (hit: (typeof hits)[number]) =>
         toAmsResult(hit, plan.mode, plan.listing),
       );

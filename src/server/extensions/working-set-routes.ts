@@ -111,7 +111,11 @@ export function registerWorkingSetRoutes(app: FastifyInstance, engram: Engram): 
         namespace: state.namespace,
         // As the semantic source of assembly sees it: facts, not knowledge chunks.
         filter: { memoryType: { any: ['semantic', 'message'] }, documentId: { exists: false } },
+        // As many candidates as the caller asks for (the default pool of 50 capped a larger limit).
+        candidates: Math.max(50, limit),
         options: { limit },
+        // Reading the set is not using its memories (as the context preview): no access recorded.
+        recordAccess: false,
         pins: new Set(state.workingSet.pinned),
         removals: new Set(state.workingSet.removed),
       });
