@@ -144,6 +144,28 @@ describe('POST /v1/memory/prompt (AMS §4.14, §6)', () => {
     expect(everything.messages).toHaveLength(41);
   });
 
+  it('says so when memories matched but none fit the window, instead of that none were found', async () => {
+    await call('/v1/long-term-memory/', 'POST', {
+      memories: [
+        { id: 'pm-long', text: `Ada's tea order: ${'oolong and jasmine '.repeat(200)}`, namespace: 'fit' },
+      ],
+    });
+    const search = { namespace: { eq: 'fit' }, search_mode: 'keyword' };
+    const found = await call('/v1/long-term-memory/search', 'POST', { text: 'tea order', ...search });
+    expect(found.body.total).toBe(1);
+    const fitted = await prompt({
+      query: 'tea order?',
+      session: { session_id: 'none-fit', context_window_max: 300 },
+      long_term_search: search,
+    });
+    expect(fitted.status).toBe(200);
+    expect(fitted.body.long_term_memories).toBeNull();
+    expect(texts(fitted.messages)).toContainEqual([
+      'system',
+      "## Long term memories related to the user's query\n Relevant long-term memories were found, but none fit in the context window.",
+    ]);
+  });
+
   it('searches a query longer than a search takes by its start and end, instead of refusing it', async () => {
     await call('/v1/long-term-memory/', 'POST', {
       memories: [

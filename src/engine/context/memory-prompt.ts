@@ -11,6 +11,12 @@ import type { SearchHit, SearchRequest } from '../../retrieval/hybrid-search.js'
 export const SUMMARY_HEADING = '## A summary of the conversation so far:';
 export const LONG_TERM_HEADING = "## Long term memories related to the user's query";
 export const NO_LONG_TERM_MEMORIES = 'No relevant long-term memories found.';
+/**
+ * engram's sentence when the search found memories but none fitted the window: AMS's would tell
+ * the model that there are none, and it would answer as if it knew nothing.
+ */
+export const NO_LONG_TERM_MEMORIES_FIT =
+  'Relevant long-term memories were found, but none fit in the context window.';
 
 /** Model used when the request names none (its tokenizer counts, its window is the budget). */
 export const DEFAULT_PROMPT_MODEL = 'gpt-4o';
@@ -86,7 +92,7 @@ export async function buildMemoryPrompt(
   const cost = (text: string) => messageCost(counter.count(text), model);
   // Tokens AMS's wording needs beyond what the assembler counts for its own headings.
   const reserve =
-    (search ? cost(`${LONG_TERM_HEADING}\n ${NO_LONG_TERM_MEMORIES}`) : 0) +
+    (search ? cost(`${LONG_TERM_HEADING}\n ${NO_LONG_TERM_MEMORIES_FIT}`) : 0) +
     Math.max(0, counter.count(SUMMARY_HEADING) - counter.count(SECTION_HEADINGS.summary));
 
   const result = search
@@ -143,7 +149,8 @@ export async function buildMemoryPrompt(
   }
   if (search) {
     const lines = memories.map((hit) => `- ${hit.memory.text} (ID: ${hit.memory.id})`);
-    const body = lines.length > 0 ? lines.join('\n') : NO_LONG_TERM_MEMORIES;
+    const body =
+      lines.length > 0 ? lines.join('\n') : hits.length > 0 ? NO_LONG_TERM_MEMORIES_FIT : NO_LONG_TERM_MEMORIES;
     messages.push({ role: 'system', text: `${LONG_TERM_HEADING}\n ${body}` });
   }
   messages.push({ role: 'user', text: request.query });
