@@ -333,6 +333,34 @@ describe('createEngram', () => {
   });
 });
 
+describe('pins reach every section they may', () => {
+  it('a pinned episode of the user is placed though the query does not find it; another user’s is not', async () => {
+    const engram = await createEngram({ store: createMemoryStore(), sweepIntervalMs: 0 });
+    const ref = { sessionId: 'pins', userId: 'ada' };
+    await engram.sessions.append(ref, [{ role: 'user', content: 'hi' }]);
+    for (const topic of ['trains to Lyon', 'booking trains', 'train delays', 'train refunds'])
+      await engram.episodes.record('default', { userId: 'ada', summary: `We talked about ${topic}.` });
+    const garden = await engram.episodes.record('default', {
+      userId: 'ada',
+      summary: 'We talked about tomatoes.',
+    });
+    const other = await engram.episodes.record('default', { userId: 'bob', summary: 'Bob grows roses.' });
+    await engram.sessions.updateWorkingSet(ref, { pin: [garden.id, other.id] });
+    const { context, trace } = await engram.assemble({
+      session: ref,
+      message: 'trains trains trains',
+      format: 'neutral',
+      agent: { memory: { episodicTopK: 3 } },
+    });
+    const text = context.map((message) => message.content).join('\n');
+    expect(text).toContain('tomatoes');
+    expect(text).not.toContain('roses');
+    const episodes = trace.sections.find((section) => section.name === 'episodes');
+    expect(episodes?.items.find((item) => item.id === garden.id)).toMatchObject({ included: true });
+    await engram.close();
+  });
+});
+
 describe('assembly keeps the turn whole', () => {
   it('places the current message as sent, indentation and trailing newline included', async () => {
     const engram = await engramWith();

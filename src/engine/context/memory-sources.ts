@@ -104,6 +104,7 @@ export function createEpisodicSource(episodes: EpisodeLog): MemorySource {
         userId: request.userId,
         query: request.query,
         limit: request.limit,
+        ...(request.pinnedIds ? { pins: request.pinnedIds } : {}),
       });
       return found.map(({ episode, score, components }) => ({
         id: episode.id,

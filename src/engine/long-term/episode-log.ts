@@ -33,10 +33,13 @@ export interface Episode {
 export interface EpisodeLog {
   /** Records an episode; the user's identical current episode is returned instead of a copy. */
   record(tenantId: string, input: EpisodeInput, options?: { writtenBy?: MemoryWriter }): Promise<Episode>;
-  /** Best first; `score` is the search relevance in [0, 1]. */
+  /**
+   * Best first; `score` is the search relevance in [0, 1]. `pins` (a session's pinned ids) that
+   * are this user's episodes join the result when the search did not find them (score 0).
+   */
   search(
     tenantId: string,
-    request: { userId: string; query: string; limit?: number; agentId?: string },
+    request: { userId: string; query: string; limit?: number; agentId?: string; pins?: readonly string[] },
   ): Promise<{ episode: Episode; score: number; components: TraceScoreComponents }[]>;
 }
 
@@ -89,24 +92,34 @@ export function createEpisodeLog(memories: LongTermMemory, clock: () => Date): E
     },
 
     async search(tenantId, request) {
+      const filter = {
+        userId: { eq: request.userId },
+        memoryType: { eq: 'episodic' as const },
+        ...(request.agentId ? { agentId: { eq: request.agentId } } : {}),
+      };
       const { hits } = await memories.search(
         tenantId,
-        {
-          text: request.query,
-          limit: request.limit ?? 3,
-          filter: {
-            userId: { eq: request.userId },
-            memoryType: { eq: 'episodic' },
-            ...(request.agentId ? { agentId: { eq: request.agentId } } : {}),
-          },
-        },
+        { text: request.query, limit: request.limit ?? 3, filter },
         { countTotal: false },
       );
-      return hits.map((hit) => ({
+      const found = hits.map((hit) => ({
         episode: toEpisode(hit.memory),
         score: hit.relevance,
         components: searchHitComponents(hit),
       }));
+      // A pin names a record by id, so it passes the search's filter: only this user's episodes.
+      const seen = new Set(found.map(({ episode }) => episode.id));
+      const missing = (request.pins ?? []).filter((id) => !seen.has(id)).slice(0, 1_000);
+      if (missing.length === 0) return found;
+      const { memories: pinned } = await memories.list(
+        tenantId,
+        { ...filter, ids: missing },
+        { limit: missing.length, offset: 0 },
+      );
+      return [
+        ...found,
+        ...pinned.map((record) => ({ episode: toEpisode(record), score: 0, components: {} })),
+      ];
     },
   };
 }
