@@ -305,6 +305,10 @@ describe('tenant scoping', () => {
     expect((await call('/v1/long-term-memory?memory_ids=foreign', 'DELETE')).body).toEqual({
       status: 'ok, deleted 0 memories',
     });
+    // An empty value names no memory (AMS: deleted 0), not a 400.
+    expect((await call('/v1/long-term-memory?memory_ids=', 'DELETE')).body).toEqual({
+      status: 'ok, deleted 0 memories',
+    });
     expect(await matching({ namespace: { eq: 'ws:acme/team' } })).toEqual(['f1']);
     expect((await engram.memories.get('another-tenant', 'foreign')).text).toBe('memory foreign');
     const forget = await call('/v1/long-term-memory/forget', 'POST', { policy: { budget: 0 } });

@@ -85,7 +85,10 @@ function scopeFilter(query: {
 function readMemoryIds(request: FastifyRequest): string[] {
   const raw = (request.query as Record<string, unknown> | undefined)?.memory_ids;
   const memoryIds = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-  return validateRequest(deleteQuerySchema, { memory_ids: memoryIds }, 'query').memory_ids;
+  // An empty value (`?memory_ids=`) names no memory: AMS deletes nothing and says 0.
+  return validateRequest(deleteQuerySchema, { memory_ids: memoryIds }, 'query').memory_ids.filter(
+    (id) => id !== '',
+  );
 }
 
 /**
