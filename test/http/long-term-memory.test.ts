@@ -400,6 +400,22 @@ describe('compact and forget (AMS §4.12, §4.13)', () => {
     expect(ids(await search({ text: '', namespace: { eq: 'compact' } }))).toEqual(['cp-1']);
   });
 
+  it('compacts around pins: a pinned copy is kept, never deleted, whatever its age', async () => {
+    const body = (id: string, pinned: boolean) => ({
+      id,
+      text: 'pinned duplicate',
+      namespace: 'compact-pins',
+      pinned,
+    });
+    await call('/v1/long-term-memory/?deduplicate=false', 'POST', {
+      memories: [body('cpp-old', false), body('cpp-pinned', true), body('cpp-new', false)],
+      deduplicate: false,
+    });
+    expect(ids(await search({ text: '', namespace: { eq: 'compact-pins' } }))).toHaveLength(3);
+    await call('/v1/long-term-memory/compact?namespace=compact-pins', 'POST');
+    expect(ids(await search({ text: '', namespace: { eq: 'compact-pins' } }))).toEqual(['cpp-pinned']);
+  });
+
   it('forgets by policy: a dry run by default, pins respected', async () => {
     const old = '2020-01-01T00:00:00Z';
     await create([

@@ -299,11 +299,20 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     async (request) => {
       const tenantId = tenantOf(request);
       const filter = scopeFilter(readQuery(request, compactQuerySchema));
-      const seen = new Set<string>();
-      const duplicates: string[] = [];
+      // Per hash: the oldest copy stays, or the pinned ones when any is pinned; a pinned memory
+      // is never deleted (forget spares it too).
+      const groups = new Map<string, MemoryRecord[]>();
       for (const memory of await listAll(engram, tenantId, filter)) {
-        if (seen.has(memory.memoryHash)) duplicates.push(memory.id);
-        seen.add(memory.memoryHash);
+        const group = groups.get(memory.memoryHash);
+        if (group) group.push(memory);
+        else groups.set(memory.memoryHash, [memory]);
+      }
+      const duplicates: string[] = [];
+      for (const group of groups.values()) {
+        if (group.length < 2) continue;
+        const anyPinned = group.some((memory) => memory.pinned);
+        const kept = anyPinned ? null : group[0];
+        for (const memory of group) if (memory !== kept && !memory.pinned) duplicates.push(memory.id);
       }
       await deleteMemories(engram, tenantId, duplicates);
       const { total } = await engram.memories.list(tenantId, filter, { limit: 1, offset: 0 });
