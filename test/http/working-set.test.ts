@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newMemory } from '../conformance/memory-record-fixtures.js';
 import { useExtensionApp } from './extension-app.js';
 
 const extensionApp = useExtensionApp({ defaultSources: false });
@@ -78,6 +79,30 @@ describe('the working set of a session', () => {
       { limit: 100, offset: 0 },
     );
     expect(memories.every((memory) => memory.accessCount === 0)).toBe(true);
+  });
+
+  it('pinning an id merged into another pins the memory it became', async () => {
+    const { call, engram } = extensionApp();
+    const zoe = { sessionId: 'zoe-chat', namespace: 'shop', userId: 'zoe', tenantId: 't1' };
+    await engram.sessions.append(zoe, [{ role: 'user', content: 'Hi' }]);
+    await engram.memories.create('t1', [
+      { id: 'zoe-old', text: 'Zoe drinks tea', userId: 'zoe', namespace: 'shop' },
+    ]);
+    await engram.store.memories.supersede(
+      't1',
+      'zoe-old',
+      newMemory('zoe-new', { text: 'Zoe switched to coffee', userId: 'zoe', namespace: 'shop' }),
+    );
+    const pinned = await call('POST', '/v1/working-memory/zoe-chat/working-set?namespace=shop&user_id=zoe', {
+      body: { pin: ['zoe-old'] },
+    });
+    expect(pinned.status).toBe(200);
+    expect(pinned.body.pinned).toEqual(['zoe-new']);
+    const set = await call(
+      'GET',
+      '/v1/working-memory/zoe-chat/working-set?namespace=shop&user_id=zoe&query=weather',
+    );
+    expect(set.body.items.map((item: { id: string }) => item.id)).toContain('zoe-new');
   });
 
   it('answers 404 for unknown sessions, other users’ or tenants’ memories, and 400 for bad input', async () => {

@@ -5,6 +5,7 @@ import type { ScoreComponents } from '../../core/ranking/rank-working-set.js';
 import type { SessionState } from '../../core/schemas/session.js';
 import { toSessionKey } from '../../engine/sessions/session-ref.js';
 import type { Engram } from '../../engram.js';
+import { resolveCurrent } from '../ams/memory-versions.js';
 import { sessionRefFromRequest } from '../ams/session-ref-from-request.js';
 import { sessionPathSchema, sessionScopeQuerySchema } from '../ams/working-memory-schemas.js';
 import { readBody, readQuery } from '../request-parts.js';
@@ -166,11 +167,16 @@ export function registerWorkingSetRoutes(app: FastifyInstance, engram: Engram): 
     async (request) => {
       const ref = sessionRefFromRequest(request);
       const changes = readBody(request, workingSetChangesBodySchema);
+      // A pin names the memory as it is now: an id merged into another pins the memory it became
+      // (the closed version would never be placed), as GET and PATCH resolve it.
+      const pins: string[] = [];
       for (const id of changes.pin ?? []) {
-        const memory = await engram.memories.get(ref.tenantId, id);
-        if (memory.userId !== ref.userId) throw new NotFoundError('Memory', id);
+        const memory = await resolveCurrent(engram, ref.tenantId, id);
+        if (!memory || memory.userId !== ref.userId) throw new NotFoundError('Memory', id);
+        pins.push(memory.id);
       }
-      return toCuration(await engram.sessions.updateWorkingSet(ref, changes));
+      const resolved = changes.pin ? { ...changes, pin: [...new Set(pins)] } : changes;
+      return toCuration(await engram.sessions.updateWorkingSet(ref, resolved));
     },
   );
 }
