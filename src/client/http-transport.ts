@@ -116,14 +116,14 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promis
 }
 
 /** setTimeout's longest delay (a longer one fires at once). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
+const LONGEST_TIMER_MS = 2_147_483_647;
 
 /** A valid timeout in ms, or undefined for none (absent or `Infinity`); else a RangeError naming it. */
 function checkedTimeout(value: unknown): number | undefined {
   if (value === undefined || value === Number.POSITIVE_INFINITY) return undefined;
-  if (typeof value !== 'number' || !(value > 0 && value <= MAX_TIMEOUT_MS)) {
+  if (typeof value !== 'number' || !(value > 0 && value <= LONGEST_TIMER_MS)) {
     throw new RangeError(
-      `timeoutMs must be a number of ms > 0 and ≤ ${MAX_TIMEOUT_MS} (or Infinity: none), got ${String(value)}`,
+      `timeoutMs must be a number of ms > 0 and ≤ ${LONGEST_TIMER_MS} (or Infinity: none), got ${String(value)}`,
     );
   }
   return value;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngram, type Engram } from '../../src/engram.js';
 import type { EmbeddingProvider } from '../../src/providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../../src/providers/embeddings/static-embedding-provider.js';
+import { singleRankingOverrides } from '../../src/retrieval/resolve-search-mode.js';
 import { createServer, type EngramServer } from '../../src/server/create-server.js';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
@@ -99,9 +100,11 @@ describe('POST /v1/long-term-memory/search mode mapping (offline static vectors)
     }
     // The corpus discriminates: vector-only ranks differently on most queries.
     expect(differs).toBeGreaterThanOrEqual(3);
+    // keyword is BM25 alone: the library's text mode without the adjustments and neighbours.
     const keyword = await engram.memories.search('default', {
       text: queries[0] as string,
       mode: 'text',
+      ...singleRankingOverrides('text'),
       limit: 5,
       filter: { userId: { eq: 'u1' } },
     });

@@ -11,7 +11,7 @@ import type { Engram } from '../../engram.js';
 import { resolveCurrent } from './memory-versions.js';
 
 /** Tries per record when the memory is merged into another between our read and write (rare). */
-const MAX_ATTEMPTS = 10;
+const MERGE_RETRIES = 10;
 
 /** The fields an AMS create sets; a new version carries them, the rest (salience, …) is kept. */
 function contentOf(parsed: z.output<typeof memoryRecordInputSchema>): MemoryRecordEdit {
@@ -63,7 +63,7 @@ async function supersedeIfChanged(
     } catch (error) {
       // The memory was merged into another meanwhile: write over the memory it became instead.
       const merged = error instanceof EngramError && error.code === 'already_superseded';
-      if (!merged || attempt >= MAX_ATTEMPTS) throw error;
+      if (!merged || attempt >= MERGE_RETRIES) throw error;
     }
   }
 }
