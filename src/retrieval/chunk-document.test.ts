@@ -85,6 +85,29 @@ describe('chunkDocument', () => {
     ]);
   });
 
+  it('keeps headings of one level siblings when a level is skipped', () => {
+    const chunks = chunkDocument(
+      [
+        '## Install',
+        'Run it.',
+        '## Refunds',
+        'Within 30 days.',
+        '# Guide',
+        '### Contact',
+        'Mail us.',
+        '### Hours',
+        'Nine to five.',
+      ].join('\n'),
+      { format: 'markdown', targetTokens: 100, overlapTokens: 0, count },
+    );
+    expect(chunks.map((chunk) => chunk.headings)).toEqual([
+      ['Install'],
+      ['Refunds'],
+      ['Guide', 'Contact'],
+      ['Guide', 'Hours'],
+    ]);
+  });
+
   it('returns nothing for blank input', () => {
     expect(
       chunkDocument(' \n\n ', { format: 'markdown', targetTokens: 50, overlapTokens: 10, count }),

@@ -93,7 +93,10 @@ function* toBlocks(content: string, format: ChunkOptions['format']): Generator<B
       const heading = headingOf(line);
       if (heading) {
         done = flush();
-        headings.splice(heading.level - 1, headings.length, heading.title);
+        // A heading closes the deeper ones and takes its own level's slot; skipped levels stay
+        // empty slots (dropped when read), so two `##` under no `#` are siblings, not nested.
+        headings.length = Math.min(headings.length, heading.level - 1);
+        headings[heading.level - 1] = heading.title;
         if (done) yield done;
         continue;
       }
