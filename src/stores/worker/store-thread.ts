@@ -195,13 +195,19 @@ export function createStoreThread(options: StoreThreadOptions = {}): StoreThread
       throw toStoreFailure(error);
     }
     let closing: Promise<void> | undefined;
+    let readerClosed: StoreError | undefined;
     const close = (): Promise<void> => {
       closing ??= (async () => {
+        const closedError = new StoreError(`The ${shape.driver} store is closed`);
+        // The reader closes first: the last connection to close checkpoints the WAL into the
+        // database file, and a read-only one never does (a copy of engram.db after a clean stop
+        // would otherwise hold nothing of what was written).
+        readerClosed = closedError;
+        reader?.close();
         try {
           if (!stopped) await closeInThread();
         } finally {
-          closed = new StoreError(`The ${shape.driver} store is closed`);
-          reader?.close();
+          closed = closedError;
         }
       })();
       return closing;
@@ -210,7 +216,7 @@ export function createStoreThread(options: StoreThreadOptions = {}): StoreThread
       ...methods('sessions'),
       ...(reader && {
         sessionRevision: (key: SessionKey) => {
-          const refusal = closed ?? stopped;
+          const refusal = closed ?? readerClosed ?? stopped;
           return refusal ? Promise.reject(refusal) : reader.sessionRevision(key);
         },
       }),

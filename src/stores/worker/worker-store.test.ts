@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -231,5 +231,18 @@ describe('createWorkerStore', () => {
     ).toEqual(['a']);
     await store.close();
     expect(await rejectionOf(store.getSession(sessionKey()))).toBeInstanceOf(StoreError);
+  });
+
+  it('leaves everything written in the database file on close: a copy of it alone holds the data', async () => {
+    const path = newFile();
+    const store = await openInThread(path);
+    await store.appendMessages(sessionKey(), [message('kept')]);
+    await store.close();
+    // A backup by `cp engram.db` after a clean stop: without the WAL beside it.
+    const copy = `${path}.copy`;
+    copyFileSync(path, copy);
+    const reopened = await createSqliteStore({ path: copy });
+    expect((await reopened.getSession(sessionKey()))?.messageCount).toBe(1);
+    await reopened.close();
   });
 });
