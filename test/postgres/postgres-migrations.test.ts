@@ -51,6 +51,17 @@ describe.skipIf(database === null)('PostgreSQL migrations', () => {
       await Promise.all(stores.map((store) => store.close()));
     }
   });
+
+  it('refuses a schema a newer engram migrated, and says to upgrade', async () => {
+    await admin(`INSERT INTO "${schema}".engram_migrations (version) VALUES (999)`);
+    try {
+      await expect(createPostgresStore({ connectionString: url, schema, poolSize: 1 })).rejects.toThrow(
+        /schema is at version 999, newer than this engram's \d+.*upgrade engram/,
+      );
+    } finally {
+      await admin(`DELETE FROM "${schema}".engram_migrations WHERE version = 999`);
+    }
+  });
 });
 
 if (database === null) {

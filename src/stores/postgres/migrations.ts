@@ -1,3 +1,4 @@
+import { assertKnownSchema } from '../schema-version.js';
 import { changeLogMigration } from './change-log-migration.js';
 import { type PostgresDatabase, quoteIdentifier } from './postgres-database.js';
 
@@ -337,6 +338,7 @@ export async function applyMigrations(database: PostgresDatabase): Promise<numbe
       `SELECT version FROM ${quoteIdentifier(database.schema)}.engram_migrations`,
     );
     const done = new Set(rows.map((row) => row.version));
+    assertKnownSchema(Math.max(0, ...done), MIGRATIONS);
     const applied: number[] = [];
     for (const migration of MIGRATIONS) {
       if (done.has(migration.version)) continue;

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { assertKnownSchema } from '../schema-version.js';
 import { migrationsFromV10 } from './migrations-from-v10.js';
 import { migrationsV1ToV9 } from './migrations-v1-to-v9.js';
 
@@ -28,6 +29,7 @@ export function applyMigrations(database: Database, all: readonly Migration[] = 
     const current = database.prepare('SELECT max(version) AS version FROM schema_migrations').get() as {
       version: number | null;
     };
+    assertKnownSchema(current.version ?? 0, all);
     const pending = all.filter((migration) => migration.version > (current.version ?? 0));
     const record = database.prepare(
       'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',

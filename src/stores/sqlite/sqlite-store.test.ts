@@ -122,6 +122,24 @@ describe('sqlite store', () => {
     blank.close();
   });
 
+  it('refuses a database a newer engram migrated, and says to upgrade', async () => {
+    const path = freshPath();
+    await (await createSqliteStore({ path })).close();
+    const database = new Database(path);
+    database
+      .prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', '')")
+      .run();
+    database.close();
+    const error = await createSqliteStore({ path }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(
+      /schema is at version 999, newer than this engram's \d+.*upgrade engram/,
+    );
+  });
+
   it("keeps temporaries (a batch insert's statement journal) in memory, not in files", async () => {
     const database = await openDatabase(freshPath());
     try {
