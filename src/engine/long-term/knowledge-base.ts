@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { cutText } from '../../core/cut-text.js';
 import { NotFoundError, parseWith } from '../../core/errors.js';
@@ -104,7 +105,29 @@ export function documentIdOf(agentId: string, name: string): string {
     .slice(0, 24)}`;
 }
 
+/** A stored chunk's place in its document (metadata written at ingest). */
+const chunkIndexOf = (record: MemoryRecord): number => {
+  const index = (record.metadata as { chunkIndex?: unknown }).chunkIndex;
+  return typeof index === 'number' ? index : Number.MAX_SAFE_INTEGER;
+};
+
 export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCounter): KnowledgeBase {
+  // Ingests of one document run one after another in this process: two at once each read the
+  // other's half-stored chunks as "previous" and neither version was replaced.
+  const ingesting = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const run = (ingesting.get(key) ?? Promise.resolve()).then(work, work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    ingesting.set(key, settled);
+    void settled.then(() => {
+      if (ingesting.get(key) === settled) ingesting.delete(key);
+    });
+    return run;
+  };
+
   async function chunkIds(tenantId: string, agentId: string, documentId?: string) {
     const records = [];
     for (let offset = 0; ; offset += PAGE) {
@@ -122,69 +145,113 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
     }
   }
 
+  /** One ingest of a document, run alone (`oneAtATime`): see `ingest`. */
+  async function ingestOne(
+    tenantId: string,
+    document: z.output<typeof documentInputSchema>,
+    documentId: string,
+    options: IngestOptions,
+  ): Promise<KnowledgeDocument> {
+    const { signal, onProgress } = options;
+
+    const slicer = createEventLoopSlicer(options.sliceMs);
+    const progress: IngestProgress = { phase: 'chunking', chunks: 0, stored: 0, total: null };
+    // Between steps: let other requests run once a slice is used up, and say how far it got.
+    const pause = async () => {
+      if (!(await slicer.pause())) return;
+      signal?.throwIfAborted();
+      await onProgress?.({ ...progress });
+    };
+    const chunks: DocumentChunk[] = [];
+    for (const step of chunkDocumentSteps(document.content, {
+      format: document.format,
+      targetTokens: document.chunkTokens,
+      overlapTokens: document.overlapTokens,
+      count: (text) => counter.count(text),
+    })) {
+      if (step) chunks.push(step);
+      progress.chunks = chunks.length;
+      await pause();
+    }
+    Object.assign(progress, { phase: 'storing', total: chunks.length });
+    await onProgress?.({ ...progress });
+    // Replace, never mix versions: the old chunks go once the new ones are stored, and an attempt
+    // that fails deletes what it inserted, so the old version stays whole (a new document leaves
+    // nothing). Chunks the old version already had are reused, their place and name brought up
+    // to date.
+    const previous = await chunkIds(tenantId, document.agentId, documentId);
+    const inserted: string[] = [];
+    const stored = new Map<string, MemoryRecord>();
+    try {
+      const reused: { record: MemoryRecord; chunk: DocumentChunk }[] = [];
+      for (let start = 0; start < chunks.length; start += STORE_PAGE) {
+        await pause();
+        const batch = chunks.slice(start, start + STORE_PAGE);
+        const result = await memories.create(
+          tenantId,
+          batch.map((chunk) => chunkRecord(chunk)),
+        );
+        for (const record of result.inserted) {
+          inserted.push(record.id);
+          stored.set(record.id, record);
+        }
+        for (const { existing } of result.duplicates) {
+          const chunk = batch.find((candidate) => candidate.text === existing.text);
+          if (chunk && !stored.has(existing.id)) reused.push({ record: existing, chunk });
+          stored.set(existing.id, existing);
+        }
+        progress.stored = stored.size;
+      }
+      for (const { record, chunk } of reused) {
+        const wanted = chunkRecord(chunk);
+        if (record.source === wanted.source && isDeepStrictEqual(record.metadata, wanted.metadata)) continue;
+        await pause();
+        await memories.edit(tenantId, record.id, { source: wanted.source, metadata: wanted.metadata });
+      }
+    } catch (error) {
+      for (let start = 0; start < inserted.length; start += PAGE) {
+        await memories.delete(tenantId, inserted.slice(start, start + PAGE)).catch(() => 0);
+      }
+      throw error;
+    }
+    const stale = previous.filter((record) => !stored.has(record.id)).map((record) => record.id);
+    for (let start = 0; start < stale.length; start += PAGE) {
+      await memories.delete(tenantId, stale.slice(start, start + PAGE));
+    }
+    await onProgress?.({ ...progress, phase: 'done' });
+    return {
+      documentId,
+      agentId: document.agentId,
+      name: document.name,
+      chunks: stored.size,
+      createdAt: [...stored.values()][0]?.createdAt ?? new Date().toISOString(),
+    };
+
+    /** A chunk as the record that holds it. */
+    function chunkRecord(chunk: DocumentChunk) {
+      return {
+        text: chunk.text,
+        memoryType: 'semantic' as const,
+        agentId: document.agentId,
+        documentId,
+        source: document.name,
+        // Headings as topics, each cut to a topic's length (the whole ones stay in metadata).
+        topics: chunk.headings
+          .slice(0, 10)
+          .map((heading) => cutText(heading, MAX_TAG_CHARS))
+          .filter((topic) => topic.trim().length > 0),
+        metadata: { chunkIndex: chunk.index, chunkCount: chunks.length, headings: chunk.headings },
+      };
+    }
+  }
+
   const base: KnowledgeBase = {
     async ingest(tenantId, input, options = {}) {
       const document = parseWith(documentInputSchema, input, 'document');
       const documentId = document.documentId ?? documentIdOf(document.agentId, document.name);
-      const { signal, onProgress } = options;
-      const slicer = createEventLoopSlicer(options.sliceMs);
-      const progress: IngestProgress = { phase: 'chunking', chunks: 0, stored: 0, total: null };
-      // Between steps: let other requests run once a slice is used up, and say how far it got.
-      const pause = async () => {
-        if (!(await slicer.pause())) return;
-        signal?.throwIfAborted();
-        await onProgress?.({ ...progress });
-      };
-      const chunks: DocumentChunk[] = [];
-      for (const step of chunkDocumentSteps(document.content, {
-        format: document.format,
-        targetTokens: document.chunkTokens,
-        overlapTokens: document.overlapTokens,
-        count: (text) => counter.count(text),
-      })) {
-        if (step) chunks.push(step);
-        progress.chunks = chunks.length;
-        await pause();
-      }
-      Object.assign(progress, { phase: 'storing', total: chunks.length });
-      await onProgress?.({ ...progress });
-      // Replace, never mix versions: the old chunks go once the new ones are stored.
-      const previous = await chunkIds(tenantId, document.agentId, documentId);
-      const created = [];
-      for (let start = 0; start < chunks.length; start += STORE_PAGE) {
-        await pause();
-        const { inserted, duplicates } = await memories.create(
-          tenantId,
-          chunks.slice(start, start + STORE_PAGE).map((chunk) => ({
-            text: chunk.text,
-            memoryType: 'semantic' as const,
-            agentId: document.agentId,
-            documentId,
-            source: document.name,
-            // Headings as topics, each cut to a topic's length (the whole ones stay in metadata).
-            topics: chunk.headings
-              .slice(0, 10)
-              .map((heading) => cutText(heading, MAX_TAG_CHARS))
-              .filter((topic) => topic.trim().length > 0),
-            metadata: { chunkIndex: chunk.index, chunkCount: chunks.length, headings: chunk.headings },
-          })),
-        );
-        created.push(...inserted, ...duplicates.map((duplicate) => duplicate.existing));
-        progress.stored = created.length;
-      }
-      const keep = new Set(created.map((record) => record.id));
-      const stale = previous.filter((record) => !keep.has(record.id)).map((record) => record.id);
-      for (let start = 0; start < stale.length; start += PAGE) {
-        await memories.delete(tenantId, stale.slice(start, start + PAGE));
-      }
-      await onProgress?.({ ...progress, phase: 'done' });
-      return {
-        documentId,
-        agentId: document.agentId,
-        name: document.name,
-        chunks: created.length,
-        createdAt: created[0]?.createdAt ?? new Date().toISOString(),
-      };
+      return oneAtATime(JSON.stringify([tenantId, document.agentId, documentId]), () =>
+        ingestOne(tenantId, document, documentId, options),
+      );
     },
 
     async list(tenantId, agentId) {
@@ -217,13 +284,12 @@ export function createKnowledgeBase(memories: LongTermMemory, counter: TokenCoun
     },
 
     async chunks(tenantId, agentId, documentId, page) {
-      const { memories: chunks, total } = await memories.list(
-        tenantId,
-        { agentId: { eq: agentId }, memoryType: { eq: 'semantic' }, documentId: { eq: documentId } },
-        { ...page, order: 'created_asc' },
-      );
-      if (total === 0) throw new NotFoundError('Document', documentId);
-      return { chunks, total };
+      // In document order (a chunk an edit reused keeps its first creation time): every chunk
+      // is read and ordered by its index, then paged; a document has at most a few thousand.
+      const all = await chunkIds(tenantId, agentId, documentId);
+      if (all.length === 0) throw new NotFoundError('Document', documentId);
+      all.sort((a, b) => chunkIndexOf(a) - chunkIndexOf(b));
+      return { chunks: all.slice(page.offset, page.offset + page.limit), total: all.length };
     },
 
     async search(tenantId, request) {
