@@ -48,6 +48,7 @@ async function setup(llm: LlmProvider | null = echoModel()) {
     { id: 'b1', text: 'Bo likes coffee.', userId: 'bo', memoryType: 'episodic' },
     { id: 'p1', text: 'Procedure text.', userId: 'ada', memoryType: 'procedural' },
     { id: 'n1', text: 'No user here.' },
+    { id: 'k1', text: 'Chunk of a manual.', agentId: 'support', documentId: 'doc_manual' },
   ]);
   return { views, jobs };
 }
@@ -69,6 +70,14 @@ describe('summary views', () => {
     expect(byUser.ada?.summary).not.toContain('Procedure');
     expect(byUser.bo?.summary).toBe('- Bo likes coffee.');
     expect(await views.listPartitions('t', view.id, { userId: 'bo' })).toHaveLength(1);
+  });
+
+  it('a view without groups summarizes memories, not an agent’s knowledge chunks', async () => {
+    const { views } = await setup();
+    const view = await views.create('t', { source: 'long_term' });
+    const partition = await views.runPartition('t', view.id, {});
+    expect(partition.memoryCount).toBe(4);
+    expect(partition.summary).not.toContain('Chunk of a manual');
   });
 
   it('filters: extraction strategy, memory type, and a group contradicting a static filter is empty', async () => {

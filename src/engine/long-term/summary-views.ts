@@ -161,8 +161,11 @@ export function createSummaryViews(options: SummaryViewsOptions): SummaryViews {
     const { filters } = view;
     const equal = (value: string | undefined) => (value === undefined ? undefined : { eq: value });
     const scope = { ...filters, ...group };
+    // Memories only: an agent's procedures and knowledge chunks are not what a view summarizes
+    // (a thousand chunks would crowd out the memories they sit beside).
     const filter: MemoryFilterInput = {
       memoryType: { none: ['procedural'], ...equal(scope.memoryType) },
+      documentId: { exists: false },
     };
     for (const field of ['userId', 'namespace', 'sessionId'] as const) {
       const condition = equal(scope[field]);
