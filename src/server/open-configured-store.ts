@@ -10,11 +10,17 @@ export interface ConfiguredStore {
   description: string;
 }
 
-/** A PostgreSQL URL without its password, for messages. */
+/** Query parameters the PostgreSQL client reads as secrets (pg-connection-string). */
+const SECRET_PARAMETERS = ['password', 'sslpassword', 'sslkey'];
+
+/** A PostgreSQL URL without its password (before the host or in the query), for messages. */
 export function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const name of SECRET_PARAMETERS) {
+      if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
+    }
     return parsed.toString();
   } catch {
     return 'postgres://(unparsable URL)';
