@@ -20,41 +20,46 @@ async function writeLine(stream: Writable, text: string): Promise<void> {
  * at all: lines go to `FILE.partial`, renamed once the last is written. `-` writes to stdout.
  */
 export async function runExport(file: string, flags: ExportFlags, io: CliIo): Promise<number> {
-  return withEngram(flags, io, async (engram) => {
-    const toStdout = file === '-';
-    const partial = `${file}.partial`;
-    const output = toStdout ? io.stdout : createWriteStream(partial);
-    const progress = createProgressBar(io.stderr, {
-      label: 'export',
-      total: await countTenant(engram.store, flags.tenant),
-    });
-    const counts = { agent: 0, session: 0, message: 0, memory: 0 };
-    try {
-      for await (const line of exportTenant(engram.store, flags.tenant, { engramVersion })) {
-        await writeLine(output, JSON.stringify(line));
-        if (line.type === 'engram-export') continue;
-        counts[line.type]++;
-        if (line.type === 'session') counts.message += line.messages.length;
-        progress.increment();
+  return withEngram(
+    flags,
+    io,
+    async (engram) => {
+      const toStdout = file === '-';
+      const partial = `${file}.partial`;
+      const output = toStdout ? io.stdout : createWriteStream(partial);
+      const progress = createProgressBar(io.stderr, {
+        label: 'export',
+        total: await countTenant(engram.store, flags.tenant),
+      });
+      const counts = { agent: 0, session: 0, message: 0, memory: 0 };
+      try {
+        for await (const line of exportTenant(engram.store, flags.tenant, { engramVersion })) {
+          await writeLine(output, JSON.stringify(line));
+          if (line.type === 'engram-export') continue;
+          counts[line.type]++;
+          if (line.type === 'session') counts.message += line.messages.length;
+          progress.increment();
+        }
+        progress.stop();
+        if (!toStdout) {
+          output.end();
+          await once(output, 'finish');
+          renameSync(partial, file);
+        }
+      } catch (error) {
+        progress.stop();
+        if (!toStdout) {
+          output.destroy();
+          rmSync(partial, { force: true });
+        }
+        throw error;
       }
-      progress.stop();
-      if (!toStdout) {
-        output.end();
-        await once(output, 'finish');
-        renameSync(partial, file);
-      }
-    } catch (error) {
-      progress.stop();
-      if (!toStdout) {
-        output.destroy();
-        rmSync(partial, { force: true });
-      }
-      throw error;
-    }
-    io.stderr.write(
-      `exported tenant ${JSON.stringify(flags.tenant)}: ${counts.agent} agents, ${counts.session} sessions ` +
-        `(${counts.message} messages), ${counts.memory} memory versions${toStdout ? '' : ` to ${file}`}\n`,
-    );
-    return 0;
-  });
+      io.stderr.write(
+        `exported tenant ${JSON.stringify(flags.tenant)}: ${counts.agent} agents, ${counts.session} sessions ` +
+          `(${counts.message} messages), ${counts.memory} memory versions${toStdout ? '' : ` to ${file}`}\n`,
+      );
+      return 0;
+    },
+    { existing: true },
+  );
 }

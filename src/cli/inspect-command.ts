@@ -103,27 +103,34 @@ export async function runInspect(sessionId: string, flags: InspectFlags, io: Cli
   if (!Number.isInteger(last) || last < 1 || last > MAX_INSPECT_TURNS) {
     throw new ValidationError(`--last must be a whole number from 1 to ${MAX_INSPECT_TURNS}`);
   }
-  return withEngram(flags, io, async (engram) => {
-    const session = (await uniqueSession(engram, sessionId, flags)) ?? {
-      tenantId: flags.tenant,
-      sessionId,
-      userId: flags.user ?? null,
-      namespace: flags.namespace ?? null,
-    };
-    const { traces, total } = await engram.traces.list(session, { limit: last });
-    if (flags.json) {
-      io.stdout.write(`${JSON.stringify({ traces, total })}\n`);
-      return 0;
-    }
-    if (traces.length === 0) {
-      io.stderr.write(
-        `No traces for session ${JSON.stringify(sessionId)} in tenant ${JSON.stringify(flags.tenant)}` +
-          `${flags.user ? ` (user ${flags.user})` : ''}: turns are traced when a context is assembled for it.\n`,
+  return withEngram(
+    flags,
+    io,
+    async (engram) => {
+      const session = (await uniqueSession(engram, sessionId, flags)) ?? {
+        tenantId: flags.tenant,
+        sessionId,
+        userId: flags.user ?? null,
+        namespace: flags.namespace ?? null,
+      };
+      const { traces, total } = await engram.traces.list(session, { limit: last });
+      if (flags.json) {
+        io.stdout.write(`${JSON.stringify({ traces, total })}\n`);
+        return 0;
+      }
+      if (traces.length === 0) {
+        io.stderr.write(
+          `No traces for session ${JSON.stringify(sessionId)} in tenant ${JSON.stringify(flags.tenant)}` +
+            `${flags.user ? ` (user ${flags.user})` : ''}: turns are traced when a context is assembled for it.\n`,
+        );
+        return 1;
+      }
+      io.stdout.write(
+        `session ${sessionId}: last ${traces.length} of ${total} traced turns, oldest first\n\n`,
       );
-      return 1;
-    }
-    io.stdout.write(`session ${sessionId}: last ${traces.length} of ${total} traced turns, oldest first\n\n`);
-    io.stdout.write([...traces].reverse().map(formatTurn).join('\n'));
-    return 0;
-  });
+      io.stdout.write([...traces].reverse().map(formatTurn).join('\n'));
+      return 0;
+    },
+    { existing: true },
+  );
 }

@@ -4,6 +4,7 @@ import { type ApiKey, createApiKeys } from '../engine/access/api-keys.js';
 import { openConfiguredStore } from '../server/open-configured-store.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import type { CliIo } from './cli-io.js';
+import { assertDatabaseExists, type OpenOptions } from './open-engram.js';
 
 interface KeysFlags {
   tenant?: string;
@@ -41,11 +42,13 @@ async function withKeys<T>(
   flags: KeysFlags,
   io: CliIo,
   work: (keys: ReturnType<typeof createApiKeys>) => Promise<T>,
+  options: OpenOptions = {},
 ) {
   const config = resolveServerConfig(
     { db: flags.db, store: flags.store, config: flags.config },
     io.environment,
   );
+  if (options.existing) assertDatabaseExists(config);
   const { store } = await openConfiguredStore({ ...config, storeThread: 'main' }, (warning) =>
     io.stderr.write(`engram: ${warning}\n`),
   );
@@ -111,12 +114,17 @@ export function createKeysCommand(io: CliIo, report: (code: number) => void): Co
       .option('--tenant <tenant>', 'only this tenant')
       .option('--json', 'print JSON'),
   ).action(async (flags: KeysFlags) => {
-    await withKeys(flags, io, async (store) => {
-      const listed = await store.list(flags.tenant === undefined ? {} : { tenantId: flags.tenant });
-      io.stdout.write(
-        flags.json ? `${JSON.stringify(listed)}\n` : listed.map((key) => `${describeKey(key)}\n`).join(''),
-      );
-    });
+    await withKeys(
+      flags,
+      io,
+      async (store) => {
+        const listed = await store.list(flags.tenant === undefined ? {} : { tenantId: flags.tenant });
+        io.stdout.write(
+          flags.json ? `${JSON.stringify(listed)}\n` : listed.map((key) => `${describeKey(key)}\n`).join(''),
+        );
+      },
+      { existing: true },
+    );
     report(0);
   });
   storeOptions(
@@ -126,10 +134,15 @@ export function createKeysCommand(io: CliIo, report: (code: number) => void): Co
       .argument('<id>', 'the key id (`engram keys list`)')
       .option('--json', 'print JSON'),
   ).action(async (id: string, flags: KeysFlags) => {
-    await withKeys(flags, io, async (store) => {
-      const revoked = await store.revoke(id);
-      io.stdout.write(flags.json ? `${JSON.stringify(revoked)}\n` : `Revoked ${describeKey(revoked)}\n`);
-    });
+    await withKeys(
+      flags,
+      io,
+      async (store) => {
+        const revoked = await store.revoke(id);
+        io.stdout.write(flags.json ? `${JSON.stringify(revoked)}\n` : `Revoked ${describeKey(revoked)}\n`);
+      },
+      { existing: true },
+    );
     report(0);
   });
   return keys;

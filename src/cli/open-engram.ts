@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { EngramError } from '../core/errors.js';
+import { truncateText } from '../core/preview-value.js';
 import { createEngram, type Engram } from '../engram.js';
 import { openConfiguredStore } from '../server/open-configured-store.js';
 import { resolveServerConfig, type ServerConfig } from '../server/server-config.js';
@@ -12,6 +15,25 @@ export interface StoreFlags {
   config?: string;
 }
 
+/** How a command opens the database. */
+export interface OpenOptions {
+  /**
+   * The command only reads (export, inspect, keys list): a SQLite file that does not exist is a
+   * mistyped path, refused, not created empty (an empty export that says it succeeded).
+   */
+  existing?: boolean;
+}
+
+/** Throws unless the SQLite file `config` names exists (a PostgreSQL store is not checked here). */
+export function assertDatabaseExists(config: Pick<ServerConfig, 'storeUrl' | 'databasePath'>): void {
+  if (config.storeUrl || existsSync(config.databasePath)) return;
+  throw new EngramError(
+    'not_found',
+    'not_found',
+    `No database at ${truncateText(config.databasePath)}: this command reads an existing one (set --db, ENGRAM_DATABASE_PATH or databasePath in the config file)`,
+  );
+}
+
 /**
  * Opens engram on the database `serve` would use (`--db`, else `ENGRAM_DATABASE_PATH`, else the
  * config file, else ./data/engram.db), with the same LLM settings, and no sweepers: a command
@@ -20,11 +42,13 @@ export interface StoreFlags {
 export async function openEngram(
   flags: StoreFlags,
   io: CliIo,
+  options: OpenOptions = {},
 ): Promise<{ engram: Engram; config: ServerConfig }> {
   const config = resolveServerConfig(
     { db: flags.db, store: flags.store, config: flags.config },
     io.environment,
   );
+  if (options.existing) assertDatabaseExists(config);
   const { store } = await openConfiguredStore({ ...config, storeThread: 'main' }, (warning) =>
     io.stderr.write(`engram: ${warning}\n`),
   );
@@ -43,8 +67,9 @@ export async function withEngram<T>(
   flags: StoreFlags,
   io: CliIo,
   work: (engram: Engram, config: ServerConfig) => Promise<T>,
+  options: OpenOptions = {},
 ): Promise<T> {
-  const { engram, config } = await openEngram(flags, io);
+  const { engram, config } = await openEngram(flags, io, options);
   try {
     return await work(engram, config);
   } finally {

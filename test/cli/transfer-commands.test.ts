@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEngram } from '../../src/engram.js';
@@ -197,4 +197,20 @@ describe('engram export / import', () => {
     });
     await check.close();
   }, 60_000);
+});
+
+describe('commands that read a database', () => {
+  it('refuse a path with no database (a typo) instead of creating it and reporting an empty success', async () => {
+    const missing = join(temporaryDirectory(), 'typo.db');
+    for (const args of [
+      ['export', '-', '--db', missing],
+      ['inspect', 'chat-42', '--db', missing],
+      ['keys', 'list', '--db', missing],
+    ]) {
+      const run = await engram(args);
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr).toContain(`No database at ${missing}`);
+      expect(existsSync(missing), args.join(' ')).toBe(false);
+    }
+  });
 });
