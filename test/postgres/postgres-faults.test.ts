@@ -1,7 +1,7 @@
 import { createServer, type Server, Socket } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { StoreError } from '../../src/core/errors.js';
+import { StoreError, ValidationError } from '../../src/core/errors.js';
 import type { SessionKey } from '../../src/core/schemas/session.js';
 import { openPostgresDatabase } from '../../src/stores/postgres/postgres-database.js';
 import { createPostgresStore } from '../../src/stores/postgres/postgres-store.js';
@@ -170,6 +170,20 @@ describe.skipIf(database === null)('PostgreSQL store faults', () => {
       expect(timedOut).toBeInstanceOf(StoreError);
       expect((timedOut as Error).message).toContain('statement_timeout');
       expect((await store.appendMessages(key('slow'), [message('m2')])).session.messageCount).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses text holding U+0000 as bad input (400), not as an outage (503), and keeps working', async () => {
+    const store = await createPostgresStore({ connectionString: url, schema });
+    try {
+      const refused = await rejectionOf(
+        store.appendMessages(key('nul'), [message('m1', { content: 'a\u0000b' })]),
+      );
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect((refused as Error).message).toContain('U+0000');
+      expect((await store.appendMessages(key('nul'), [message('m1')])).session.messageCount).toBe(1);
     } finally {
       await store.close();
     }

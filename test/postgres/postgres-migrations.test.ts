@@ -52,6 +52,35 @@ describe.skipIf(database === null)('PostgreSQL migrations', () => {
     }
   });
 
+  it('waits for another server’s migration past the statement timeout', async () => {
+    const holder = await openPostgresDatabase({ connectionString: url, schema, poolSize: 1 });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const locked = new Promise<void>((resolve) => {
+      void holder.transaction(async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          `engram-migrations:${schema}`,
+        ]);
+        resolve();
+        await held;
+      });
+    });
+    await locked;
+    const starting = createPostgresStore({
+      connectionString: url,
+      schema,
+      poolSize: 1,
+      statementTimeoutMs: 200,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    release();
+    const store = await starting;
+    await store.close();
+    await holder.close();
+  });
+
   it('refuses a schema a newer engram migrated, and says to upgrade', async () => {
     await admin(`INSERT INTO "${schema}".engram_migrations (version) VALUES (999)`);
     try {

@@ -328,6 +328,10 @@ const lockKey = (schema: string) => `engram-migrations:${schema}`;
  */
 export async function applyMigrations(database: PostgresDatabase): Promise<number[]> {
   return database.transaction(async (client) => {
+    // Waiting for another server's migration, or one slow step (an index over a large table), may
+    // take longer than a request's statement_timeout: not the limit here. A lock still held after
+    // ten minutes fails the start instead of hanging it.
+    await client.query("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = '10min'");
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey(database.schema)]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(database.schema)}`);
     await client.query(

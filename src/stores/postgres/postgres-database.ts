@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { EngramError, StoreError } from '../../core/errors.js';
+import { EngramError, StoreError, ValidationError } from '../../core/errors.js';
 
 /** How the driver reaches PostgreSQL: the pool's settings (see `createPostgresStore`). */
 export interface PostgresConnectionOptions {
@@ -60,6 +60,14 @@ export function toStoreFailure(error: unknown): unknown {
   if (error instanceof EngramError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const state = sqlState(error);
+  // PostgreSQL text and jsonb cannot hold U+0000: the input is refused for good, not an outage
+  // a client should retry (SQLite stores it).
+  if (state === '22021' || state === '22P05') {
+    return new ValidationError(
+      'Text contains U+0000 (NUL), which the PostgreSQL store cannot hold: remove it (SQLite stores it)',
+      [{ path: [], message: 'U+0000 (NUL) in a string' }],
+    );
+  }
   if (state === '57014') {
     return new StoreError(`PostgreSQL cancelled a query at statement_timeout: ${message}`, error);
   }
