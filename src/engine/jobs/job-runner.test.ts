@@ -256,6 +256,31 @@ describe('job runner', () => {
     });
   });
 
+  it('confirmLease: a worker that stalled past its lease learns at once that the job is another’s', async () => {
+    // A long lease: no heartbeat beats during the test, as none does in a stopped process.
+    const { clock, store, runner } = setup({ leaseMs: 60_000 });
+    const writes: string[] = [];
+    let refused: unknown;
+    runner.register('extract', async (_payload, { confirmLease }) => {
+      await confirmLease(); // still ours
+      clock.advance(60_001); // stalled past the lease; another worker claims the job meanwhile
+      await store.jobs.claim('other-worker', 60_000);
+      try {
+        await confirmLease();
+        writes.push('written by a worker that lost the job');
+      } catch (error) {
+        refused = error;
+        throw error;
+      }
+      return null;
+    });
+    const job = await runner.enqueue('t', 'extract', {});
+    await runner.runOnce();
+    expect(writes).toEqual([]);
+    expect(refused).toMatchObject({ code: 'job_lease_lost' });
+    expect(await runner.get('t', job.id)).toMatchObject({ status: 'running', workerId: 'other-worker' });
+  });
+
   it('runs queued jobs in the background and stops cleanly, putting an interrupted job back', async () => {
     const { store, runner } = setup({ minPollMs: 5, maxPollMs: 20 });
     const started: string[] = [];

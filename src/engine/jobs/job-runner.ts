@@ -18,6 +18,13 @@ export interface JobContext {
   job: Job;
   /** Aborted when the runner closes or the lease was lost; the attempt's outcome no longer counts. */
   signal: AbortSignal;
+  /**
+   * Renews the lease now, and throws JobLeaseLostError when another worker has claimed the job:
+   * call it right before a write that cannot be taken back. The heartbeat alone finds a lost
+   * lease only on its next beat, and a worker that stalled (a long pause, a stopped process)
+   * resumes before that beat, with another worker already redoing its job.
+   */
+  confirmLease(): Promise<void>;
 }
 
 /** Does one job's work; its result (a JSON object) is kept on the job. Throwing fails the attempt. */
@@ -174,7 +181,20 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     try {
       const entry = handlers.get(job.type);
       if (!entry) throw new Error(`No handler for job type ${job.type}`);
-      const result = await entry.handler(structuredClone(job.payload), { job, signal: controller.signal });
+      const confirmLease = async () => {
+        controller.signal.throwIfAborted();
+        try {
+          await store.heartbeat(lease, leaseMs);
+        } catch (error) {
+          if (error instanceof JobLeaseLostError) controller.abort(error);
+          throw error;
+        }
+      };
+      const result = await entry.handler(structuredClone(job.payload), {
+        job,
+        signal: controller.signal,
+        confirmLease,
+      });
       await store.complete(lease, result ?? null);
     } catch (error) {
       // Another worker owns the job now: this attempt's outcome is not ours to record.

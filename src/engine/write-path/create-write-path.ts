@@ -184,9 +184,9 @@ export function createWritePath(options: WritePathOptions): WritePath {
   if (extraction) {
     jobs.register(
       WRITE_PATH_JOBS.extract,
-      async (payload, { job, signal }) => {
+      async (payload, { job, signal, confirmLease }) => {
         const { createdAt, ...ref } = sessionOfJob(payload, job);
-        return { ...(await extraction(toSessionKey(ref), { createdAt, signal })) };
+        return { ...(await extraction(toSessionKey(ref), { createdAt, signal, confirmLease })) };
       },
       llmGate,
     );

@@ -52,7 +52,13 @@ export function createSessionMemoryExtraction(options: SessionMemoryExtractionOp
 
   return async function extract(
     key: SessionKey,
-    bounds: { createdAt?: string; throughSeq?: number; signal?: AbortSignal } = {},
+    bounds: {
+      createdAt?: string;
+      throughSeq?: number;
+      signal?: AbortSignal;
+      /** Throws when this worker no longer holds the job (JobContext.confirmLease). */
+      confirmLease?: () => Promise<void>;
+    } = {},
   ): Promise<ExtractionOutcome> {
     const outcome: ExtractionOutcome = {
       status: 'up-to-date',
@@ -90,6 +96,9 @@ export function createSessionMemoryExtraction(options: SessionMemoryExtractionOp
         sessionId: key.sessionId,
         ...memory,
       }));
+      // The model may have taken long: a worker that lost the job meanwhile must not write what
+      // the worker now holding it writes too (two answers are rarely identical, so dedup misses).
+      await bounds.confirmLease?.();
       for (let start = 0; start < inputs.length; start += MAX_CREATE_BATCH) {
         const { inserted, duplicates } = await memories.create(
           key.tenantId,

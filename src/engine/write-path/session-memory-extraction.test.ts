@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { createEngram } from '../../engram.js';
+import { JobLeaseLostError } from '../../stores/job-store.js';
+import { createMemoryStore } from '../../stores/memory/memory-store.js';
+import { createSessionCursors, EXTRACTION_CURSORS } from './session-cursors.js';
+import { createSessionMemoryExtraction } from './session-memory-extraction.js';
+
+describe('session memory extraction', () => {
+  it('confirms the job is still its own after the model answered, before writing anything', async () => {
+    const store = createMemoryStore();
+    const engram = await createEngram({ store, sweepIntervalMs: 0, defaultSources: false });
+    const key = { tenantId: 'default', namespace: null, userId: 'ada', sessionId: 'trip' };
+    await engram.sessions.append(key, [{ role: 'user', content: 'I moved to Lisbon.' }]);
+    const cursors = createSessionCursors(store.documents, EXTRACTION_CURSORS);
+    const extraction = createSessionMemoryExtraction({
+      store,
+      memories: engram.memories,
+      cursors,
+      extractor: async () => [{ text: 'Ada lives in Lisbon' }],
+      clock: () => new Date(),
+      batchMessages: 50,
+    });
+    const lost = new JobLeaseLostError({ tenantId: 'default', id: 'job-1', workerId: 'w1', attempt: 1 });
+    await expect(
+      extraction(key, {
+        confirmLease: async () => {
+          throw lost;
+        },
+      }),
+    ).rejects.toBe(lost);
+    expect((await engram.memories.list('default')).total).toBe(0);
+    const state = await store.getSession(key);
+    expect((await cursors.read({ ...key, createdAt: state?.createdAt as string })).seq).toBe(0);
+    await engram.close();
+  });
+});
