@@ -1,4 +1,6 @@
 import { Command, Option } from 'commander';
+import { ValidationError } from '../core/errors.js';
+import { MAX_BUDGET_TOKENS } from '../core/schemas/agent.js';
 import { runMcpStdio } from '../mcp/run-mcp-stdio.js';
 import { startServer } from '../server/start-server.js';
 import type { CliIo } from './cli-io.js';
@@ -67,10 +69,17 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
         .default('drop-oldest'),
     )
     .action(async (flags: { db: string; session: string; budget: string; strategy: string }) => {
+      const budget = Number(flags.budget);
+      // Checked before the demo seeds anything: every turn would otherwise fail on the agent's budget.
+      if (!Number.isInteger(budget) || budget < 64 || budget > MAX_BUDGET_TOKENS) {
+        throw new ValidationError(
+          `--budget must be a whole number of tokens from 64 to ${MAX_BUDGET_TOKENS}`,
+        );
+      }
       await runDemo({
         databasePath: flags.db,
         sessionId: flags.session,
-        budget: Number(flags.budget),
+        budget,
         strategy: flags.strategy,
         input: process.stdin,
         output: io.stdout,

@@ -90,6 +90,11 @@ async function uniqueSession(
     ...(flags.user === undefined ? {} : { userId: flags.user }),
   });
   const [only] = sessions;
+  if (total > 1) {
+    throw new ValidationError(
+      `${total} sessions are named ${JSON.stringify(sessionId)} in tenant ${JSON.stringify(flags.tenant)}: pick one with --user and --namespace`,
+    );
+  }
   if (total !== 1 || !only) return null;
   return { tenantId: flags.tenant, sessionId, namespace: only.namespace, userId: only.userId };
 }
@@ -116,7 +121,8 @@ export async function runInspect(sessionId: string, flags: InspectFlags, io: Cli
       const { traces, total } = await engram.traces.list(session, { limit: last });
       if (flags.json) {
         io.stdout.write(`${JSON.stringify({ traces, total })}\n`);
-        return 0;
+        // The same exit status as the text output: no traces is a failure to find what was asked.
+        return traces.length === 0 ? 1 : 0;
       }
       if (traces.length === 0) {
         io.stderr.write(

@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
@@ -104,6 +105,21 @@ describe('engram demo', () => {
     const output = await demo(['word '.repeat(400), 'short'], databasePath, 100);
     expect(output).toContain('error context_budget_exceeded');
     expect(output).toMatch(/budget \d+\/80 tokens/);
+  });
+
+  it('refuses a --budget that is not a budget before seeding anything', async () => {
+    const databasePath = temporaryDatabase();
+    const cli = ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--db', databasePath];
+    for (const budget of ['abc', '10']) {
+      const failed = await run('node', [...cli, '--budget', budget]).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('--budget must be a whole number'),
+      });
+    }
+    expect(existsSync(databasePath)).toBe(false);
   });
 
   it('prints help, and exits 2 on an unknown command', async () => {

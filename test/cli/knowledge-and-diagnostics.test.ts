@@ -165,6 +165,17 @@ describe('engram inspect', () => {
       code: 1,
       stderr: expect.stringContaining('No traces for session "nope"'),
     });
+    // --json says the same by its exit status.
+    expect((await engram(['inspect', 'nope', '--json', '--db', database])).code).toBe(1);
+
+    // Two users' sessions share the id: the command says so instead of "no traces".
+    const again = await open(database);
+    await again.sessions.append({ sessionId: 'chat-42', userId: 'bob' }, [{ role: 'user', content: 'Hi' }]);
+    await again.close();
+    const ambiguous = await engram(['inspect', 'chat-42', '--db', database]);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain('2 sessions are named "chat-42"');
+    expect(ambiguous.stderr).toContain('--user');
   }, 60_000);
 });
 
