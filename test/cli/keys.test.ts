@@ -77,6 +77,8 @@ describe('engram keys', () => {
 
   it('reports bad usage, bad values and unknown ids as typed errors', async () => {
     const db = join(temporaryDirectory(), 'errors.db');
+    // An existing database: revoke only reads one, and refuses a path without any.
+    await (await createSqliteStore({ path: db })).close();
     const failures: [string[], unknown][] = [
       [['--db', db], ValidationError],
       [['rotate', '--db', db], ValidationError],
