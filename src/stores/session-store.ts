@@ -156,6 +156,12 @@ export interface SessionPatch {
    * and `createdAt` (else VersionConflictError): a summary begun on a session that was since
    * deleted and created again, or whose context a caller replaced meanwhile, must not land.
    */
+  /**
+   * A write engram makes on its own (a running summary, the stamp of promoted memories): the
+   * session's `updatedAt` and expiry stay as the caller's last write left them, so a TTL counts
+   * from that write and a session idles by its callers. Ignored when `ttlSeconds` changes.
+   */
+  keepExpiry?: boolean;
   summary?: {
     context: string;
     throughSeq: number;

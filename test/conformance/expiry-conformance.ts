@@ -41,6 +41,31 @@ export function describeExpiryConformance(context: ConformanceContext): void {
     expect(await store.getSession(key)).toMatchObject({ version: 4, context: 'again' });
   });
 
+  it("an engram write (keepExpiry) keeps the caller's expiry and updatedAt, unless it sets a ttl", async () => {
+    const { store, clock } = context;
+    const key = sessionKey();
+    const written = await store.appendMessages(key, [message('a'), message('b')], { ttlSeconds: 60 });
+    clock.advance(50 * SECOND);
+    const summarized = await store.patchSession(key, {
+      summary: { context: 'a', throughSeq: 1, expectedThroughSeq: 0 },
+      keepExpiry: true,
+    });
+    expect(summarized).toMatchObject({
+      context: 'a',
+      version: written.session.version + 1,
+      updatedAt: written.session.updatedAt,
+      expiresAt: written.session.expiresAt,
+    });
+    clock.advance(10 * SECOND);
+    expect(await store.getSession(key)).toBeNull();
+    // A ttl written with it is a caller's decision: it counts from now.
+    const again = await store.appendMessages(key, [message('c')], { ttlSeconds: 60 });
+    clock.advance(30 * SECOND);
+    const retimed = await store.patchSession(key, { ttlSeconds: 120, keepExpiry: true });
+    expect(retimed.expiresAt).toBe(clock.iso(120 * SECOND));
+    expect(retimed.updatedAt).not.toBe(again.session.updatedAt);
+  });
+
   it('never expires a session without a ttl', async () => {
     const { store, clock } = context;
     const key = sessionKey();

@@ -147,7 +147,12 @@ export function createMemoryPromoter(options: MemoryPromoterOptions) {
           : memory,
       );
       try {
-        await store.patchSession(key, { memories: next }, { expectedVersion: current.version });
+        // engram's own write: the TTL still counts from the caller's last write.
+        await store.patchSession(
+          key,
+          { memories: next, keepExpiry: true },
+          { expectedVersion: current.version },
+        );
         return result;
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt >= MAX_PATCH_RETRIES) throw error;

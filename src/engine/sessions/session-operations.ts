@@ -265,7 +265,11 @@ export function createSessionOperations(
 
     async recordSummary(ref, summary) {
       const key = toSessionKey(ref);
-      return store.patchSession(key, { summary: parseWith(summarySchema, summary, 'summary') });
+      // engram's own write: the TTL still counts from the caller's last write.
+      return store.patchSession(key, {
+        summary: parseWith(summarySchema, summary, 'summary'),
+        keepExpiry: true,
+      });
     },
 
     async delete(ref) {

@@ -151,6 +151,18 @@ describe('session summarizer', () => {
     expect((await engram.sessions.get(ref))?.context).toBe('Written by the caller.');
   });
 
+  it('keeps the session’s expiry as its caller’s last write left it', async () => {
+    const { engram, summarizer } = await setup();
+    await engram.sessions.patch(ref, { ttlSeconds: 3_600 });
+    const before = await engram.store.getSession(toSessionKey(ref));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await summarizer.summarize(ref)).toMatchObject({ status: 'summarized' });
+    const after = await engram.store.getSession(toSessionKey(ref));
+    expect(after?.context).not.toBeNull();
+    expect(after?.expiresAt).toBe(before?.expiresAt);
+    expect(after?.updatedAt).toBe(before?.updatedAt);
+  });
+
   it('gives way to a summarizer that recorded first', async () => {
     const { engram, summarizer } = await setup(async () => {
       await engram.sessions.recordSummary(ref, { context: 'Other.', throughSeq: 1, expectedThroughSeq: 0 });

@@ -113,11 +113,16 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
   };
 
   /** Stores `state`, stamping version, update time and expiry as every write does. */
-  const commit = (id: string, record: SessionRecord, now: Date): SessionState => {
+  const commit = (
+    id: string,
+    record: SessionRecord,
+    now: Date,
+    expiresAtMs = expiryTime(now.getTime(), record.state.ttlSeconds),
+  ): SessionState => {
     revisions += 1;
     record.revision = revisions;
     record.state.updatedAt = now.toISOString();
-    record.expiresAtMs = expiryTime(now.getTime(), record.state.ttlSeconds);
+    record.expiresAtMs = expiresAtMs;
     record.state.expiresAt = record.expiresAtMs === null ? null : new Date(record.expiresAtMs).toISOString();
     sessions.set(id, record);
     return structuredClone(record.state);
@@ -265,6 +270,10 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
       if (patch.workingSet !== undefined) state.workingSet = structuredClone(patch.workingSet);
       if (patch.ttlSeconds !== undefined) state.ttlSeconds = patch.ttlSeconds;
       state.version += 1;
+      if (patch.keepExpiry && patch.ttlSeconds === undefined) {
+        // The caller's last write stays the session's: its time and expiry as they were.
+        return commit(id, existing, new Date(state.updatedAt), existing.expiresAtMs);
+      }
       return commit(id, existing, now);
     },
 

@@ -308,8 +308,9 @@ export function createPostgresSessionStore(
             JSON.stringify(change.memories ?? existing.memories),
             ttlSeconds,
             JSON.stringify(change.workingSet ?? existing.working_set),
-            nowMs,
-            expiryTime(nowMs, ttlSeconds),
+            ...(change.keepExpiry && change.ttlSeconds === undefined
+              ? [existing.updated_at, existing.expires_at]
+              : [nowMs, expiryTime(nowMs, ttlSeconds)]),
             summarized.throughSeq,
             summarized.messages,
             summarized.tokens,

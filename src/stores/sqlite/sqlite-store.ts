@@ -278,8 +278,9 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
       memories: change.memories === undefined ? existing.memories : JSON.stringify(change.memories),
       ttl_seconds: ttlSeconds,
       working_set: change.workingSet === undefined ? existing.working_set : JSON.stringify(change.workingSet),
-      updated_at: nowMs,
-      expires_at: expiryTime(nowMs, ttlSeconds),
+      ...(change.keepExpiry && change.ttlSeconds === undefined
+        ? { updated_at: existing.updated_at, expires_at: existing.expires_at }
+        : { updated_at: nowMs, expires_at: expiryTime(nowMs, ttlSeconds) }),
     });
     return rowToSessionState(required(row));
   });
