@@ -106,6 +106,19 @@ describe('GET /openapi.json', () => {
       required: false,
       schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     });
+    // Every route with an id in its path may answer 404, every route with a body 413; the generic
+    // long-term routes answer 409 for owned records, in AMS's shape with engram's `code`.
+    expect(Object.keys(operation(document, 'get', '/v1/agents/{agent_id}').responses as Json)).toContain(
+      '404',
+    );
+    expect(Object.keys(operation(document, 'post', '/v1/context').responses as Json)).toContain('413');
+    expect(responseSchema(document, 'patch', '/v1/long-term-memory/{memory_id}', '409')).toEqual({
+      $ref: '#/components/schemas/AmsError',
+    });
+    expect((document.components as { schemas: Record<string, Json> }).schemas.AmsError).toMatchObject({
+      properties: { detail: { type: 'string' }, code: { type: 'string' } },
+      required: ['detail'],
+    });
     // An engram query parameter on an AMS route is marked in its own schema.
     const get = (operation(document, 'get', '/v1/working-memory/{session_id}').parameters ?? []) as Json[];
     expect(get.find((parameter) => parameter.name === 'include_summarized')).toMatchObject({

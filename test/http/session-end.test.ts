@@ -108,6 +108,9 @@ describe('POST /v1/working-memory/{session_id}/end', () => {
     const operation = document.paths['/v1/working-memory/{session_id}/end']?.post;
     expect(operation).toMatchObject({ 'x-engram-extension': true, 'x-engram-permission': 'write' });
     expect(operation).not.toHaveProperty('x-engram-undocumented');
+    // What the route answers: 202 (the work is a background task), 404 for an unknown session.
+    expect(Object.keys(operation?.responses as object)).toEqual(expect.arrayContaining(['202', '404']));
+    expect(operation?.responses as object).not.toHaveProperty('200');
     // AMS's own working-memory routes carry no such marker.
     const amsPut = document.paths['/v1/working-memory/{session_id}']?.put;
     expect(amsPut).toMatchObject({ 'x-engram-permission': 'write' });

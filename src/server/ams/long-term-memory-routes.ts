@@ -40,6 +40,10 @@ import { deleteMemories, resolveCurrent, resolveLatest } from './memory-versions
 import { upsertMemories } from './upsert-memories.js';
 
 const PAGE = 1_000;
+/** The generic routes refuse records a knowledge document or a procedure owns (memory-owner.ts). */
+const OWNED_RECORD_ERRORS = {
+  409: 'An id names a record owned by a knowledge document or a procedure (`code` says which)',
+};
 const tags = ['long-term-memory'];
 const notFound = (id: string) => new AmsHttpError(404, `Memory with ID ${id} not found`);
 
@@ -124,6 +128,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     tags,
     body: createMemoriesBodySchema,
     response: ackSchema,
+    errors: OWNED_RECORD_ERRORS,
   };
   const createConfig = { docs: createDocs, bodyFieldLimits: { arrays: { memories: MAX_MEMORY_BATCH } } };
   app.post('/v1/long-term-memory/', { config: createConfig }, create);
@@ -202,6 +207,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
           params: memoryPathSchema,
           body: editBodySchema,
           response: amsRecordSchema,
+          errors: OWNED_RECORD_ERRORS,
         },
       },
     },
@@ -273,6 +279,7 @@ export function registerLongTermMemoryRoutes(app: FastifyInstance, engram: Engra
     tags,
     query: deleteQuerySchema,
     response: ackSchema,
+    errors: OWNED_RECORD_ERRORS,
   };
   const remove = async (request: FastifyRequest) => {
     const tenantId = tenantOf(request);

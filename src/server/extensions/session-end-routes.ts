@@ -35,6 +35,7 @@ export function registerSessionEndRoutes(app: FastifyInstance, engram: Engram): 
           query: sessionScopeQuerySchema,
           body: sessionEndBodySchema,
           response: sessionEndResponseSchema,
+          status: 202,
         },
         'write',
       ),

@@ -9,8 +9,11 @@ export const validationDetailSchema = z.object({
   ctx: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** AMS/FastAPI error body: `{"detail": "<text>"}`. */
-export const amsErrorSchema = z.object({ detail: z.string() });
+/**
+ * AMS/FastAPI error body: `{"detail": "<text>"}`; engram adds a stable `code` where AMS has no
+ * such case (a record owned by a knowledge document or a procedure: 409).
+ */
+export const amsErrorSchema = z.object({ detail: z.string(), code: z.string().optional() });
 
 /** AMS/FastAPI validation error body (422): `{"detail": [items]}`. */
 export const amsValidationErrorSchema = z.object({ detail: z.array(validationDetailSchema) });

@@ -41,7 +41,11 @@ function parametersOf(docs: RouteDocs | undefined, pathNames: string[]): Paramet
   return parameters;
 }
 
-function responsesOf(route: DocumentedRoute, docs: RouteDocs): Record<string, Response> {
+function responsesOf(
+  route: DocumentedRoute,
+  docs: RouteDocs,
+  pathParameters: number,
+): Record<string, Response> {
   const shape = route.errorShape;
   const mediaType = docs.responseMediaType ?? 'application/json';
   const responses: Record<string, Response> = {
@@ -65,6 +69,10 @@ function responsesOf(route: DocumentedRoute, docs: RouteDocs): Record<string, Re
     responses['401'] = errorResponse(shape, 'No valid credential');
     responses['403'] = errorResponse(shape, `The credential's role does not grant ${route.permission}`);
   }
+  // What every route of a kind may answer, so a generated client expects it: an id in the path
+  // that names nothing (in the caller's tenant), and a body over the body limit.
+  if (pathParameters > 0) responses['404'] = errorResponse(shape, 'What the path names does not exist');
+  if (docs.body) responses['413'] = errorResponse(shape, 'The body is larger than bodyLimitBytes');
   for (const [status, description] of Object.entries(docs.errors ?? {})) {
     responses[status] = errorResponse(shape, description);
   }
@@ -108,7 +116,7 @@ export function operationOf(route: DocumentedRoute): Record<string, unknown> {
           },
         }
       : {}),
-    responses: responsesOf(route, docs),
+    responses: responsesOf(route, docs, names.length),
     ...(docs.extension ? { 'x-engram-extension': true } : {}),
   };
 }
