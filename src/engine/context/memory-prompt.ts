@@ -150,7 +150,11 @@ export async function buildMemoryPrompt(
   if (search) {
     const lines = memories.map((hit) => `- ${hit.memory.text} (ID: ${hit.memory.id})`);
     const body =
-      lines.length > 0 ? lines.join('\n') : hits.length > 0 ? NO_LONG_TERM_MEMORIES_FIT : NO_LONG_TERM_MEMORIES;
+      lines.length > 0
+        ? lines.join('\n')
+        : hits.length > 0
+          ? NO_LONG_TERM_MEMORIES_FIT
+          : NO_LONG_TERM_MEMORIES;
     messages.push({ role: 'system', text: `${LONG_TERM_HEADING}\n ${body}` });
   }
   messages.push({ role: 'user', text: request.query });
