@@ -14,6 +14,7 @@ export type {
   SectionName,
   SectionTrace,
   TraceItem,
+  TraceScoreComponents,
 } from './core/assembly/context-trace.js';
 export type {
   MemoryItem,
@@ -25,6 +26,7 @@ export type {
 export { type AnthropicContext, toAnthropicMessages } from './core/assembly/to-anthropic-messages.js';
 export { type OpenAIMessage, toOpenAIMessages } from './core/assembly/to-openai-messages.js';
 export * from './core/errors.js';
+export { UnsupportedPatternError } from './core/patterns/linear-pattern.js';
 export type { WorkingSet, WorkingSetItem, WorkingSetOptions } from './core/ranking/rank-working-set.js';
 export type {
   Agent,
@@ -44,9 +46,11 @@ export type {
   MemoryWriter,
 } from './core/schemas/memory-record.js';
 export type { MessageInput, MessageRole, StoredMessage, ToolCall } from './core/schemas/message.js';
-export type { Procedure, ProcedureInput, ProcedureStatus } from './core/schemas/procedure.js';
+export type { Procedure, ProcedureEdit, ProcedureInput, ProcedureStatus } from './core/schemas/procedure.js';
 export type { SessionInput, SessionKey, SessionState, SessionSummary } from './core/schemas/session.js';
 export { type ModelInfo, resolveModel } from './core/tokens/model-registry.js';
+// assembleContext and countContextTokens take a counter: this is how one is made.
+export { loadTokenCounter, type TokenCounter } from './core/tokens/token-counter.js';
 export type {
   AgentCreateInput,
   AgentEdit,
@@ -56,7 +60,13 @@ export type {
 export type { ApiKey, ApiKeys, CreateApiKeyInput } from './engine/access/api-keys.js';
 export type { ChatEvent, ChatResult, ChatTurn, ChatTurnRequest } from './engine/chat/chat-turn.js';
 export type { StoredTrace, TraceLog, TraceRecord } from './engine/context/trace-log.js';
-export type { EnqueueOptions, JobContext, JobHandler, JobRunner } from './engine/jobs/job-runner.js';
+export type {
+  EnqueueOptions,
+  JobContext,
+  JobHandler,
+  JobRunner,
+  JobRunnerOptions,
+} from './engine/jobs/job-runner.js';
 export type { TaskProgressLog } from './engine/jobs/task-progress.js';
 export type { Episode, EpisodeInput, EpisodeLog } from './engine/long-term/episode-log.js';
 export type {
@@ -65,6 +75,7 @@ export type {
   IngestProgress,
   KnowledgeBase,
   KnowledgeDocument,
+  KnowledgeHit,
 } from './engine/long-term/knowledge-base.js';
 export { MAX_DOCUMENT_CHARS } from './engine/long-term/knowledge-base.js';
 export {
@@ -78,14 +89,29 @@ export type {
   LongTermMemory,
   WorkingSetRequest,
 } from './engine/long-term/long-term-memory.js';
-export type {
-  CreatedProcedure,
-  ProcedureLibrary,
-  ProcedureMatch,
-  ProcedureWriteOptions,
+export { OwnedMemoryError } from './engine/long-term/memory-owner.js';
+export {
+  type CreatedProcedure,
+  type ProcedureLibrary,
+  ProcedureLimitError,
+  type ProcedureMatch,
+  type ProcedureWriteOptions,
 } from './engine/long-term/procedure-library.js';
-export type { Session, SessionOperations, SessionPatchInput } from './engine/sessions/session-operations.js';
+export type { SummaryViews } from './engine/long-term/summary-views.js';
+export type {
+  Session,
+  SessionOperations,
+  SessionPatchInput,
+  WorkingSetChanges,
+} from './engine/sessions/session-operations.js';
 export type { SessionRef } from './engine/sessions/session-ref.js';
+export type { WritePath } from './engine/write-path/create-write-path.js';
+export type { SessionEnding, SessionEndResult } from './engine/write-path/session-end.js';
+export type {
+  MemoryExtractionRequest,
+  MemoryExtractor,
+} from './engine/write-path/session-memory-extraction.js';
+export type { WritePathSettingsInput } from './engine/write-path/write-path-settings.js';
 export {
   type AssembleRequest,
   type AssembleResult,
@@ -106,6 +132,7 @@ export {
   createStaticEmbeddingProvider,
   type StaticEmbeddingProviderOptions,
 } from './providers/embeddings/static-embedding-provider.js';
+export type { CircuitBreakerOptions } from './providers/llm/circuit-breaker.js';
 export { LlmError, type LlmErrorCode } from './providers/llm/llm-error.js';
 export type {
   ChatChunk,
@@ -130,10 +157,12 @@ export {
 export { createServerMetrics, type ServerMetrics } from './server/server-metrics.js';
 export type { EngramStore } from './stores/engram-store.js';
 export { instrumentStore, type StoreObserver } from './stores/instrument-store.js';
+export { type Job, JobLeaseLostError, type JobStatus } from './stores/job-store.js';
 export { createMemoryStore } from './stores/memory/memory-store.js';
 export type {
   HistoryRange,
   InsertOptions,
+  InsertResult,
   MemoryHistory,
   MemoryRecordStore,
   MemoryUpdate,
@@ -146,6 +175,6 @@ export {
   type PostgresStoreOptions,
 } from './stores/postgres/postgres-store.js';
 export type { SessionStore, StoreCapabilities } from './stores/session-store.js';
-export { createSqliteStore } from './stores/sqlite/sqlite-store.js';
+export { createSqliteStore, type SqliteStoreOptions } from './stores/sqlite/sqlite-store.js';
 export { createStoreThread, type StoreThread } from './stores/worker/store-thread.js';
 export { createWorkerStore, type WorkerStoreOptions } from './stores/worker/worker-store.js';
