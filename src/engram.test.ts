@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ContextMessage } from './core/assembly/context-message.js';
 import type { MemorySource } from './core/assembly/memory-source.js';
+import type { AnthropicContext } from './core/assembly/to-anthropic-messages.js';
 import type { OpenAIMessage } from './core/assembly/to-openai-messages.js';
 import { ValidationError } from './core/errors.js';
 import { createEngram } from './engram.js';
@@ -383,6 +385,23 @@ describe('assembly keeps the turn whole', () => {
     const { context } = await engram.assemble({ session, message: 'hello', format: 'neutral' });
     expect(context.at(-1)?.content).toBe('hello');
     expect(reported.map((error) => (error as Error).message)).toEqual(['observer failed']);
+    await engram.close();
+  });
+});
+
+describe('assemble’s result is typed by its format', () => {
+  it('messages is OpenAI messages by default, the Anthropic shape or neutral messages when asked', async () => {
+    const engram = await engramWith();
+    // These assignments compile only if `messages` is typed by `format` (the typecheck is the test).
+    const openai: OpenAIMessage[] = (await engram.assemble({ session, message: 'hi' })).messages;
+    const anthropic: AnthropicContext = (
+      await engram.assemble({ session, message: 'hi', format: 'anthropic' })
+    ).messages;
+    const neutral: ContextMessage[] = (await engram.assemble({ session, message: 'hi', format: 'neutral' }))
+      .messages;
+    expect(openai.at(-1)).toMatchObject({ role: 'user', content: 'hi' });
+    expect(typeof anthropic.system).toBe('string');
+    expect(neutral.at(-1)).toMatchObject({ section: 'current' });
     await engram.close();
   });
 });

@@ -9,6 +9,7 @@ import { type ChatTurn, type ChatTurnRequest, createChatService } from './engine
 import {
   type AssembleRequest,
   type AssembleResult,
+  type ContextFormat,
   createTurnAssembler,
 } from './engine/context/assemble-turn.js';
 import { createTraceLog, type TraceLog } from './engine/context/trace-log.js';
@@ -47,7 +48,12 @@ import type { LlmProvider } from './providers/llm/llm-provider.js';
 import type { EngramStore } from './stores/engram-store.js';
 import { createSqliteStore } from './stores/sqlite/sqlite-store.js';
 
-export type { AssembleRequest, AssembleResult } from './engine/context/assemble-turn.js';
+export type {
+  AssembleRequest,
+  AssembleResult,
+  ContextFormat,
+  FormattedContext,
+} from './engine/context/assemble-turn.js';
 
 /** Options of createEngram. Every field is optional: the default is the embedded SQLite file. */
 export interface EngramOptions {
@@ -120,8 +126,11 @@ export interface Engram {
   readonly writePath: WritePath;
   /** Summary views: LLM summaries of long-term memory per group, full runs as jobs (AMS §4.15). */
   readonly summaryViews: SummaryViews;
-  /** Assembles one turn's context under the agent's budget. */
-  assemble(request: AssembleRequest): Promise<AssembleResult>;
+  /**
+   * Assembles one turn's context under the agent's budget; `messages` is typed by `format`
+   * (`OpenAIMessage[]` by default, `AnthropicContext`, or neutral `ContextMessage[]`).
+   */
+  assemble<F extends ContextFormat = 'openai'>(request: AssembleRequest<F>): Promise<AssembleResult<F>>;
   /**
    * One conversation turn (docs/chat.md): assembles the context, streams the agent's model, then
    * appends the user message and the answer in one append. Resolves once the answer has started;

@@ -115,9 +115,11 @@ export type { WritePathSettingsInput } from './engine/write-path/write-path-sett
 export {
   type AssembleRequest,
   type AssembleResult,
+  type ContextFormat,
   createEngram,
   type Engram,
   type EngramOptions,
+  type FormattedContext,
 } from './engram.js';
 export {
   type EmbeddingCacheOptions,

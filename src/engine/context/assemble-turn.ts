@@ -40,12 +40,23 @@ const assembleRequestSchema = z.object({
 });
 
 /** One turn to assemble: `Engram.assemble`'s argument. */
-export interface AssembleRequest {
+/** The shapes a context is given in. */
+export type ContextFormat = 'openai' | 'anthropic' | 'neutral';
+
+/** The context's type in each format: `assemble`'s `messages` is typed by the format asked for. */
+export interface FormattedContext {
+  openai: OpenAIMessage[];
+  anthropic: AnthropicContext;
+  neutral: ContextMessage[];
+}
+
+export interface AssembleRequest<F extends ContextFormat = ContextFormat> {
   agent?: AgentInput;
   session: SessionRef;
   /** The current user message (not yet stored; append it after the turn if you keep it). */
   message: string;
-  format?: 'openai' | 'anthropic' | 'neutral';
+  /** Default `openai`. */
+  format?: F;
   /** Memory ids the user removed from this session's context. */
   removedIds?: string[];
   /** Memory ids the user pinned to this session's context. */
@@ -62,9 +73,9 @@ export interface AssembleRequest {
   preview?: boolean;
 }
 
-export interface AssembleResult {
-  /** The context in the requested format. */
-  messages: OpenAIMessage[] | AnthropicContext | ContextMessage[];
+export interface AssembleResult<F extends ContextFormat = ContextFormat> {
+  /** The context in the requested format (OpenAI's when none is named). */
+  messages: FormattedContext[F];
   /** Provider-neutral messages with their sections. */
   context: ContextMessage[];
   trace: ContextTrace;
@@ -87,7 +98,7 @@ export interface TurnAssemblerOptions {
  */
 export function createTurnAssembler(
   options: TurnAssemblerOptions,
-): (request: AssembleRequest) => Promise<AssembleResult> {
+): <F extends ContextFormat = 'openai'>(request: AssembleRequest<F>) => Promise<AssembleResult<F>> {
   const { store, sources, traces, reportError, onTrace } = options;
   // One memoizing counter per encoding: system prompts are counted once, not every turn.
   const countersByEncoding = new Map<string, TokenCounter>();
@@ -204,5 +215,7 @@ export function createTurnAssembler(
     return { messages: formatted, context: assembled.messages, trace: assembled.trace };
   }
 
-  return assemble;
+  return assemble as <F extends ContextFormat = 'openai'>(
+    request: AssembleRequest<F>,
+  ) => Promise<AssembleResult<F>>;
 }
