@@ -73,7 +73,10 @@ export interface EngramOptions {
   onTrace?: (trace: ContextTrace, session: SessionRef) => void;
   /** Traces kept per session in `store.documents` for the inspector (0: none). Default 50. */
   traceRetention?: number;
-  /** Errors of background work (the sweeper, trace writes, the job runner). Default: printed to stderr. */
+  /**
+   * Errors of background work (the sweeper, trace writes, the job runner, re-embedding after a
+   * model change, access statistics). Default: printed to stderr.
+   */
   onBackgroundError?: (error: unknown) => void;
   /** A chat model for LLM-based features. Without one they are off and say so; the rest works. */
   llm?: LlmProvider;
@@ -90,7 +93,10 @@ export interface EngramOptions {
   sessionEnd?: { idleMs?: number; sweepIntervalMs?: number; lookbackMs?: number };
   /** Settings of the background job runner (`engram.jobs`); it polls only once a handler is registered. */
   jobs?: Omit<JobRunnerOptions, 'store' | 'clock' | 'onError'>;
-  /** Background write path settings (docs/write-path.md); `onNotice` hears once what is off. */
+  /**
+   * Background write path settings (docs/write-path.md); `onNotice` hears once what is off, and
+   * what a session end skipped (no user, no LLM to capture a procedure); default printed.
+   */
   writePath?: WritePathSettingsInput & {
     onNotice?: (message: string) => void;
     /** Replaces the LLM extraction (default: none without an LLM). */
@@ -147,16 +153,28 @@ export interface Engram {
  */
 export async function createEngram(options: EngramOptions = {}): Promise<Engram> {
   const clock = options.clock ?? (() => new Date());
-  const store = options.store ?? (await createSqliteStore({ path: './data/engram.db', clock }));
+  if (options.store) return wireEngram(options, options.store, clock);
+  // The default store is ours: a refused option closes it again instead of leaving it open.
+  const store = await createSqliteStore({ path: './data/engram.db', clock });
+  try {
+    return await wireEngram(options, store, clock);
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Builds the instance over `store`: the services, the write path, the sweepers, in that order. */
+async function wireEngram(options: EngramOptions, store: EngramStore, clock: () => Date): Promise<Engram> {
   const writeModel = resolveModel(options.model ?? 'gpt-4o');
   const writeCounter = await loadTokenCounter(writeModel.encoding);
   const embedder = withEmbeddingCache(options.embedder ?? (await createStaticEmbeddingProvider()));
-  const longTerm = createLongTermServices(store.memories, embedder, writeCounter, clock);
+  const reportError =
+    options.onBackgroundError ?? ((error) => console.error('engram: background error', error));
+  const longTerm = createLongTermServices(store.memories, embedder, writeCounter, clock, reportError);
   const sources = [...(options.defaultSources === false ? [] : longTerm.sources), ...(options.sources ?? [])];
   const plainSessions = createSessionOperations(store, writeCounter, clock);
   const agents = createAgentRegistry(store.documents);
-  const reportError =
-    options.onBackgroundError ?? ((error) => console.error('engram: background error', error));
   const traces = createTraceLog(store.documents, clock, {
     ...(options.traceRetention === undefined ? {} : { retention: options.traceRetention }),
     onError: reportError,
@@ -223,6 +241,8 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     llm: llm ?? null,
     ...(llm ? { llmReady: llm.breaker.allows } : {}),
     clock,
+    // What a session end skipped (no user, no LLM for capture) goes where the write path's notices go.
+    ...(onNotice ? { log: onNotice } : {}),
   });
   const idleMs = options.sessionEnd?.idleMs ?? 30 * 60_000;
   const inactivity = createInactivitySweeper({

@@ -28,8 +28,10 @@ export function createLongTermServices(
   embedder: EmbeddingProvider,
   counter: TokenCounter,
   clock: () => Date,
+  /** Failures of background work (re-embedding, access statistics); default printed to stderr. */
+  onBackgroundError?: (error: unknown) => void,
 ): LongTermServices {
-  const memories = createLongTermMemory(store, embedder, clock);
+  const memories = createLongTermMemory(store, embedder, clock, onBackgroundError);
   const knowledge = createKnowledgeBase(memories, counter);
   const episodes = createEpisodeLog(memories, clock);
   const procedures = createProcedureLibrary(memories, embedder);

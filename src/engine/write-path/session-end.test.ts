@@ -267,3 +267,22 @@ describe('ending a session with a model', () => {
     }
   });
 });
+
+describe('what a session end skipped', () => {
+  it('is told to writePath.onNotice when one is given, not printed', async () => {
+    const clock = fakeClock();
+    const notices: string[] = [];
+    engram = await createEngram({
+      store: createMemoryStore({ clock: clock.now }),
+      clock: clock.now,
+      sweepIntervalMs: 0,
+      writePath: { onNotice: (message) => notices.push(message) },
+    });
+    const anonymous = { tenantId, sessionId: 'no-user' };
+    await engram.sessions.append(anonymous, tripMessages);
+    const { job } = await engram.sessions.end(anonymous);
+    await settled(engram, job?.id ?? '');
+    expect(notices.some((notice) => notice.includes('session no-user has no user'))).toBe(true);
+    expect(info).not.toHaveBeenCalledWith(expect.stringContaining('has no user'));
+  });
+});
