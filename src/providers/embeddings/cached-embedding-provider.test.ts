@@ -120,4 +120,18 @@ describe('withEmbeddingCache, calls at once', () => {
     expect(await cached.embed(['q'])).toEqual([Float32Array.from([1])]);
     expect(calls).toBe(2);
   });
+
+  it('refuses a vector of another length than declared, or not a Float32Array, and caches nothing', async () => {
+    let answer: unknown[] = [Float32Array.from([1, 2, 3, 4])];
+    const cached = withEmbeddingCache({
+      model: 'custom:1',
+      dimensions: 2,
+      embed: async () => answer as Float32Array[],
+    });
+    await expect(cached.embed(['q'])).rejects.toMatchObject({ code: 'embedding_dimensions_mismatch' });
+    answer = [[1, 2]];
+    await expect(cached.embed(['q'])).rejects.toThrow('another type than Float32Array');
+    answer = [Float32Array.from([1, 2])];
+    expect(await cached.embed(['q'])).toEqual([Float32Array.from([1, 2])]);
+  });
 });

@@ -44,6 +44,18 @@ export function withEmbeddingCache(
           `${model} returned ${vectors.length} vectors for ${missing.size} texts`,
         );
       }
+      // A custom provider's answer is checked once here, before anything stores it: a vector of
+      // another length (or not a Float32Array) would be stored and compared with the others.
+      const dimensions = provider.dimensions;
+      for (const vector of vectors) {
+        if (!(vector instanceof Float32Array) || (dimensions > 0 && vector.length !== dimensions)) {
+          throw new EngramError(
+            'embedding_dimensions_mismatch',
+            'internal',
+            `${model} returned a vector of ${vector instanceof Float32Array ? `${vector.length} floats` : 'another type than Float32Array'}; it declares ${dimensions} dimensions`,
+          );
+        }
+      }
       return vectors;
     });
     for (const [index, key] of [...missing.keys()].entries()) {
