@@ -106,7 +106,9 @@ describe('agents over the real server', () => {
     expect((await request('/v1/agents', { method: 'POST', body: { id: 'twice' } })).status).toBe(201);
     const again = await request('/v1/agents', { method: 'POST', body: { id: 'twice' } });
     expect(again.status).toBe(409);
-    expect(((await again.json()) as ErrorBody).error.code).toBe('version_conflict');
+    const conflict = (await again.json()) as ErrorBody;
+    expect(conflict.error.code).toBe('version_conflict');
+    expect(conflict.error.message).toBe('Agent twice already exists');
     expect((await request('/v1/agents/nobody', { method: 'PATCH', body: {} })).status).toBe(404);
     expect((await request('/v1/agents/nobody', { method: 'DELETE' })).status).toBe(404);
   });

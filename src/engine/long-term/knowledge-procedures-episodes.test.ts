@@ -237,6 +237,11 @@ describe('procedures', () => {
     );
   });
 
+  it('names an unknown procedure as a procedure', async () => {
+    const { procedures } = services();
+    await expect(procedures.approve(tenant, 'nope')).rejects.toThrow('Procedure nope not found');
+  });
+
   it('validates triggers and steps', async () => {
     const { procedures } = services();
     await expect(procedures.create(tenant, { ...refund, triggers: ['(unclosed'] })).rejects.toBeInstanceOf(

@@ -168,7 +168,10 @@ export function createProcedureLibrary(
   const maxPerAgent = options.maxPerAgent ?? MAX_PROCEDURES_PER_AGENT;
 
   async function load(tenantId: string, id: string): Promise<MemoryRecord> {
-    const record = await memories.get(tenantId, id);
+    // An unknown id is an unknown procedure, not "Memory … not found".
+    const record = await memories.get(tenantId, id).catch((error: unknown) => {
+      throw error instanceof NotFoundError ? new NotFoundError('Procedure', id) : error;
+    });
     if (record.memoryType !== 'procedural') throw new NotFoundError('Procedure', id);
     return record;
   }
