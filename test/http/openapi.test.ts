@@ -119,6 +119,13 @@ describe('GET /openapi.json', () => {
       properties: { detail: { type: 'string' }, code: { type: 'string' } },
       required: ['detail'],
     });
+    // AMS's lax scalars say what to send: a boolean, a number, one of an enum's values.
+    const search = bodySchema(document, 'post', '/v1/long-term-memory/search') as {
+      properties: Record<string, Json>;
+    };
+    expect(JSON.stringify(search.properties.search_mode)).toContain('"enum":["semantic","keyword","hybrid"]');
+    expect(JSON.stringify(search.properties.recency_boost)).toMatch(/"type":\[?"boolean"/);
+    expect(JSON.stringify(search.properties.hybrid_alpha)).toMatch(/"type":\[?"number"/);
     // An engram query parameter on an AMS route is marked in its own schema.
     const get = (operation(document, 'get', '/v1/working-memory/{session_id}').parameters ?? []) as Json[];
     expect(get.find((parameter) => parameter.name === 'include_summarized')).toMatchObject({
