@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { pino } from 'pino';
 import { z } from 'zod';
 import { parseWith } from '../core/errors.js';
+import { truncateText } from '../core/preview-value.js';
 import { createEngram } from '../engram.js';
 import { embedderOptionOf } from '../server/embedder-option.js';
 import { installFatalHandlers } from '../server/fatal-handlers.js';
@@ -62,7 +63,20 @@ export async function runMcpStdio(options: {
     onUnexpected: report('tool failed'),
   });
   const transport = new StdioServerTransport(options.stdin, options.stdout);
-  transport.onerror = report('transport error');
+  const transportError = report('transport error');
+  transport.onerror = (error) => {
+    // A line that is not JSON, or not a JSON-RPC message: the client is told (JSON-RPC 2.0 §5.1,
+    // id null), and stderr gets one line, not a stack trace.
+    const unreadable = error instanceof SyntaxError;
+    if (!unreadable && error.name !== 'ZodError') return transportError(error);
+    stderr.write(
+      `engram mcp: ignored a stdin line that is not a JSON-RPC message (${truncateText(error.message, 200)})\n`,
+    );
+    const reply = unreadable
+      ? { code: -32700, message: 'Parse error' }
+      : { code: -32600, message: 'Invalid Request' };
+    options.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: reply })}\n`);
+  };
 
   // Signals and crashes leave one JSON line on stderr (stdout is the protocol's).
   const logger = pino({ level: config.logLevel }, stderr);

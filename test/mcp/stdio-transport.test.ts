@@ -76,6 +76,8 @@ describe('engram mcp (stdio)', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    // A broken line first: answered with a JSON-RPC parse error, one stderr line, and the session goes on.
+    child.stdin.write('{not json\n');
     send({
       jsonrpc: '2.0',
       id: 1,
@@ -89,16 +91,22 @@ describe('engram mcp (stdio)', () => {
       method: 'tools/call',
       params: { name: 'get_current_datetime', arguments: {} },
     });
-    await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 20_000 }).toBe(3);
     child.stdin.end();
     expect(await exited).toBe(0);
     const lines = stdout.split('\n').filter(Boolean);
-    const messages = lines.map((line) => JSON.parse(line) as { jsonrpc: string; id: number });
+    const messages = lines.map(
+      (line) => JSON.parse(line) as { jsonrpc: string; id: number | null; error?: { code: number } },
+    );
     expect(messages.map((message) => [message.jsonrpc, message.id])).toEqual([
+      ['2.0', null],
       ['2.0', 1],
       ['2.0', 2],
     ]);
+    expect(messages[0]?.error?.code).toBe(-32700);
     expect(stderr).toMatch(/serving tenant default/);
+    expect(stderr).toContain('ignored a stdin line that is not a JSON-RPC message');
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   it('refuses an empty tenant', async () => {
