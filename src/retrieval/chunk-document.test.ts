@@ -108,6 +108,24 @@ describe('chunkDocument', () => {
     ]);
   });
 
+  it('splits Chinese text at its sentence ends, and overlaps it by characters', () => {
+    const sentence = (index: number) => `第${index}句话说明了退货政策的一个细节。`;
+    const content = Array.from({ length: 40 }, (_, index) => sentence(index)).join('');
+    const perChar = (text: string) => [...text.replace(/\s/g, '')].length;
+    const chunks = chunkDocument(content, {
+      format: 'markdown',
+      targetTokens: 60,
+      overlapTokens: 10,
+      count: perChar,
+    });
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks) expect(perChar(chunk.text)).toBeLessThanOrEqual(60 + 10);
+    // A chunk ends at a sentence end; the next starts with the previous one's last characters.
+    expect(chunks[0]?.text.endsWith('。')).toBe(true);
+    const lastOfFirst = chunks[0]?.text.slice(-5) ?? '';
+    expect(chunks[1]?.text.includes(lastOfFirst)).toBe(true);
+  });
+
   it('returns nothing for blank input', () => {
     expect(
       chunkDocument(' \n\n ', { format: 'markdown', targetTokens: 50, overlapTokens: 10, count }),

@@ -132,7 +132,8 @@ function* wordsOf(sentence: string, options: ChunkOptions): Generator<string> {
 
 /** Splits an oversized block into sentences, and sentences that are still too long into word runs. */
 function* splitBlock(text: string, options: ChunkOptions): Generator<string> {
-  const sentences = text.match(/[^.!?\n]+(?:[.!?]+["')\]]*|\n|$)\s*/g) ?? [text];
+  // Sentence ends of Latin scripts and of Chinese and Japanese (。！？, no space after them).
+  const sentences = text.match(/[^.!?。！？\n]+(?:[.!?。！？]+["')\]」』）]*|\n|$)\s*/g) ?? [text];
   for (const sentence of sentences) {
     if (!surelyOver(sentence, options) && options.count(sentence) <= options.targetTokens) {
       if (sentence.trim()) yield sentence.trim();
@@ -160,7 +161,13 @@ function tail(text: string, tokens: number, count: (text: string) => number): st
     if (count(candidate) > tokens) break;
     result = candidate;
   }
-  return result;
+  if (result !== '' || text.trim() === '') return result;
+  // Text without spaces (Chinese, Japanese): the overlap is its last characters that fit.
+  let chars = Math.min(text.length, tokens * 2);
+  while (chars > 0 && count(text.slice(-chars)) > tokens) chars = Math.floor(chars * 0.75);
+  // Never half of a surrogate pair (an emoji) at the start.
+  const start = text.length - chars + (/[\uDC00-\uDFFF]/.test(text[text.length - chars] ?? '') ? 1 : 0);
+  return text.slice(start).trim();
 }
 
 /**
