@@ -69,4 +69,33 @@ describe('LLM circuit breaker', () => {
     await guarded.complete(ask).catch(() => {});
     expect(guarded.breaker.state()).toBe('closed');
   });
+
+  it('turns what a custom provider throws into an LlmError, keeping a caller’s abort', async () => {
+    const custom = withCircuitBreaker({
+      model: 'custom',
+      complete: () => {
+        throw new TypeError("Cannot read properties of undefined (reading 'trim')");
+      },
+      // biome-ignore lint/correctness/useYield: a stream that fails before its first chunk
+      async *stream() {
+        throw 'not even an Error';
+      },
+    });
+    await expect(custom.complete(ask)).rejects.toMatchObject({
+      code: 'llm_unavailable',
+      cause: expect.any(TypeError),
+    });
+    const streamed = (async () => {
+      for await (const _chunk of custom.stream(ask));
+    })();
+    await expect(streamed).rejects.toBeInstanceOf(LlmError);
+    const aborting = withCircuitBreaker({
+      model: 'custom',
+      complete: async () => {
+        throw new DOMException('stopped', 'AbortError');
+      },
+      async *stream() {},
+    });
+    await expect(aborting.complete(ask)).rejects.toMatchObject({ name: 'AbortError' });
+  });
 });

@@ -1,7 +1,23 @@
+import { EngramError } from '../../core/errors.js';
+import { truncateText } from '../../core/preview-value.js';
 import { LlmError } from './llm-error.js';
 import type { ChatRequest, LlmProvider } from './llm-provider.js';
 
 /** How a breaker reacts to a failing provider. */
+/**
+ * A provider's failure as engram's: a custom provider may throw anything (a TypeError, a string),
+ * and callers are promised EngramErrors with stable codes. A caller's abort stays an abort.
+ */
+function asLlmError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (error instanceof EngramError) return error;
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  if (signal?.aborted && error === signal.reason) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new LlmError('llm_unavailable', `The LLM provider failed: ${truncateText(message)}`, {
+    cause: error,
+  });
+}
+
 export interface CircuitBreakerOptions {
   /** Consecutive failures that open the circuit. Default 5. */
   failureThreshold?: number;
@@ -109,7 +125,8 @@ export function withCircuitBreaker(
         const answer = await llm.complete(request);
         settle(probe, undefined);
         return answer;
-      } catch (error) {
+      } catch (caught) {
+        const error = asLlmError(caught, request.signal);
         settle(probe, error);
         throw error;
       }
@@ -119,7 +136,8 @@ export function withCircuitBreaker(
       try {
         yield* llm.stream(request);
         settle(probe, undefined);
-      } catch (error) {
+      } catch (caught) {
+        const error = asLlmError(caught, request.signal);
         settle(probe, error);
         throw error;
       } finally {
