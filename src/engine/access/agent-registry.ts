@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EngramError, NotFoundError, parseWith, VersionConflictError } from '../../core/errors.js';
+import { NotFoundError, parseWith, VersionConflictError } from '../../core/errors.js';
 import { type Agent, agentSchema } from '../../core/schemas/agent.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { DocumentStore, StoredDocument } from '../../stores/document-store.js';
@@ -111,11 +111,10 @@ export function createAgentRegistry(documents: DocumentStore): AgentRegistry {
       const document = await documents
         .putDocument(tenant, AGENTS_COLLECTION, agent.id, toValue(agent), { expectedVersion: 0 })
         .catch((error: unknown) => {
-          // Version 0 means "must not exist": the conflict is an agent of that id, said as such.
-          if (!(error instanceof VersionConflictError)) throw error;
-          throw new EngramError('version_conflict', 'conflict', `Agent ${agent.id} already exists`, {
-            details: { id: agent.id },
-          });
+          // Version 0 means "must not exist": the conflict is an agent of that id, said as such
+          // (the class and code stay, for callers that tell conflicts apart).
+          if (error instanceof VersionConflictError) error.message = `Agent ${agent.id} already exists`;
+          throw error;
         });
       return toStoredAgent(document);
     },
