@@ -30,6 +30,7 @@ import type {
 } from '../../stores/memory-record-store.js';
 import { newId } from '../new-id.js';
 import { WriteBehind } from '../write-behind.js';
+import { deleteWithMergeChains } from './delete-with-merge-chains.js';
 import { searchWorkingSet, type WorkingSetRequest } from './working-set.js';
 
 export type { WorkingSetRequest } from './working-set.js';
@@ -324,32 +325,7 @@ export function createLongTermMemory(
 
     async delete(tenantId, ids) {
       const named = parseWith(idsSchema, ids, 'memory ids');
-      // Merge links, followed both ways one read per step, up to a bound on what one call deletes;
-      // `chainOf` joins the ids of one chain, so a memory named by two of its ids counts once.
-      const link = new Map<string, string>(named.map((id) => [id, id]));
-      const chainOf = (id: string): string => {
-        const next = link.get(id) ?? id;
-        return next === id ? id : chainOf(next);
-      };
-      const found = new Set<string>();
-      let frontier = [...new Set(named)];
-      while (frontier.length > 0 && link.size < MAX_LINKED_DELETES) {
-        const next: string[] = [];
-        for (const memory of await store.getMemories(tenantId, frontier)) {
-          found.add(memory.id);
-          for (const linked of [memory.supersedes, memory.supersededBy]) {
-            if (linked === null) continue;
-            if (!link.has(linked)) {
-              link.set(linked, linked);
-              next.push(linked);
-            }
-            link.set(chainOf(linked), chainOf(memory.id));
-          }
-        }
-        frontier = next;
-      }
-      await store.deleteMemories(tenantId, [...link.keys()]);
-      return new Set(named.filter((id) => found.has(id)).map(chainOf)).size;
+      return deleteWithMergeChains(store, tenantId, named, MAX_LINKED_DELETES);
     },
 
     async list(tenantId, filter = {}, page = {}) {

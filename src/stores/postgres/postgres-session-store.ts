@@ -20,15 +20,14 @@ import {
 } from '../session-rules.js';
 import type { SessionStore } from '../session-store.js';
 import { type PostgresDatabase, type Queryable, sqlState } from './postgres-database.js';
+import { listPostgresIdleSessions, listPostgresSessions } from './postgres-session-listing.js';
 import {
   INSERT_MESSAGES,
   keyValues,
   type MessageRow,
   messageColumns,
-  parseIdleCursor,
   rowToMessage,
   rowToSessionState,
-  rowToSummary,
   type SessionRow,
 } from './session-rows.js';
 
@@ -327,68 +326,8 @@ export function createPostgresSessionStore(
       return row !== undefined && !isExpired(row.expires_at, clock().getTime());
     },
 
-    async listSessions(query) {
-      const where = `tenant_id = $1 AND (expires_at IS NULL OR expires_at > $2)
-        AND ($3 OR namespace IS NOT DISTINCT FROM $4) AND ($5 OR user_id IS NOT DISTINCT FROM $6)
-        AND ($7 OR session_id = $8)`;
-      const filter = [
-        query.tenantId,
-        clock().getTime(),
-        query.namespace === undefined,
-        query.namespace ?? null,
-        query.userId === undefined,
-        query.userId ?? null,
-        query.sessionId === undefined,
-        query.sessionId ?? null,
-      ];
-      // One statement: the page and its total come from one snapshot.
-      const rows = await database.query<SessionRow & { total: number }>(
-        `WITH matches AS (SELECT tenant_id, namespace, user_id, session_id, updated_at, message_count
-            FROM sessions WHERE ${where})
-        SELECT page.*, (SELECT count(*) FROM matches)::bigint AS total
-        FROM (SELECT 1) AS one
-        LEFT JOIN LATERAL (SELECT * FROM matches
-          ORDER BY updated_at DESC, tenant_id, namespace NULLS FIRST, user_id NULLS FIRST, session_id
-          LIMIT $9 OFFSET $10) AS page ON true`,
-        [...filter, Math.max(0, query.limit), Math.max(0, query.offset)],
-      );
-      const total = rows[0]?.total ?? 0;
-      const sessions = rows.filter((row) => row.session_id !== null).map(rowToSummary);
-      return { sessions, total };
-    },
-
-    async listIdleSessions(query) {
-      const [afterUpdated, afterPk] = query.after === undefined ? [-1, 0] : parseIdleCursor(query.after);
-      const limit = Math.max(0, query.limit);
-      const rows = await database.query<SessionRow>(
-        `SELECT pk, tenant_id, namespace, user_id, session_id, created_at, updated_at, last_seq FROM sessions
-        WHERE updated_at >= $1 AND updated_at < $2 AND (updated_at, pk) > ($3, $4)
-          AND (expires_at IS NULL OR expires_at > $5)
-        ORDER BY updated_at, pk LIMIT $6`,
-        [
-          query.updatedFrom === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(query.updatedFrom),
-          Date.parse(query.updatedBefore),
-          afterUpdated,
-          afterPk,
-          clock().getTime(),
-          limit + 1,
-        ],
-      );
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        sessions: page.map((row) => ({
-          tenantId: row.tenant_id,
-          namespace: row.namespace,
-          userId: row.user_id,
-          sessionId: row.session_id,
-          createdAt: new Date(row.created_at).toISOString(),
-          updatedAt: new Date(row.updated_at).toISOString(),
-          lastSeq: row.last_seq,
-        })),
-        cursor: last && rows.length > limit ? JSON.stringify([last.updated_at, last.pk]) : null,
-      };
-    },
+    listSessions: (query) => listPostgresSessions(database, clock().getTime(), query),
+    listIdleSessions: (query) => listPostgresIdleSessions(database, clock().getTime(), query),
 
     async deleteExpired() {
       const rows = await database.query<{ pk: number }>(
