@@ -26,7 +26,14 @@ export interface RouteDocs {
    */
   errors?: Record<number, string>;
   /** Success statuses besides `status` (e.g. 202 for work moved to the background), with their bodies. */
-  otherResponses?: Record<number, { description: string; response: z.ZodType }>;
+  otherResponses?: Record<
+    number,
+    { description: string; response: z.ZodType; headers?: Record<string, string> }
+  >;
+  /** Request headers the route reads (e.g. `If-Match`), with what each does. */
+  headers?: Record<string, string>;
+  /** Headers of the success answer (e.g. `ETag`, `Location`), with what each carries. */
+  responseHeaders?: Record<string, string>;
   /** Extension routes (not in AMS) are marked `x-engram-extension`. */
   extension?: boolean;
 }

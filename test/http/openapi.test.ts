@@ -119,6 +119,25 @@ describe('GET /openapi.json', () => {
       properties: { detail: { type: 'string' }, code: { type: 'string' } },
       required: ['detail'],
     });
+    // The headers clients need: If-Match on conditional writes, ETag and Location on answers.
+    for (const [method, path] of [
+      ['put', '/v1/working-memory/{session_id}'],
+      ['patch', '/v1/working-memory/{session_id}'],
+      ['post', '/v1/working-memory/{session_id}/messages'],
+      ['patch', '/v1/agents/{agent_id}'],
+    ] as const) {
+      const headers = ((operation(document, method, path).parameters ?? []) as Json[]).filter(
+        (parameter) => parameter.in === 'header',
+      );
+      expect(
+        headers.map((parameter) => parameter.name),
+        `${method} ${path}`,
+      ).toEqual(['If-Match']);
+    }
+    const getSession = operation(document, 'get', '/v1/working-memory/{session_id}').responses as Json;
+    expect(Object.keys((getSession['200'] as { headers: Json }).headers)).toEqual(['ETag']);
+    const upload = operation(document, 'post', '/v1/agents/{agent_id}/knowledge').responses as Json;
+    expect(Object.keys((upload['202'] as { headers: Json }).headers)).toEqual(['Location']);
     // AMS's lax scalars say what to send: a boolean, a number, one of an enum's values.
     const search = bodySchema(document, 'post', '/v1/long-term-memory/search') as {
       properties: Record<string, Json>;

@@ -40,6 +40,11 @@ import {
 
 const tags = ['working-memory'];
 const ifMatch = 'If-Match names another version of the session';
+/** The session's version as an entity tag, for If-Match on the next write (engram extension). */
+const etagHeader = { ETag: 'The session version written or read, `"<version>"`: send it back as If-Match' };
+const ifMatchHeader = {
+  'If-Match': 'Write only if the session is still at this version (`"<version>"` from ETag), else 412',
+};
 
 /** `/openapi.json` entries of the routes below, from the schemas they validate with. */
 const docs = {
@@ -55,6 +60,7 @@ const docs = {
     params: sessionPathSchema,
     query: getWorkingMemoryQuerySchema,
     response: workingMemoryResponseSchema,
+    responseHeaders: etagHeader,
     errors: { 404: 'No such session' },
   },
   put: {
@@ -65,6 +71,8 @@ const docs = {
     query: modelQuerySchema,
     body: amsWorkingMemoryBodySchema,
     response: workingMemoryResponseSchema,
+    headers: ifMatchHeader,
+    responseHeaders: etagHeader,
     errors: { 400: 'A message with blank content', 412: ifMatch },
   },
   delete: {

@@ -16,6 +16,8 @@ import { conditionalWrite, entityTag } from './entity-tag.js';
 import { extensionRoute } from './extension-route.js';
 import { ifMatchVersion } from './if-match-version.js';
 
+/** The agent's version as an entity tag, for If-Match on its next update. */
+const AGENT_ETAG = { ETag: 'The agent version, `"<version>"`: send it back as If-Match' };
 const tags = ['agents'];
 
 /** Agents: CRUD of system prompt and memory config. Reads need `read`, writes `admin`. */
@@ -48,6 +50,8 @@ export function registerAgentRoutes(app: FastifyInstance, engram: Engram): void 
           body: createAgentBodySchema,
           response: agentResponseSchema,
           status: 201,
+          responseHeaders: AGENT_ETAG,
+          errors: { 409: 'An agent with this id exists' },
         },
         'admin',
       ),
@@ -72,6 +76,7 @@ export function registerAgentRoutes(app: FastifyInstance, engram: Engram): void 
         tags,
         params: agentPathSchema,
         response: agentResponseSchema,
+        responseHeaders: AGENT_ETAG,
       }),
     },
     async (request, reply) => {
@@ -95,6 +100,11 @@ export function registerAgentRoutes(app: FastifyInstance, engram: Engram): void 
           params: agentPathSchema,
           body: updateAgentBodySchema,
           response: agentResponseSchema,
+          headers: {
+            'If-Match': 'Update only if the agent is still at this version (`"<version>"`), else 412',
+          },
+          responseHeaders: AGENT_ETAG,
+          errors: { 412: 'If-Match names another version of the agent' },
         },
         'admin',
       ),

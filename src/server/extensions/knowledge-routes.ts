@@ -123,6 +123,7 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
               202: {
                 description: 'Large document: ingesting in the background',
                 response: acceptedDocumentBodySchema,
+                headers: { Location: 'The task to poll: `/v1/tasks/{task_id}`' },
               },
             },
           },

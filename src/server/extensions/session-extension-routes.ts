@@ -32,6 +32,9 @@ class UnsupportedMediaTypeError extends EngramError {
 
 const tags = ['working-memory'];
 const ifMatch = 'If-Match names another version of the session';
+const ifMatchHeader = {
+  'If-Match': 'Write only if the session is still at this version (`"<version>"` from ETag), else 412',
+};
 
 /** `/openapi.json` entries of the routes below, from the schemas they validate with. */
 const docs = {
@@ -42,6 +45,7 @@ const docs = {
     query: sessionScopeQuerySchema,
     body: appendMessagesBodySchema,
     response: appendMessagesResponseSchema,
+    headers: ifMatchHeader,
     errors: { 412: ifMatch },
     extension: true,
   },
@@ -53,6 +57,7 @@ const docs = {
     body: sessionPatchBodySchema,
     bodyMediaTypes: [MERGE_PATCH, 'application/json'],
     response: sessionStateResponseSchema,
+    headers: ifMatchHeader,
     errors: { 404: 'No such session', 412: ifMatch, 415: `A body in a type other than ${MERGE_PATCH}` },
     extension: true,
   },

@@ -3,10 +3,26 @@ import type { RouteDocs } from '../route-docs.js';
 import { type DocumentedRoute, operationIdOf, toOpenApiPath } from './documented-route.js';
 import { type JsonSchema, jsonSchemaOf } from './json-schema-of.js';
 
-type Parameter = { name: string; in: 'path' | 'query'; required: boolean; schema: JsonSchema };
-type Response = { description: string; content?: Record<string, { schema: JsonSchema }> };
+type Parameter = {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  schema: JsonSchema;
+  description?: string;
+};
+type Response = {
+  description: string;
+  content?: Record<string, { schema: JsonSchema }>;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+};
 
 const errorSchemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** Response headers as OpenAPI describes them (every one a string). */
+const headersOf = (headers: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+  );
 
 /** An error response in the route's shape. */
 function errorResponse(shape: ErrorShape, description: string, validation = false): Response {
@@ -38,6 +54,9 @@ function parametersOf(docs: RouteDocs | undefined, pathNames: string[]): Paramet
     if (parameters.some((parameter) => parameter.in === 'path' && parameter.name === name)) continue;
     parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   }
+  for (const [name, description] of Object.entries(docs?.headers ?? {})) {
+    parameters.push({ name, in: 'header', required: false, schema: { type: 'string' }, description });
+  }
   return parameters;
 }
 
@@ -54,12 +73,14 @@ function responsesOf(
       ...(docs.response
         ? { content: { [mediaType]: { schema: jsonSchemaOf(docs.response, 'output') } } }
         : {}),
+      ...(docs.responseHeaders ? { headers: headersOf(docs.responseHeaders) } : {}),
     },
   };
   for (const [status, other] of Object.entries(docs.otherResponses ?? {})) {
     responses[status] = {
       description: other.description,
       content: { [mediaType]: { schema: jsonSchemaOf(other.response, 'output') } },
+      ...(other.headers ? { headers: headersOf(other.headers) } : {}),
     };
   }
   if (docs.params || docs.query || docs.body) {
