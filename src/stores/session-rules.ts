@@ -3,7 +3,7 @@ import { applyMergePatch } from '../core/merge-patch.js';
 import { type JsonObject, MAX_DATA_BYTES } from '../core/schemas/json.js';
 import type { NewMessage, StoredMessage } from '../core/schemas/message.js';
 import type { MemoryStrategy, SessionKey, SessionWorkingSet, SummaryMark } from '../core/schemas/session.js';
-import type { SessionPatch } from './session-store.js';
+import type { IdleSession, SessionPatch } from './session-store.js';
 
 /**
  * Rules of the session store contract that do not depend on the backend, shared by every driver so
@@ -155,4 +155,40 @@ export function sumTokens(messages: readonly NewMessage[]): number {
   let total = 0;
   for (const message of messages) total += message.tokenCount;
   return total;
+}
+
+/** A session row as both SQL drivers read it for the idle listing (epoch-ms times). */
+export interface IdleRow {
+  pk: number;
+  tenant_id: string;
+  namespace: string | null;
+  user_id: string | null;
+  session_id: string;
+  created_at: number;
+  updated_at: number;
+  last_seq: number;
+}
+
+/**
+ * One page of `listIdleSessions` from `limit + 1` rows in (updated_at, pk) order: the extra row
+ * says whether a next page exists, and the cursor is the page's last (updated_at, pk).
+ */
+export function idleSessionPage(
+  rows: readonly IdleRow[],
+  limit: number,
+): { sessions: IdleSession[]; cursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    sessions: page.map((row) => ({
+      tenantId: row.tenant_id,
+      namespace: row.namespace,
+      userId: row.user_id,
+      sessionId: row.session_id,
+      createdAt: new Date(row.created_at).toISOString(),
+      updatedAt: new Date(row.updated_at).toISOString(),
+      lastSeq: row.last_seq,
+    })),
+    cursor: last && rows.length > limit ? JSON.stringify([last.updated_at, last.pk]) : null,
+  };
 }

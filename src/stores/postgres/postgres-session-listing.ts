@@ -1,3 +1,4 @@
+import { idleSessionPage } from '../session-rules.js';
 import type { SessionListQuery, SessionStore } from '../session-store.js';
 import type { Queryable } from './postgres-database.js';
 import { parseIdleCursor, rowToSummary, type SessionRow } from './session-rows.js';
@@ -59,18 +60,5 @@ export async function listPostgresIdleSessions(
       limit + 1,
     ],
   );
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    sessions: page.map((row) => ({
-      tenantId: row.tenant_id,
-      namespace: row.namespace,
-      userId: row.user_id,
-      sessionId: row.session_id,
-      createdAt: new Date(row.created_at).toISOString(),
-      updatedAt: new Date(row.updated_at).toISOString(),
-      lastSeq: row.last_seq,
-    })),
-    cursor: last && rows.length > limit ? JSON.stringify([last.updated_at, last.pk]) : null,
-  };
+  return idleSessionPage(rows, limit);
 }

@@ -12,6 +12,7 @@ import {
   duplicateMessageIdError,
   emptyWorkingSet,
   expiryTime,
+  idleSessionPage,
   isExpired,
   mergeSessionData,
   sessionKeyId,
@@ -335,20 +336,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
       now: clock().getTime(),
       limit: limit + 1,
     });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      sessions: page.map((row) => ({
-        tenantId: row.tenant_id,
-        namespace: row.namespace,
-        userId: row.user_id,
-        sessionId: row.session_id,
-        createdAt: new Date(row.created_at).toISOString(),
-        updatedAt: new Date(row.updated_at).toISOString(),
-        lastSeq: row.last_seq,
-      })),
-      cursor: last && rows.length > limit ? JSON.stringify([last.updated_at, last.pk]) : null,
-    };
+    return idleSessionPage(rows, limit);
   };
 
   /** Runs `work` unless the store is closed, mapping SQLite failures to StoreError. Always async. */
