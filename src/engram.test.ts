@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ContextMessage } from './core/assembly/context-message.js';
 import type { MemorySource } from './core/assembly/memory-source.js';
 import type { AnthropicContext } from './core/assembly/to-anthropic-messages.js';
@@ -403,6 +403,34 @@ describe('assemble’s result is typed by its format', () => {
     expect(typeof anthropic.system).toBe('string');
     expect(neutral.at(-1)).toMatchObject({ section: 'current' });
     await engram.close();
+  });
+});
+
+describe('background errors', () => {
+  it('a failed re-embedding after a model change goes to onBackgroundError', async () => {
+    const store = createMemoryStore();
+    const first = await createEngram({ store, sweepIntervalMs: 0 });
+    await first.memories.create('default', [{ text: 'A stored fact' }]);
+    const reported: unknown[] = [];
+    const second = await createEngram({
+      store,
+      sweepIntervalMs: 0,
+      onBackgroundError: (error) => reported.push(error),
+      embedder: {
+        model: 'other:1',
+        dimensions: 2,
+        embed: async (texts) => {
+          if (texts.includes('A stored fact')) throw new Error('embedder down');
+          return texts.map(() => Float32Array.from([1, 0]));
+        },
+      },
+    });
+    await second.memories.search('default', { text: 'fact' });
+    await vi.waitFor(() =>
+      expect(reported.map((error) => (error as Error).message)).toEqual(['embedder down']),
+    );
+    await second.close();
+    await first.close();
   });
 });
 
