@@ -23,7 +23,7 @@ import {
 import { pruneHistory } from './prune-history.js';
 import { renderSummary } from './render-section.js';
 import { selectItemsSteps } from './select-items.js';
-import { markerTokens } from './text-markers.js';
+import { historyMessageTokens } from './text-markers.js';
 
 /**
  * Default caps, as shares of the available budget, for sections without an explicit cap, so that
@@ -106,14 +106,13 @@ export function* assembleContextSteps(input: AssembleContextInput): Generator<vo
   // tool result without its call id becomes marked text) is part of the cost.
   const recounts = new Map<StoredMessage, number>();
   const costOfMessage = (message: StoredMessage) => {
-    const marker = markerTokens(message, counter);
-    if (message.tokenEncoding === model.encoding) return messageCost(message.tokenCount + marker, model);
     let tokens = recounts.get(message);
     if (tokens === undefined) {
-      tokens = countContentTokens(counter, message);
-      recounts.set(message, tokens);
+      const counted = historyMessageTokens(message, model.encoding, counter);
+      tokens = counted.tokens;
+      if (counted.recounted) recounts.set(message, tokens);
     }
-    return messageCost(tokens + marker, model);
+    return messageCost(tokens, model);
   };
 
   // Counted in steps: a system prompt or message of a megabyte is tens of milliseconds of counting.

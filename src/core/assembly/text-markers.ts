@@ -1,4 +1,5 @@
-import type { TokenCounter } from '../tokens/token-counter.js';
+import type { StoredMessage } from '../schemas/message.js';
+import { countContentTokens, type TokenCounter } from '../tokens/token-counter.js';
 
 const TOOL_RESULT_MARKER = '[tool result]\n';
 const SYSTEM_NOTE_MARKER = '[System note] ';
@@ -20,4 +21,19 @@ export function markerTokens(message: { role: string; toolCallId?: string }, cou
     return counter.count(TOOL_RESULT_MARKER) + 1;
   if (message.role === 'system') return counter.count(SYSTEM_NOTE_MARKER) + 1;
   return 0;
+}
+
+/**
+ * A stored history message's tokens as assembly costs it (before `messageCost`): its cached count
+ * when it was counted in `encoding`, else counted again as the write path counts it (content, name
+ * and tool calls), plus the marker a formatter may add. The history read and assembly both use it.
+ */
+export function historyMessageTokens(
+  message: StoredMessage,
+  encoding: string,
+  counter: TokenCounter,
+): { tokens: number; recounted: boolean } {
+  const recounted = message.tokenEncoding !== encoding;
+  const own = recounted ? countContentTokens(counter, message) : message.tokenCount;
+  return { tokens: own + markerTokens(message, counter), recounted };
 }

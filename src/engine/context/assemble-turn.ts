@@ -4,7 +4,7 @@ import type { ContextMessage } from '../../core/assembly/context-message.js';
 import type { ContextTrace } from '../../core/assembly/context-trace.js';
 import { type MemorySource, retrievalLimit } from '../../core/assembly/memory-source.js';
 import { runSources } from '../../core/assembly/run-sources.js';
-import { markerTokens } from '../../core/assembly/text-markers.js';
+import { historyMessageTokens } from '../../core/assembly/text-markers.js';
 import { type AnthropicContext, toAnthropicMessages } from '../../core/assembly/to-anthropic-messages.js';
 import { type OpenAIMessage, toOpenAIMessages } from '../../core/assembly/to-openai-messages.js';
 import { parseWith } from '../../core/errors.js';
@@ -15,7 +15,6 @@ import { MAX_MESSAGE_CHARS } from '../../core/schemas/message.js';
 import { memoizeCounter } from '../../core/tokens/memoize-counter.js';
 import { resolveModel } from '../../core/tokens/model-registry.js';
 import {
-  countContentTokens,
   countSteps,
   loadTokenCounter,
   messageCost,
@@ -119,11 +118,7 @@ export function createTurnAssembler(
     countersByEncoding.set(model.encoding, counter);
     // A message stored under another encoding is counted as the write path counted it (tool calls too).
     const costOf = (stored: StoredMessage) =>
-      messageCost(
-        (stored.tokenEncoding === model.encoding ? stored.tokenCount : countContentTokens(counter, stored)) +
-          markerTokens(stored, counter),
-        model,
-      );
+      messageCost(historyMessageTokens(stored, model.encoding, counter).tokens, model);
 
     // The session's own curation joins the request's: pins always in, removals never.
     const session = await store.getSession(key);
