@@ -20,6 +20,8 @@ export interface RouteDocs {
   responseMediaType?: string;
   /** Media types the body is accepted in; default `application/json`. */
   bodyMediaTypes?: string[];
+  /** Media types also accepted whose body is the raw text itself (a string, not `body`'s JSON). */
+  textBodyMediaTypes?: string[];
   /**
    * Error statuses this route answers besides validation, authentication and 500, with when
    * (e.g. `{ 404: 'No such session' }`); their body is the route's error shape.

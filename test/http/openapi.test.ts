@@ -138,6 +138,18 @@ describe('GET /openapi.json', () => {
     expect(Object.keys((getSession['200'] as { headers: Json }).headers)).toEqual(['ETag']);
     const upload = operation(document, 'post', '/v1/agents/{agent_id}/knowledge').responses as Json;
     expect(Object.keys((upload['202'] as { headers: Json }).headers)).toEqual(['Location']);
+    // A knowledge document may also be sent as the text itself, named in the query.
+    const uploadOperation = operation(document, 'post', '/v1/agents/{agent_id}/knowledge');
+    const uploadContent = (uploadOperation.requestBody as { content: Record<string, Json> }).content;
+    expect(Object.keys(uploadContent)).toEqual(['application/json', 'text/markdown', 'text/plain']);
+    expect(uploadContent['text/plain']).toEqual({ schema: { type: 'string' } });
+    const uploadQuery = ((uploadOperation.parameters ?? []) as Json[]).filter(
+      (parameter) => parameter.in === 'query',
+    );
+    expect(uploadQuery.map((parameter) => [parameter.name, parameter.required])).toEqual([
+      ['name', false],
+      ['document_id', false],
+    ]);
     // AMS's lax scalars say what to send: a boolean, a number, one of an enum's values.
     const search = bodySchema(document, 'post', '/v1/long-term-memory/search') as {
       properties: Record<string, Json>;

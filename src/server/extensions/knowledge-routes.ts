@@ -30,6 +30,16 @@ export const rawUploadQuerySchema = z.object({
   document_id: z.string().min(1).max(256).optional(),
 });
 
+/** The raw upload's query as documented: required there, absent from a JSON upload. */
+const rawUploadQueryDocs = z.object({
+  name: rawUploadQuerySchema.shape.name
+    .optional()
+    .describe('The document name; required when the body is the text itself (text/markdown, text/plain)'),
+  document_id: rawUploadQuerySchema.shape.document_id.describe(
+    'For a text/markdown or text/plain body: the id to upload under (default: derived from agent and name)',
+  ),
+});
+
 const documentPathSchema = z.object({ agent_id: agentIdField, document_id: z.string().min(1).max(256) });
 
 export const knowledgeDocumentBodySchema = z.object({
@@ -116,7 +126,9 @@ export function registerKnowledgeRoutes(app: FastifyInstance, engram: Engram): v
               '`task_id` (and `Location: /v1/tasks/{task_id}`), whose progress the task shows.',
             tags,
             params: agentPathSchema,
+            query: rawUploadQueryDocs,
             body: uploadDocumentBodySchema,
+            textBodyMediaTypes: ['text/markdown', 'text/plain'],
             response: knowledgeDocumentBodySchema,
             status: 201,
             otherResponses: {

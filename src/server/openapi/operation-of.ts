@@ -131,9 +131,10 @@ export function operationOf(route: DocumentedRoute): Record<string, unknown> {
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries(
-              (docs.bodyMediaTypes ?? ['application/json']).map((type) => [type, { schema: body }]),
-            ),
+            content: Object.fromEntries([
+              ...(docs.bodyMediaTypes ?? ['application/json']).map((type) => [type, { schema: body }]),
+              ...(docs.textBodyMediaTypes ?? []).map((type) => [type, { schema: { type: 'string' } }]),
+            ]),
           },
         }
       : {}),
