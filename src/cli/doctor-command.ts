@@ -6,6 +6,7 @@ import { embedderOptionOf } from '../server/embedder-option.js';
 import { openConfiguredStore, redactedUrl } from '../server/open-configured-store.js';
 import { resolveServerConfig, type ServerConfig } from '../server/server-config.js';
 import type { CliIo } from './cli-io.js';
+import { databasePathProblem } from './database-path-problem.js';
 import { engramVersion } from './engram-version.js';
 import type { StoreFlags } from './open-engram.js';
 
@@ -30,6 +31,8 @@ async function checkStore(config: ServerConfig): Promise<Check> {
   const path = config.databasePath;
   const where = config.storeUrl === undefined ? `sqlite ${path}` : `postgres ${redactedUrl(config.storeUrl)}`;
   if (config.storeUrl === undefined && !existsSync(path)) {
+    const problem = databasePathProblem(path);
+    if (problem) return { name: 'store', ok: false, detail: `${where}: ${problem}` };
     return { name: 'store', ok: true, detail: `${where}: not created yet (the first write creates it)` };
   }
   try {

@@ -237,6 +237,13 @@ describe('engram doctor', () => {
       );
       expect(postgres.stdout).not.toContain('hunter2');
 
+      // A database path under a file can never be created: said now, not at the first write.
+      const plainFile = join(temporaryDirectory(), 'not-a-folder');
+      writeFileSync(plainFile, '');
+      const underFile = await engram(['doctor', '--db', join(plainFile, 'engram.db')], {});
+      expect(underFile.code).toBe(1);
+      expect(underFile.stdout).toMatch(/FAIL {2}store +sqlite .*: cannot be created: .* is not a directory/);
+
       llm.script({ status: 401, body: { error: { message: 'bad key' } } });
       const failing = await engram(['doctor', '--json', '--db', database], environment);
       expect(failing.code).toBe(1);
