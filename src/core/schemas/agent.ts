@@ -83,6 +83,36 @@ export const memoryConfigSchema = z
 export type MemoryConfigInput = z.input<typeof memoryConfigSchema>;
 export type MemoryConfig = z.output<typeof memoryConfigSchema>;
 
+const nestedSettings: Record<string, readonly string[]> = {
+  sectionCaps: Object.keys(sectionCapsSchema.shape),
+  minRelevance: Object.keys(relevanceThresholdsSchema.shape),
+};
+
+/**
+ * Memory settings as an agent's create or edit writes them: every key, nested ones included,
+ * must be a setting, so a misspelt one (`semanticTopk`) is refused instead of silently dropped.
+ * Values are checked by `memoryConfigSchema` once merged.
+ */
+export const memoryConfigChangesSchema = z.record(z.string(), z.unknown()).superRefine((value, context) => {
+  const check = (keys: string[], known: readonly string[], path: string[]) => {
+    for (const key of keys) {
+      if (known.includes(key)) continue;
+      const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+      context.addIssue({
+        code: 'custom',
+        path: [...path, key],
+        message: `Unknown memory setting "${shown}" (known: ${known.join(', ')})`,
+      });
+    }
+  };
+  check(Object.keys(value), Object.keys(memoryConfigSchema.shape), []);
+  for (const [key, known] of Object.entries(nestedSettings)) {
+    const nested = value[key];
+    if (typeof nested === 'object' && nested !== null && !Array.isArray(nested))
+      check(Object.keys(nested), known, [key]);
+  }
+});
+
 /** An agent: a system prompt plus the memory config its contexts are assembled with. */
 export const agentSchema = z.object({
   id: z.string().min(1).max(256).default('default'),

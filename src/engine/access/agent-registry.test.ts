@@ -38,6 +38,21 @@ describe('createAgentRegistry', () => {
       agents.create('t1', { id: 'b', memory: { maxWorkingMemoryTokens: 100, reservedOutputTokens: 100 } }),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(agents.create('t1', { id: '' })).rejects.toBeInstanceOf(ValidationError);
+    // A misspelt field or setting is refused, not dropped for its default.
+    const misspelt = [
+      { id: 'c', systemPromt: 'You help with returns.' },
+      { id: 'c', memory: { semanticTopk: 5 } },
+      { id: 'c', memory: { sectionCaps: { knowlege: 500 } } },
+    ];
+    for (const input of misspelt) {
+      await expect(agents.create('t1', input as never), JSON.stringify(input)).rejects.toThrow(
+        /systemPromt|Unknown memory setting "(semanticTopk|knowlege)"/,
+      );
+    }
+    await expect(agents.update('t1', 'a', { memory: { semanticTopk: 5 } })).rejects.toThrow(
+      /Unknown memory setting "semanticTopk"/,
+    );
+    await expect(agents.get('t1', 'c')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('merges memory changes, bumps the version and honours an expected version', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, parseWith, VersionConflictError } from '../../core/errors.js';
-import { type Agent, agentSchema } from '../../core/schemas/agent.js';
+import { type Agent, agentSchema, memoryConfigChangesSchema } from '../../core/schemas/agent.js';
 import type { JsonObject } from '../../core/schemas/json.js';
 import type { DocumentStore, StoredDocument } from '../../stores/document-store.js';
 import { newId } from '../new-id.js';
@@ -14,19 +14,24 @@ export const DEFAULT_AGENT_ID = 'default';
 const tenantSchema = z.string().min(1).max(256);
 const agentIdSchema = z.string().min(1).max(256);
 
-/** A new agent: its id defaults to a fresh `agent_<ULID>`. */
-export const agentCreateSchema = z.object({
-  id: agentIdSchema.optional(),
-  systemPrompt: agentSchema.shape.systemPrompt,
-  memory: z.record(z.string(), z.unknown()).optional(),
-});
+/**
+ * A new agent: its id defaults to a fresh `agent_<ULID>`. Strict like an edit, so a misspelt
+ * field (`systemPromt`) is refused instead of creating an agent with the default prompt.
+ */
+export const agentCreateSchema = z
+  .object({
+    id: agentIdSchema.optional(),
+    systemPrompt: agentSchema.shape.systemPrompt,
+    memory: memoryConfigChangesSchema.optional(),
+  })
+  .strict();
 export type AgentCreateInput = z.input<typeof agentCreateSchema>;
 
 /** An edit: `systemPrompt` is replaced; `memory` keys are merged over the stored memory config. */
 export const agentEditSchema = z
   .object({
     systemPrompt: agentSchema.shape.systemPrompt.optional(),
-    memory: z.record(z.string(), z.unknown()).optional(),
+    memory: memoryConfigChangesSchema.optional(),
   })
   .strict();
 export type AgentEdit = z.input<typeof agentEditSchema>;
