@@ -30,4 +30,12 @@ describe('createEngram with its default store', () => {
     await engram.close();
     expect(opened.closed).toBe(2);
   });
+
+  it('refuses a misspelt option before opening anything', async () => {
+    const misspelt = { sweepIntervalMs: 0, traceRetension: 5 } as Parameters<typeof createEngram>[0];
+    await expect(createEngram(misspelt)).rejects.toThrow(
+      /Unknown createEngram option "traceRetension" \(known: store, .*traceRetention/,
+    );
+    expect(opened).toEqual({ count: 2, closed: 2 });
+  });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ContextTrace } from './core/assembly/context-trace.js';
 import type { MemorySource } from './core/assembly/memory-source.js';
-import { parseWith } from './core/errors.js';
+import { parseWith, ValidationError } from './core/errors.js';
 import { resolveModel } from './core/tokens/model-registry.js';
 import { loadTokenCounter } from './core/tokens/token-counter.js';
 import { type AgentRegistry, createAgentRegistry } from './engine/access/agent-registry.js';
@@ -152,6 +152,7 @@ export interface Engram {
  * (embedded SQLite, no network, no API key).
  */
 export async function createEngram(options: EngramOptions = {}): Promise<Engram> {
+  refuseUnknownOptions(options);
   const clock = options.clock ?? (() => new Date());
   if (options.store) return wireEngram(options, options.store, clock);
   // The default store is ours: a refused option closes it again instead of leaving it open.
@@ -162,6 +163,36 @@ export async function createEngram(options: EngramOptions = {}): Promise<Engram>
     await store.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** Every option of createEngram (the Record makes the compiler keep it complete). */
+const OPTION_NAMES: Record<keyof EngramOptions, true> = {
+  store: true,
+  embedder: true,
+  sources: true,
+  defaultSources: true,
+  model: true,
+  sweepIntervalMs: true,
+  onTrace: true,
+  traceRetention: true,
+  onBackgroundError: true,
+  llm: true,
+  llmCircuit: true,
+  sessionEnd: true,
+  jobs: true,
+  writePath: true,
+  clock: true,
+};
+
+/** A misspelt option (`traceRetension`) is refused, not ignored: JavaScript callers get no type check. */
+function refuseUnknownOptions(options: EngramOptions): void {
+  const unknown = Object.keys(options).filter((key) => !Object.hasOwn(OPTION_NAMES, key));
+  if (unknown.length === 0) return;
+  const shown = unknown.slice(0, 5).map((key) => `"${key.length > 64 ? `${key.slice(0, 64)}…` : key}"`);
+  throw new ValidationError(
+    `Unknown createEngram option ${shown.join(', ')} (known: ${Object.keys(OPTION_NAMES).join(', ')})`,
+    unknown.slice(0, 5).map((key) => ({ path: [key.slice(0, 64)], message: 'Unknown option' })),
+  );
 }
 
 /** Builds the instance over `store`: the services, the write path, the sweepers, in that order. */
