@@ -10,6 +10,7 @@ import { installFatalHandlers } from '../server/fatal-handlers.js';
 import { openConfiguredStore } from '../server/open-configured-store.js';
 import { resolveServerConfig } from '../server/server-config.js';
 import { writePathOptionsOf } from '../server/write-path-options.js';
+import { boundedLines, MAX_STDIO_LINE_BYTES } from './bounded-lines.js';
 import { createMcpServer } from './create-mcp-server.js';
 
 /** Flags of `engram mcp`. */
@@ -62,7 +63,22 @@ export async function runMcpStdio(options: {
     authorize: () => {},
     onUnexpected: report('tool failed'),
   });
-  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const reply = (id: string | number | null, error: { code: number; message: string; data?: unknown }) =>
+    options.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
+  // The SDK would close the whole session on a line over its buffer limit: only that call fails here.
+  const input = options.stdin.pipe(
+    boundedLines(MAX_STDIO_LINE_BYTES, ({ bytes, id }) => {
+      stderr.write(`engram mcp: refused a stdin line of ${bytes} bytes (over ${MAX_STDIO_LINE_BYTES})\n`);
+      reply(id, {
+        code: -32600,
+        message: `Request too large: a stdin line is limited to ${MAX_STDIO_LINE_BYTES} bytes`,
+        data: { bytes, limit_bytes: MAX_STDIO_LINE_BYTES },
+      });
+    }),
+  );
+  const transport = new StdioServerTransport(input, options.stdout, {
+    maxBufferSize: MAX_STDIO_LINE_BYTES + 1,
+  });
   const transportError = report('transport error');
   transport.onerror = (error) => {
     // A line that is not JSON, or not a JSON-RPC message: the client is told (JSON-RPC 2.0 §5.1,
@@ -72,10 +88,10 @@ export async function runMcpStdio(options: {
     stderr.write(
       `engram mcp: ignored a stdin line that is not a JSON-RPC message (${truncateText(error.message, 200)})\n`,
     );
-    const reply = unreadable
-      ? { code: -32700, message: 'Parse error' }
-      : { code: -32600, message: 'Invalid Request' };
-    options.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: reply })}\n`);
+    reply(
+      null,
+      unreadable ? { code: -32700, message: 'Parse error' } : { code: -32600, message: 'Invalid Request' },
+    );
   };
 
   // Signals and crashes leave one JSON line on stderr (stdout is the protocol's).

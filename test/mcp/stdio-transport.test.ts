@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_STDIO_LINE_BYTES } from '../../src/mcp/bounded-lines.js';
 import { engram } from '../cli/cli-process.js';
 import { useTemporaryDirectories } from '../support/temporary-directories.js';
 import { callFailing, callOk, cliArguments, connectStdio } from './mcp-test-client.js';
@@ -107,6 +108,41 @@ describe('engram mcp (stdio)', () => {
     expect(stderr).toMatch(/serving tenant default/);
     expect(stderr).toContain('ignored a stdin line that is not a JSON-RPC message');
     expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses only a stdin line over MAX_STDIO_LINE_BYTES: the session goes on', async () => {
+    const child = spawn(process.execPath, [
+      ...cliArguments,
+      'mcp',
+      '--db',
+      join(temporaryDirectory(), 'big.db'),
+    ]);
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // Ids last, as the TypeScript SDK writes them. 12 MB passes the SDK's own 10 MiB buffer limit,
+    // which closed the transport: a 5,000,000-character document in a 3-byte script is 15 MB.
+    const ping = (id: number, padBytes: number) =>
+      child.stdin.write(
+        `${JSON.stringify({ method: 'ping', params: { pad: '日'.repeat(padBytes / 3) }, jsonrpc: '2.0', id })}\n`,
+      );
+    ping(1, 12_000_000);
+    ping(2, MAX_STDIO_LINE_BYTES + 3);
+    ping(3, 0);
+    await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 30_000 }).toBe(3);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const answers = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: number; result?: unknown; error?: { code: number } });
+    expect(answers).toEqual([
+      { jsonrpc: '2.0', id: 1, result: {} },
+      expect.objectContaining({ id: 2, error: expect.objectContaining({ code: -32600 }) }),
+      { jsonrpc: '2.0', id: 3, result: {} },
+    ]);
   });
 
   it('refuses an empty tenant', async () => {
