@@ -85,9 +85,9 @@ export async function runMcpStdio(options: {
     // id null), and stderr gets one line, not a stack trace.
     const unreadable = error instanceof SyntaxError;
     if (!unreadable && error.name !== 'ZodError') return transportError(error);
-    stderr.write(
-      `engram mcp: ignored a stdin line that is not a JSON-RPC message (${truncateText(error.message, 200)})\n`,
-    );
+    // The SDK's ZodError message is pretty-printed JSON: folded, so the line stays one line.
+    const reason = truncateText(error.message.replace(/\s+/g, ' '), 200);
+    stderr.write(`engram mcp: ignored a stdin line that is not a JSON-RPC message (${reason})\n`);
     reply(
       null,
       unreadable ? { code: -32700, message: 'Parse error' } : { code: -32600, message: 'Invalid Request' },

@@ -79,6 +79,8 @@ describe('engram mcp (stdio)', () => {
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
     // A broken line first: answered with a JSON-RPC parse error, one stderr line, and the session goes on.
     child.stdin.write('{not json\n');
+    // Valid JSON that is not JSON-RPC: the SDK's error message is pretty-printed JSON over many lines.
+    child.stdin.write('{"foo":1}\n');
     send({
       jsonrpc: '2.0',
       id: 1,
@@ -92,7 +94,7 @@ describe('engram mcp (stdio)', () => {
       method: 'tools/call',
       params: { name: 'get_current_datetime', arguments: {} },
     });
-    await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 20_000 }).toBe(4);
     child.stdin.end();
     expect(await exited).toBe(0);
     const lines = stdout.split('\n').filter(Boolean);
@@ -101,13 +103,16 @@ describe('engram mcp (stdio)', () => {
     );
     expect(messages.map((message) => [message.jsonrpc, message.id])).toEqual([
       ['2.0', null],
+      ['2.0', null],
       ['2.0', 1],
       ['2.0', 2],
     ]);
-    expect(messages[0]?.error?.code).toBe(-32700);
+    expect(messages.slice(0, 2).map((message) => message.error?.code)).toEqual([-32700, -32600]);
     expect(stderr).toMatch(/serving tenant default/);
     expect(stderr).toContain('ignored a stdin line that is not a JSON-RPC message');
     expect(stderr).not.toMatch(/\n\s+at /);
+    // One line per ignored message, whatever the error's message looks like.
+    expect(stderr.split('\n').filter((line) => line !== '' && !line.startsWith('engram mcp: '))).toEqual([]);
   });
 
   it('refuses only a stdin line over MAX_STDIO_LINE_BYTES: the session goes on', async () => {
