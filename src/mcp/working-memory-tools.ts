@@ -108,7 +108,9 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
     {
       description:
         'Append messages to a session, creating it if needed. Existing messages, data and memories are ' +
-        'kept: this never replaces the session. Answers the session (without messages) and the stored messages.',
+        'kept: this never replaces the session. Answers the session (without messages) and the stored ' +
+        `messages, at most ${PAGE_TEXT_CHARS.toLocaleString('en-US')} characters of them (messages_omitted ` +
+        'counts the rest, stored too: get_working_memory reads them).',
       inputSchema: {
         ...sessionArguments,
         messages: z.array(messageArgument).min(1).max(1_000),
@@ -134,7 +136,19 @@ export function registerWorkingMemoryTools(server: McpServer, context: McpContex
         ),
         args.ttl_seconds === undefined ? {} : { ttlSeconds: args.ttl_seconds },
       );
-      return { session: toSessionStateBody(session), messages: messages.map(toAmsMessage) };
+      // Bounded as get_working_memory's answer: the SDK serializes a result twice (text and structured
+      // content), so echoing a 6 MB append answered 12 MB, past the 10 MiB an SDK stdio client reads
+      // in one line (it then closes the session). The caller sent the contents; ids are what it lacks.
+      const shown = takeWithinChars(
+        messages,
+        (message) => message.content.length + MESSAGE_FIELDS_CHARS,
+        PAGE_TEXT_CHARS,
+      );
+      return {
+        session: toSessionStateBody(session),
+        messages: shown.map(toAmsMessage),
+        messages_omitted: messages.length - shown.length,
+      };
     },
   );
 

@@ -468,12 +468,21 @@ export function describeMemoryTools(client: () => Client, { sources = true } = {
       expect(recent.messages.map((message) => message.content)).toEqual(['A replacement, please.']);
     });
 
-    it('answers the newest 250,000 characters of messages, counting the older ones left out', async () => {
+    it('answers at most 250,000 characters of messages, counting the ones left out', async () => {
       // 14 messages of 20,000 characters (~56,000 tokens: under the summary's threshold, so all 14
       // stay unsummarized): the newest 12 fit, 2 are left out of the answer (and stay stored).
       const content = (index: number) => `${`Pasted log ${index}:`.padEnd(19_999, ' line')}.`;
       const messages = Array.from({ length: 14 }, (_, index) => ({ role: 'user', content: content(index) }));
-      await callOk(client(), 'append_working_memory', { session_id: 'long-log', messages });
+      // The append's own answer is bounded alike: its first 12 messages, and how many it left out.
+      const appended = await callOk<{ messages: { content: string }[]; messages_omitted: number }>(
+        client(),
+        'append_working_memory',
+        { session_id: 'long-log', messages },
+      );
+      expect(appended.messages.map((message) => message.content)).toEqual(
+        Array.from({ length: 12 }, (_, index) => content(index)),
+      );
+      expect(appended.messages_omitted).toBe(2);
       type Answer = WorkingMemory & { older_messages_omitted: number };
       const memory = await callOk<Answer>(client(), 'get_working_memory', { session_id: 'long-log' });
       expect(memory.messages.map((message) => message.content)).toEqual(
