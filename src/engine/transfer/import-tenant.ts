@@ -84,6 +84,8 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
   const waiting = new Map<string, MemoryRecord[]>();
   /** Merged-away memories stored as current until the memory they were merged into arrives. */
   const awaitingSuccessor = new Map<string, MemoryRecord>();
+  /** Ids of the file that the store already gives to another memory: never edited or merged away. */
+  const foreign = new Set<string>();
 
   async function importAgent(line: AgentLine): Promise<ImportOutcome> {
     const item = `agent ${line.id}`;
@@ -169,6 +171,15 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
   async function storeVersion(memory: MemoryRecord, stored?: MemoryRecord): Promise<ImportOutcome[]> {
     const item = `memory ${memory.id}`;
     const existing = stored ?? (await store.memories.getMemories(tenantId, [memory.id]))[0];
+    // A memory keeps its creation time across edits: another one means another memory (a store
+    // with data of its own), which the file's later versions must not overwrite.
+    if (
+      foreign.has(memory.id) ||
+      (existing && Date.parse(existing.createdAt) !== Date.parse(memory.createdAt))
+    ) {
+      foreign.add(memory.id);
+      return [{ status: 'skipped', item, reason: 'another memory with this id exists' }];
+    }
     if (existing && (existing.validTo !== null || memory.version <= existing.version)) {
       // Stored as current by a run that stopped before its newer memory came: still waiting.
       if (memory.supersededBy !== null && existing.validTo === null) awaitingSuccessor.set(memory.id, memory);
@@ -183,7 +194,7 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
       const [predecessor] = memory.supersedes
         ? await store.memories.getMemories(tenantId, [memory.supersedes])
         : [];
-      if (predecessor && predecessor.validTo === null) {
+      if (predecessor && predecessor.validTo === null && !foreign.has(predecessor.id)) {
         await store.memories.supersede(tenantId, predecessor.id, record);
         awaitingSuccessor.delete(predecessor.id);
       } else {
