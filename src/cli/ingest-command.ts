@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import TurndownService from 'turndown';
 import { EngramError, ValidationError } from '../core/errors.js';
 import { MAX_DOCUMENT_CHARS } from '../engine/long-term/knowledge-base.js';
@@ -7,6 +7,7 @@ import type { CliIo } from './cli-io.js';
 import { type FoundFile, findDocuments } from './find-documents.js';
 import { type StoreFlags, withEngram } from './open-engram.js';
 import { createProgressBar } from './progress-bar.js';
+import { readTextFile } from './read-text-file.js';
 import { createRunSummary, formatSummary, type ItemOutcome, recordOutcome } from './run-summary.js';
 
 export interface IngestFlags extends StoreFlags {
@@ -42,7 +43,7 @@ async function ingestFile(engram: Engram, flags: IngestFlags, file: FoundFile, k
       reason: `larger than the ${MAX_DOCUMENT_CHARS}-character document limit`,
     } as const;
   }
-  const raw = readFileSync(file.path, 'utf8');
+  const raw = readTextFile(file.path);
   const content = file.format === 'html' ? turndown.turndown(raw) : raw;
   if (content.trim() === '') return { status: 'skipped', item, reason: 'empty' } as const;
   const before = known.get(file.name);
