@@ -1,7 +1,10 @@
 import { once } from 'node:events';
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, realpathSync, renameSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { ValidationError } from '../core/errors.js';
 import { countTenant, exportTenant } from '../engine/transfer/export-tenant.js';
+import type { ServerConfig } from '../server/server-config.js';
 import type { CliIo } from './cli-io.js';
 import { engramVersion } from './engram-version.js';
 import { type StoreFlags, withEngram } from './open-engram.js';
@@ -9,6 +12,25 @@ import { createProgressBar } from './progress-bar.js';
 
 export interface ExportFlags extends StoreFlags {
   tenant: string;
+}
+
+/**
+ * Refuses a FILE that is the SQLite database (or its journal): the finished export is renamed
+ * onto FILE, which would replace the database, other tenants and API keys included.
+ */
+function assertNotDatabase(file: string, config: ServerConfig): void {
+  if (config.storeUrl) return;
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  const database = real(config.databasePath);
+  if ([database, `${database}-wal`, `${database}-shm`, `${database}-journal`].includes(real(file))) {
+    throw new ValidationError(`${file} is the database (or its journal): give the export another file name`);
+  }
 }
 
 async function writeLine(stream: Writable, text: string): Promise<void> {
@@ -23,8 +45,9 @@ export async function runExport(file: string, flags: ExportFlags, io: CliIo): Pr
   return withEngram(
     flags,
     io,
-    async (engram) => {
+    async (engram, config) => {
       const toStdout = file === '-';
+      if (!toStdout) assertNotDatabase(file, config);
       const partial = `${file}.partial`;
       const output = toStdout ? io.stdout : createWriteStream(partial);
       const progress = createProgressBar(io.stderr, {

@@ -214,3 +214,19 @@ describe('commands that read a database', () => {
     }
   });
 });
+
+describe('engram export FILE', () => {
+  it('refuses to write its file over the database it exports (`export data/engram.db`)', async () => {
+    const directory = temporaryDirectory();
+    const database = join(directory, 'engram.db');
+    await seed(database);
+    const before = readFileSync(database);
+    for (const target of [database, `${database}-wal`, join(directory, '.', 'engram.db')]) {
+      const run = await engram(['export', target, '--tenant', 'acme', '--db', database]);
+      expect(run.code, target).toBe(1);
+      expect(run.stderr).toContain('is the database');
+    }
+    expect(readFileSync(database).equals(before)).toBe(true);
+    expect((await engram(['export', '-', '--tenant', 'acme', '--db', database])).code).toBe(0);
+  }, 60_000);
+});
