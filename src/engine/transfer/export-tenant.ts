@@ -35,17 +35,29 @@ export async function countTenant(store: EngramStore, tenantId: string): Promise
 
 /**
  * Every memory record of the tenant (merged-away ones included), oldest first, so that a memory
- * comes after the one it was merged from, a page at a time.
+ * comes after the one it was merged from, a page at a time. Pages start at the creation time of
+ * the last record read, not at an offset: a memory deleted while an export runs (beside a server)
+ * would shift the next one out of an offset page, missing from the file without a word. Records of
+ * that same creation time are read again and left out by id.
  */
 export async function* memoryRecords(store: EngramStore, tenantId: string): AsyncGenerator<MemoryRecord[]> {
-  for (let offset = 0; ; offset += PAGE) {
+  let last: string | undefined;
+  let seenAtLast = new Set<string>();
+  for (;;) {
+    const limit = PAGE + seenAtLast.size;
     const { memories } = await store.memories.listMemories(
       tenantId,
-      { includeSuperseded: true },
-      { limit: PAGE, offset, order: 'created_asc' },
+      { includeSuperseded: true, ...(last !== undefined ? { createdAt: { gte: last } } : {}) },
+      { limit, offset: 0, order: 'created_asc' },
     );
-    yield memories;
-    if (memories.length < PAGE) return;
+    const fresh = memories.filter((memory) => !seenAtLast.has(memory.id));
+    for (const memory of fresh) {
+      if (memory.createdAt !== last) seenAtLast = new Set();
+      last = memory.createdAt;
+      seenAtLast.add(memory.id);
+    }
+    if (fresh.length > 0) yield fresh;
+    if (memories.length < limit) return;
   }
 }
 
