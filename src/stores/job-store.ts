@@ -23,7 +23,7 @@ export interface Job {
   /** The worker holding the lease while running. */
   workerId: string | null;
   result: JsonObject | null;
-  /** The last failure, kept while the job is retried and when it finally fails. */
+  /** The last failure, kept while the job is retried and when it finally fails; a success clears it. */
   error: JobFailure | null;
   createdAt: string;
   updatedAt: string;

@@ -161,6 +161,16 @@ export function describeJobStoreConformance(
       expect((await store.jobs.getJob('t', job.id))?.status).toBe('failed');
     });
 
+    it('clears the error of an earlier attempt when a retry succeeds', async () => {
+      await store.jobs.enqueue('t', newJob());
+      const first = claimed(await store.jobs.claim('w', LEASE_MS));
+      await store.jobs.fail(leaseOf(first), { message: 'HTTP 500', code: 'llm_unavailable' }, clock.iso());
+      const second = claimed(await store.jobs.claim('w', LEASE_MS));
+      const done = await store.jobs.complete(leaseOf(second), null);
+      expect(done).toMatchObject({ status: 'succeeded', attempts: 2, error: null });
+      expect((await store.jobs.getJob('t', first.id))?.error).toBeNull();
+    });
+
     it('fails at once, attempts left or not, when no retry time is given', async () => {
       await store.jobs.enqueue('t', newJob({ maxAttempts: 5 }));
       const job = claimed(await store.jobs.claim('w', LEASE_MS));

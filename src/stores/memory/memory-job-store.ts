@@ -154,6 +154,8 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       return finish(job, now, {
         status: 'succeeded',
         result: structuredClone(result),
+        // An earlier attempt's failure is history: a succeeded task shows no error.
+        error: null,
         availableAt: null,
         completedAt: now,
       });

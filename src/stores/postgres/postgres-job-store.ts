@@ -232,8 +232,8 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
       const now = clock().getTime();
       return guardedUpdate(
         lease,
-        `status = 'succeeded', available_at = NULL, worker_id = NULL, result = $5, completed_at = $6,
-          updated_at = $6`,
+        `status = 'succeeded', available_at = NULL, worker_id = NULL, result = $5, error = NULL,
+          completed_at = $6, updated_at = $6`,
         [result === null ? null : JSON.stringify(result), now],
       );
     },

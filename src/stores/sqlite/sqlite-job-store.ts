@@ -247,6 +247,8 @@ export function createSqliteJobStore(
           available_at: null,
           worker: null,
           result: result === null ? null : JSON.stringify(result),
+          // An earlier attempt's failure is history: a succeeded task shows no error (AMS error_message).
+          error: null,
           completed_at: now,
         })),
       ),
