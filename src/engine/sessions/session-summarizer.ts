@@ -14,7 +14,17 @@ import { type SessionRef, toSessionKey } from './session-ref.js';
 import { extractiveSummaryInPages, forEachPage, planCutInPages } from './summary-pages.js';
 
 /** Writes the new running summary from the previous one and the messages leaving working memory. */
-export type SummaryWriter = (previous: string | null, messages: readonly StoredMessage[]) => Promise<string>;
+export type SummaryWriter = (
+  previous: string | null,
+  messages: readonly StoredMessage[],
+  options?: { signal?: AbortSignal },
+) => Promise<string>;
+
+/** The job a summary runs in: its signal, and the lease check before writes (JobContext). */
+export interface SummarizeJob {
+  signal?: AbortSignal;
+  confirmLease?: () => Promise<void>;
+}
 
 /** Answers a model gives when it has nothing to add; they never replace a summary. */
 const NO_CHANGE = /^\W*(no (change|changes|update|new information)|unchanged|nothing (new|to add)|n\/a)\W*$/i;
@@ -29,7 +39,7 @@ export interface SessionSummarizerOptions {
    * Runs before the summary is recorded, with the last seq about to leave working memory
    * (extraction reads those messages first, so the summary never hides unread facts).
    */
-  beforeSummarize?: (ref: SessionRef, throughSeq: number) => Promise<void>;
+  beforeSummarize?: (ref: SessionRef, throughSeq: number, job: SummarizeJob) => Promise<void>;
 }
 
 export type SummarizeOutcome =
@@ -62,7 +72,11 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
     return tokens > contextWindow * policy.threshold;
   }
 
-  async function summarize(ref: SessionRef, contextWindow = policy.contextWindow): Promise<SummarizeOutcome> {
+  async function summarize(
+    ref: SessionRef,
+    contextWindow = policy.contextWindow,
+    job: SummarizeJob = {},
+  ): Promise<SummarizeOutcome> {
     const key = toSessionKey(ref);
     // The job often starts right after the write that enqueued it, in the same turn: let other
     // requests run between that write's transaction and this read (each is one synchronous step).
@@ -80,7 +94,7 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
     });
     if (!cut) return { status: 'skipped', reason: 'under-threshold' };
     const range = { afterSeq, throughSeq: cut.throughSeq };
-    await options.beforeSummarize?.(ref, cut.throughSeq);
+    await options.beforeSummarize?.(ref, cut.throughSeq, job);
     let writer: 'llm' | 'extractive' = 'extractive';
     let context = '';
     let folded = 0;
@@ -93,7 +107,9 @@ export function createSessionSummarizer(options: SessionSummarizerOptions) {
       });
       leaving = read;
       folded = read.length;
-      const answer = (await options.writer(state.context, leaving)).trim();
+      const answer = (
+        await options.writer(state.context, leaving, job.signal ? { signal: job.signal } : {})
+      ).trim();
       if (answer.length > 0 && !NO_CHANGE.test(answer)) {
         context = answer;
         writer = 'llm';

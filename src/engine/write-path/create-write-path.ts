@@ -152,8 +152,8 @@ export function createWritePath(options: WritePathOptions): WritePath {
     // Messages leaving working memory are extracted first, so the summary never hides unread facts.
     ...(extraction
       ? {
-          beforeSummarize: async (ref, throughSeq) => {
-            await extraction(toSessionKey(ref), { throughSeq });
+          beforeSummarize: async (ref, throughSeq, job) => {
+            await extraction(toSessionKey(ref), { throughSeq, ...job });
           },
         }
       : {}),
@@ -171,9 +171,12 @@ export function createWritePath(options: WritePathOptions): WritePath {
   const llmGate = options.llmReady ? { isReady: options.llmReady } : {};
   jobs.register(
     WRITE_PATH_JOBS.summarize,
-    async (payload, { job }) => {
+    async (payload, { job, signal, confirmLease }) => {
       const window = typeof payload.contextWindow === 'number' ? payload.contextWindow : undefined;
-      return { ...(await summarizer.summarize(sessionOfJob(payload, job), window)) };
+      // The signal stops the model call when the runner closes; the lease check guards extraction.
+      return {
+        ...(await summarizer.summarize(sessionOfJob(payload, job), window, { signal, confirmLease })),
+      };
     },
     options.summaryWriter ? llmGate : {},
   );

@@ -11,7 +11,7 @@ const KNOWN_MEMORIES = 100;
  * told the user's newest current memories (same namespace and user) so it adds only new facts.
  */
 export function createLlmMemoryExtractor(llm: LlmProvider, memories: LongTermMemory): MemoryExtractor {
-  return async ({ strategy, messages, now, session }) => {
+  return async ({ strategy, messages, now, session, signal }) => {
     const known = await memories.list(
       session.tenantId,
       {
@@ -28,6 +28,7 @@ export function createLlmMemoryExtractor(llm: LlmProvider, memories: LongTermMem
       userId: session.userId,
       sessionId: session.sessionId,
       existing: known.memories.map((memory) => memory.text),
+      ...(signal ? { signal } : {}),
     });
   };
 }

@@ -10,7 +10,7 @@ import type { LlmProvider } from '../../providers/llm/llm-provider.js';
 /** Writes an episode's text from the session's unsummarized messages and its running summary. */
 export type EpisodeWriter = (
   llm: LlmProvider | null,
-  input: { messages: StoredMessage[]; summary: string | null },
+  input: { messages: StoredMessage[]; summary: string | null; signal?: AbortSignal },
 ) => Promise<{ summary: string; keyFacts: string[] }>;
 
 /** A procedure the capture proposes; it is always stored as `pending` for the agent. */
@@ -19,5 +19,5 @@ export type ProcedureProposal = Omit<ProcedureInput, 'agentId' | 'status'>;
 /** Proposes a procedure the session's conversation shows (null: none worth keeping). */
 export type ProcedureCapturer = (
   llm: LlmProvider,
-  input: { messages: StoredMessage[]; agentId: string },
+  input: { messages: StoredMessage[]; agentId: string; signal?: AbortSignal },
 ) => Promise<ProcedureProposal | null>;

@@ -188,9 +188,9 @@ async function endSession(
   const episodeText =
     key.userId === null
       ? null
-      : await (dependencies.writeEpisode ?? writeEpisode)(dependencies.llm, { messages, summary });
+      : await (dependencies.writeEpisode ?? writeEpisode)(dependencies.llm, { messages, summary, signal });
   if (key.userId === null) log(`session ${key.sessionId} has no user: no episode (episodes are per user)`);
-  const { proposal, skipped: notProposed } = await proposeProcedure(dependencies, messages, agentId);
+  const { proposal, skipped: notProposed } = await proposeProcedure(dependencies, messages, agentId, signal);
   let skipped: string | undefined;
   const skipCapture = (reason: string) => {
     skipped = reason;
@@ -267,6 +267,7 @@ async function proposeProcedure(
   dependencies: SessionEndDependencies,
   messages: StoredMessage[],
   agentId: string | null,
+  signal: AbortSignal,
 ): Promise<{ proposal: ProcedureProposal | null; skipped: string | null }> {
   const { llm } = dependencies;
   const capture = dependencies.captureProcedure ?? captureProcedure;
@@ -274,7 +275,7 @@ async function proposeProcedure(
   if (!llm) return skip('no LLM is configured');
   if (!agentId) return skip('no agent is known for the session');
   if (messages.length === 0) return skip('no unsummarized messages');
-  return { proposal: await capture(llm, { messages, agentId }), skipped: null };
+  return { proposal: await capture(llm, { messages, agentId, signal }), skipped: null };
 }
 
 /** The agent of the session's latest assembled context, if one was traced. */

@@ -15,6 +15,8 @@ export interface CaptureProcedureInput {
   messages: readonly StoredMessage[];
   /** The agent the procedure is proposed for. */
   agentId: string;
+  /** Aborts the model call (the job's signal). */
+  signal?: AbortSignal;
 }
 
 const MAX_TRIGGERS = 5;
@@ -77,6 +79,7 @@ export async function captureProcedure(
         { role: 'system', content: SYSTEM_PROMPT },
         { role: 'user', content: dataBlock('transcript', renderTranscript(input.messages)) },
       ],
+      ...(input.signal ? { signal: input.signal } : {}),
     },
     answerSchema,
   );

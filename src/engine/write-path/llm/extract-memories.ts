@@ -26,6 +26,8 @@ export interface ExtractMemoriesInput {
   sessionId: string | null;
   /** Memory texts already known for this user, so the model does not repeat them. */
   existing?: readonly string[];
+  /** Aborts the model call (the job's signal: the runner closes, or the lease was lost). */
+  signal?: AbortSignal;
 }
 
 const MAX_TOPICS = 5;
@@ -149,6 +151,7 @@ export async function extractMemories(
         { role: 'system', content: system },
         { role: 'user', content: userPrompt(input) },
       ],
+      ...(input.signal ? { signal: input.signal } : {}),
     },
     extractionAnswerSchema,
   );

@@ -1,4 +1,3 @@
-import type { StoredMessage } from '../../../core/schemas/message.js';
 import { LlmError } from '../../../providers/llm/llm-error.js';
 import type { LlmProvider } from '../../../providers/llm/llm-provider.js';
 import type { SummaryWriter } from '../../sessions/session-summarizer.js';
@@ -58,7 +57,7 @@ export function createLlmSummaryWriter(
       details: { problem, ...details },
     });
 
-  return async (previous: string | null, messages: readonly StoredMessage[]): Promise<string> => {
+  return async (previous, messages, { signal } = {}): Promise<string> => {
     const completion = await llm.complete({
       messages: [
         { role: 'system', content: systemPrompt(maxChars) },
@@ -72,6 +71,7 @@ export function createLlmSummaryWriter(
       ],
       // Room for the whole bound plus slack: a summary cut off mid-sentence is rejected below.
       maxTokens: Math.ceil((maxChars / CHARS_PER_TOKEN) * 1.5),
+      ...(signal ? { signal } : {}),
     });
     const summary = completion.content.trim();
     if (completion.finishReason === 'length') {

@@ -13,6 +13,8 @@ export interface WriteEpisodeInput {
   messages: readonly StoredMessage[];
   /** The session's running summary of its earlier messages, if any. */
   summary: string | null;
+  /** Aborts the model call (the job's signal). */
+  signal?: AbortSignal;
 }
 
 /** An episode's text, ready for `engram.episodes.record`. */
@@ -97,6 +99,7 @@ export async function writeEpisode(llm: LlmProvider | null, input: WriteEpisodeI
           ].join('\n\n'),
         },
       ],
+      ...(input.signal ? { signal: input.signal } : {}),
     },
     episodeAnswerSchema,
   );
