@@ -33,4 +33,37 @@ describe('session memory extraction', () => {
     expect((await cursors.read({ ...key, createdAt: state?.createdAt as string })).seq).toBe(0);
     await engram.close();
   });
+
+  it('replays the stored answer after a crash between creating memories and moving the cursor', async () => {
+    const store = createMemoryStore();
+    const engram = await createEngram({ store, sweepIntervalMs: 0, defaultSources: false });
+    const key = { tenantId: 'default', namespace: null, userId: 'ada', sessionId: 'trip' };
+    await engram.sessions.append(key, [{ role: 'user', content: 'I moved to Lisbon.' }]);
+    const cursors = createSessionCursors(store.documents, EXTRACTION_CURSORS);
+    // The process dies right after the memories are created: the cursor never moves past seq 0.
+    const crashing = {
+      ...cursors,
+      move: async () => {
+        throw new Error('killed');
+      },
+    };
+    const answers = ['Ada lives in Lisbon', 'Ada has moved to Lisbon'];
+    const options = {
+      store,
+      memories: engram.memories,
+      extractor: async () => [{ text: answers.shift() as string }],
+      clock: () => new Date(),
+      batchMessages: 50,
+    };
+    await expect(createSessionMemoryExtraction({ ...options, cursors: crashing })(key)).rejects.toThrow(
+      'killed',
+    );
+    // The retry (a new attempt after the lease expired) must not write a second wording of the fact.
+    await createSessionMemoryExtraction({ ...options, cursors })(key);
+    const texts = (await engram.memories.list('default')).memories.map((memory) => memory.text);
+    expect(texts).toEqual(['Ada lives in Lisbon']);
+    const state = await store.getSession(key);
+    expect((await cursors.read({ ...key, createdAt: state?.createdAt as string })).seq).toBe(1);
+    await engram.close();
+  });
 });

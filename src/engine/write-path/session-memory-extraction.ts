@@ -1,3 +1,4 @@
+import type { JsonObject } from '../../core/schemas/json.js';
 import type { MemoryRecordInput } from '../../core/schemas/memory-record.js';
 import type { StoredMessage } from '../../core/schemas/message.js';
 import type { MemoryStrategy, SessionKey } from '../../core/schemas/session.js';
@@ -76,6 +77,28 @@ export function createSessionMemoryExtraction(options: SessionMemoryExtractionOp
     const last = Math.min(state.lastSeq, bounds.throughSeq ?? state.lastSeq);
     let cursor = await cursors.read(session);
     outcome.cursor = cursor.seq;
+    /** Creates the batch's memories, then moves the cursor past it. */
+    const commit = async (inputs: MemoryRecordInput[], throughSeq: number) => {
+      for (let start = 0; start < inputs.length; start += MAX_CREATE_BATCH) {
+        const { inserted, duplicates } = await memories.create(
+          key.tenantId,
+          inputs.slice(start, start + MAX_CREATE_BATCH),
+          { writtenBy: 'llm' },
+        );
+        outcome.created.push(...inserted.map((record) => record.id));
+        outcome.duplicates += duplicates.length;
+      }
+      await cursors.move(session, throughSeq, cursor.version);
+      cursor = { seq: throughSeq, version: cursor.version + 1 };
+      outcome.status = 'extracted';
+      outcome.cursor = cursor.seq;
+    };
+    if (cursor.staged) {
+      // An earlier attempt died between its writes: replay its answer (hash dedup makes the memories
+      // it already created no-ops) instead of asking the model again, whose new wording dedup misses.
+      await bounds.confirmLease?.();
+      await commit(cursor.staged.items as unknown as MemoryRecordInput[], cursor.staged.throughSeq);
+    }
     while (cursor.seq < last) {
       bounds.signal?.throwIfAborted();
       const messages = (
@@ -99,20 +122,16 @@ export function createSessionMemoryExtraction(options: SessionMemoryExtractionOp
       // The model may have taken long: a worker that lost the job meanwhile must not write what
       // the worker now holding it writes too (two answers are rarely identical, so dedup misses).
       await bounds.confirmLease?.();
-      for (let start = 0; start < inputs.length; start += MAX_CREATE_BATCH) {
-        const { inserted, duplicates } = await memories.create(
-          key.tenantId,
-          inputs.slice(start, start + MAX_CREATE_BATCH),
-          { writtenBy: 'llm' },
-        );
-        outcome.created.push(...inserted.map((record) => record.id));
-        outcome.duplicates += duplicates.length;
+      if (inputs.length > 0) {
+        // Written ahead, so that a crash before the cursor moves replays this answer (above).
+        await cursors.stage(session, cursor, {
+          throughSeq: newest.seq,
+          items: inputs as unknown as JsonObject[],
+        });
+        cursor = { seq: cursor.seq, version: cursor.version + 1 };
       }
-      await cursors.move(session, newest.seq, cursor.version);
-      cursor = { seq: newest.seq, version: cursor.version + 1 };
-      outcome.status = 'extracted';
+      await commit(inputs, newest.seq);
       outcome.messages += messages.length;
-      outcome.cursor = cursor.seq;
     }
     return outcome;
   };
