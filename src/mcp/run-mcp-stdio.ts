@@ -102,6 +102,9 @@ export async function runMcpStdio(options: {
     const close = () => {
       if (closing) return;
       closing = true;
+      // stdin feeds the line filter, not the transport: stop reading it, or it keeps the process up.
+      options.stdin.unpipe(input);
+      options.stdin.pause();
       server
         .close()
         .then(() => engram.close())
