@@ -30,6 +30,7 @@ import { registerSessionEndRoutes } from './extensions/session-end-routes.js';
 import { registerSessionExtensionRoutes } from './extensions/session-extension-routes.js';
 import { registerWhoamiRoutes } from './extensions/whoami-routes.js';
 import { createHostGuard } from './host-guard.js';
+import { loggedError } from './logged-error.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
@@ -100,7 +101,11 @@ export function createServer(options: ServerOptions): EngramServer {
   const config = serverConfigSchema.parse(options.config ?? {});
   assertLoopbackHost(config.host, config.auth.mode);
   warmBodyFieldCounter();
-  const logger = options.logger ?? createServerLogger(config.logLevel);
+  // Errors are logged content-free whoever made the logger (logged-error.ts).
+  const logger = (options.logger ?? createServerLogger(config.logLevel)).child(
+    {},
+    { serializers: { err: loggedError } },
+  );
   const { engram } = options;
   const metrics = options.metrics ?? createServerMetrics();
   /** Counts and logs one answered request (the `request` log line). */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useTemporaryDirectories } from '../../test/support/temporary-directories.js';
+import { EngramError } from '../core/errors.js';
 import { flushLogSync } from './fatal-handlers.js';
 import { createServerLogger } from './server-logger.js';
 
@@ -37,6 +38,19 @@ describe('createServerLogger', () => {
       );
       expect(linesOf(path).map((line) => line.n)).toEqual(Array.from({ length: count }, (_, n) => n));
     }
+  });
+
+  it('logs errors content-free (background and fatal lines too, which bypass the server)', () => {
+    const path = temporaryLog();
+    const logger = createServerLogger('info', open(path));
+    const error = new EngramError('llm_output_invalid', 'unavailable', 'not the JSON asked for', {
+      details: { excerpt: 'my password is ZEBRA-SECRET-4711', attempts: 2 },
+    });
+    logger.error({ err: error }, 'background work failed');
+    flushLogSync(logger);
+    const [line] = linesOf(path) as unknown as { err: Record<string, unknown> }[];
+    expect(line?.err).toMatchObject({ code: 'llm_output_invalid', details: { attempts: 2 } });
+    expect(readFileSync(path, 'utf8')).not.toContain('ZEBRA-SECRET-4711');
   });
 
   it('writes every line by flushSync (what the fatal handlers call), never leaving one to the thread pool', () => {

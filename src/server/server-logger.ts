@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import { type Logger, pino } from 'pino';
+import { loggedError } from './logged-error.js';
 
 /** Characters of log lines gathered before one write: a busy server pays a system call per ~70 lines. */
 const LOG_CHUNK_CHARS = 16_384;
@@ -69,5 +70,6 @@ export function createServerLogger(level: string, dest: number | string = 1): Lo
     },
     flushSync: releaseSync,
   };
-  return pino({ level }, stream);
+  // Errors content-free: their details may quote users' data (logged-error.ts).
+  return pino({ level, serializers: { err: loggedError } }, stream);
 }

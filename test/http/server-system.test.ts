@@ -1,7 +1,9 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { EngramError } from '../../src/core/errors.js';
 import { createEngram, type Engram } from '../../src/engram.js';
+import { LlmError } from '../../src/providers/llm/llm-error.js';
 import { createServer } from '../../src/server/create-server.js';
 import { createMemoryStore } from '../../src/stores/memory/memory-store.js';
 import { useTestServer } from './test-server.js';
@@ -105,6 +107,28 @@ describe('failures', () => {
     const failure = logs.find((line) => line.msg === 'request failed' && line.reqId === 'failing-1');
     expect(failure).toMatchObject({ level: 50, err: { message: 'boom' } });
     expect(logs.some((line) => line.msg === 'request' && line.status === 500 && line.route)).toBe(true);
+  });
+
+  it('logs an error content-free: its code, message and numbers, never the texts of its details', async () => {
+    // A provider's error body can echo the prompt: the system prompt, memories, the user's message.
+    const echoed = new LlmError('llm_unavailable', 'Chat completion request failed with HTTP 500', {
+      details: { status: 500, body: '{"error": "rejected: my password is ZEBRA-SECRET-4711"}' },
+      cause: new EngramError('upstream', 'unavailable', 'upstream failed', {
+        details: { input: 'ZEBRA-SECRET-4711' },
+      }),
+    });
+    const { server, url, logs } = await startWith((engram) => ({
+      ...engram,
+      sessions: { ...engram.sessions, list: () => Promise.reject(echoed) },
+    }));
+    const response = await fetch(`${url}/v1/working-memory/`, { headers: { 'x-request-id': 'echo-1' } });
+    expect(response.status).toBe(503);
+    await server.close();
+    const failure = logs.find((line) => line.msg === 'request failed' && line.reqId === 'echo-1');
+    expect(failure).toMatchObject({
+      err: { type: 'LlmError', code: 'llm_unavailable', message: echoed.message, details: { status: 500 } },
+    });
+    expect(JSON.stringify(logs)).not.toContain('ZEBRA-SECRET-4711');
   });
 
   it('GET /ready is 503 when the store fails', async () => {
