@@ -4,6 +4,12 @@ import { completeJson, parseModelJson } from './complete-json.js';
 import { LlmError } from './llm-error.js';
 import type { ChatRequest, LlmProvider } from './llm-provider.js';
 
+/** An error's message and its causes' messages. */
+function messagesOf(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  return `${(error as Error).message} ${cause === undefined ? '' : messagesOf(cause)}`;
+}
+
 const facts = z.object({ facts: z.array(z.string()) });
 
 /** A provider that answers `text` and remembers the request. */
@@ -39,6 +45,17 @@ describe('completeJson', () => {
     expect(error).toMatchObject({ code: 'llm_output_invalid', retryable: true });
     expect((error as LlmError).details).toMatchObject({ excerpt: '{"facts": ["unterminated' });
     expect((error as LlmError).message).toContain('malformed JSON');
+  });
+
+  it('never quotes the model’s text in the message or its causes (job errors keep the message)', async () => {
+    // JSON.parse's own message quotes a short text whole: the model's answer, made of users' data.
+    for (const text of ['ZEBRA-SECRET-4711', '{"facts": ["ZEBRA-SECRET-4711" x]}']) {
+      const error = await completeJson(answering(text), { messages: [] }, facts).catch(
+        (failure: unknown) => failure,
+      );
+      expect(error).toMatchObject({ code: 'llm_output_invalid', details: { excerpt: text } });
+      expect(messagesOf(error)).not.toContain('ZEBRA');
+    }
   });
 
   it('reports JSON of the wrong shape with the offending path', () => {

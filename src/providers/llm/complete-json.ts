@@ -22,6 +22,8 @@ export function parseModelJson<T extends z.ZodType>(
   schema: T,
   model = 'the model',
 ): z.output<T> {
+  // The message (a failed job keeps it) never quotes the text, which is made of users' data; the
+  // excerpt stays in the details. So no SyntaxError either: its message quotes a short text whole.
   const invalid = (problem: string, cause?: unknown) =>
     new LlmError('llm_output_invalid', `${model} did not answer the JSON asked for: ${problem}`, {
       details: { problem, excerpt: text.slice(0, 300) },
@@ -30,8 +32,8 @@ export function parseModelJson<T extends z.ZodType>(
   let json: unknown;
   try {
     json = JSON.parse(jsonText(text));
-  } catch (error) {
-    throw invalid(`malformed JSON (${(error as Error).message})`, error);
+  } catch {
+    throw invalid('malformed JSON');
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {

@@ -30,6 +30,12 @@ async function errorOf(promise: Promise<unknown>): Promise<LlmError> {
   return error as LlmError;
 }
 
+/** An error's message and its causes' messages. */
+function messagesOf(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  return `${(error as Error).message} ${cause === undefined ? '' : messagesOf(cause)}`;
+}
+
 async function collect(chunks: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
   const all: ChatChunk[] = [];
   for await (const chunk of chunks) all.push(chunk);
@@ -97,6 +103,20 @@ describe('OpenAI-compatible chat provider', () => {
     expect(cut).toMatchObject({ code: 'llm_response_invalid', retryable: true });
     const failed = await errorOf(collect(provider.stream(ask)));
     expect(failed).toMatchObject({ code: 'llm_unavailable', retryable: true });
+  });
+
+  it('never quotes what the server answered in a message or its causes (it may echo the prompt)', async () => {
+    const { server, provider } = await setup();
+    server.script(
+      { raw: 'data: not json ZEBRA-SECRET-4711\n\n', contentType: 'text/event-stream' },
+      { raw: 'ZEBRA-SECRET-4711' },
+    );
+    const stream = await errorOf(collect(provider.stream(ask)));
+    const complete = await errorOf(provider.complete(ask));
+    for (const error of [stream, complete]) {
+      expect(error.code).toBe('llm_response_invalid');
+      expect(messagesOf(error)).not.toContain('ZEBRA');
+    }
   });
 
   it('maps 429 with Retry-After to a retryable rate-limit error that says how long to wait', async () => {

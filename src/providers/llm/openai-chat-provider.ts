@@ -158,8 +158,9 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
       let json: unknown;
       try {
         json = JSON.parse(text);
-      } catch (error) {
-        throw invalid('not JSON', error);
+      } catch {
+        // Not the SyntaxError as cause: its message quotes the answer, which may echo the prompt.
+        throw invalid('not JSON');
       }
       const parsed = completionSchema.safeParse(json);
       if (!parsed.success) throw invalid(describeIssue(parsed.error), parsed.error);
@@ -183,8 +184,9 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
           let json: unknown;
           try {
             json = JSON.parse(event.data);
-          } catch (error) {
-            throw invalid(`stream event is not JSON: ${event.data.slice(0, 100)}`, error);
+          } catch {
+            // Neither the event's text nor the SyntaxError (which quotes it): it may echo the prompt.
+            throw invalid(`stream event is not JSON (${event.data.length} characters)`);
           }
           const failure = streamErrorSchema.safeParse(json);
           if (failure.success) {
