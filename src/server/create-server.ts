@@ -31,6 +31,7 @@ import { registerSessionExtensionRoutes } from './extensions/session-extension-r
 import { registerWhoamiRoutes } from './extensions/whoami-routes.js';
 import { createHostGuard } from './host-guard.js';
 import { loggedError } from './logged-error.js';
+import { loggedUrl } from './logged-url.js';
 import { assertLoopbackHost } from './loopback-host.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
@@ -117,7 +118,9 @@ export function createServer(options: ServerOptions): EngramServer {
     metrics.observe({ method: request.method, route, status }, ms / 1_000);
     if (logger.isLevelEnabled('info')) {
       const caller = request.principal;
-      const { method, url } = request;
+      const { method } = request;
+      // Not the raw URL: a query may hold a user's words (the working set's `query`).
+      const url = loggedUrl(request.url);
       request.log.info(
         caller
           ? { method, url, route, status, ms, tenant: caller.tenantId, subject: caller.subject }

@@ -131,6 +131,16 @@ describe('failures', () => {
     expect(JSON.stringify(logs)).not.toContain('ZEBRA-SECRET-4711');
   });
 
+  it('logs the request URL without a query parameter’s words, and bounded', async () => {
+    const { server, url, logs } = await startWith((engram) => engram);
+    await fetch(`${url}/v1/working-memory/s1/working-set?user_id=u1&query=my%20password%20ZEBRA-SECRET-4711`);
+    await fetch(`${url}/v1/nothing/${'Z'.repeat(5_000)}`);
+    await server.close();
+    const urls = logs.filter((line) => line.msg === 'request').map((line) => String(line.url));
+    expect(urls).toContain('/v1/working-memory/s1/working-set?user_id=u1&query=…');
+    expect(urls.every((logged) => !logged.includes('ZEBRA') && logged.length < 1_100)).toBe(true);
+  });
+
   it('GET /ready is 503 when the store fails', async () => {
     const { server, url } = await startWith((engram) => ({
       ...engram,
