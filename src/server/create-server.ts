@@ -8,6 +8,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { truncateText } from '../core/preview-value.js';
 import type { Engram } from '../engram.js';
 import { registerLongTermMemoryRoutes } from './ams/long-term-memory-routes.js';
 import { registerMemoryPromptRoutes } from './ams/memory-prompt-routes.js';
@@ -91,7 +92,13 @@ const requestId = (header: unknown) =>
 
 /** A path that is not valid percent-encoding: 400 in the AMS error shape. */
 function badUrl(error: Error, reply: FastifyReply): void {
-  reply.status(400).send({ detail: error.message });
+  // Fastify's message quotes the whole path ("'<path>' is exceeding the max param length"), which
+  // may be any length: quoted cut, never whole, as every error quotes a caller's value.
+  const message = error.message.replace(
+    /^'([\s\S]*)' is /,
+    (_, path: string) => `'${truncateText(path)}' is `,
+  );
+  reply.status(400).send({ detail: truncateText(message, 1_000) });
 }
 
 /**

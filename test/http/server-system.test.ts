@@ -81,6 +81,16 @@ describe('system routes', () => {
   });
 });
 
+describe('refused URLs', () => {
+  it('a path parameter over the router limit is a 400 that quotes the URL cut, not whole', async () => {
+    const response = await testServer().request(`/v1/long-term-memory/${'Z'.repeat(5_000)}`);
+    expect(response.status).toBe(400);
+    const { detail } = (await response.json()) as { detail: string };
+    expect(detail).toMatch(/… \(5021 characters\)' is exceeding the max param length$/);
+    expect(detail.length).toBeLessThan(400);
+  });
+});
+
 describe('failures', () => {
   it('an unexpected error is a JSON 500 in the route shape, and is logged with the request id', async () => {
     const { server, url, logs } = await startWith((engram) => ({
