@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { createMcpServer } from './create-mcp-server.js';
 
@@ -12,5 +14,21 @@ describe('createMcpServer', () => {
     const [first, second] = [createMcpServer(context), createMcpServer(context)];
     expect(validatorOf(first)).toBeDefined();
     expect(validatorOf(second)).toBe(validatorOf(first));
+  });
+});
+
+describe('a call of an unknown tool', () => {
+  it('quotes the name it was given cut, not whole', async () => {
+    const server = createMcpServer({} as Parameters<typeof createMcpServer>[0]);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(clientSide);
+    const result = await client.callTool({ name: `no_such_tool_${'Z'.repeat(5_000)}`, arguments: {} });
+    const [content] = result.content as { text: string }[];
+    expect(result.isError).toBe(true);
+    expect(content?.text).toMatch(/^MCP error -32602: Tool no_such_tool_Z+… \(5013 characters\) not found$/);
+    expect(content?.text.length).toBeLessThan(200);
+    await client.close();
   });
 });

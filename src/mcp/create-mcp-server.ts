@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { boundToolName } from './bound-tool-name.js';
 import { registerContextAssembleTool } from './context-assemble-tool.js';
 import { registerCurrentDatetimeTool } from './current-datetime-tool.js';
 import type { McpContext } from './define-tool.js';
@@ -43,5 +44,12 @@ export function createMcpServer(context: McpContext, version = '0.1.0'): McpServ
   registerProcedureListTool(server, context);
   registerTaskTool(server, context);
   registerCurrentDatetimeTool(server, context);
+  // Every message passes boundToolName on its way in, whatever the transport (stdio, HTTP).
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => deliver?.(boundToolName(message), extra);
+  };
   return server;
 }
