@@ -98,6 +98,9 @@ export async function openPostgresStore(schema?: string): Promise<PostgresStore>
   };
 }
 
+/** The store drivers `openStore` opens, for `--stores` / `--store` flags. */
+export const storeDrivers = ['memory', 'sqlite', 'postgres'] as const;
+
 /** Opens a fresh store of the named driver (SQLite in a temporary file, as in embedded mode). */
 export async function openStore(driver: string): Promise<EngramStore> {
   if (driver === 'memory') return createMemoryStore();
@@ -105,7 +108,7 @@ export async function openStore(driver: string): Promise<EngramStore> {
     return createSqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'engram-bench-')), 'engram.db') });
   }
   if (driver === 'postgres') return openPostgresStore();
-  throw new Error(`Unknown store "${driver}" (memory, sqlite, postgres)`);
+  throw new Error(`Unknown store "${driver}" (${storeDrivers.join(', ')})`);
 }
 
 /** Fills a session with `count` alternating user/assistant messages, in batches. */
