@@ -35,7 +35,6 @@ import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
@@ -43,23 +42,22 @@ import { createWorkerStore } from '../src/stores/worker/worker-store.js';
 import type { Context } from './adversarial-calls.js';
 import { allScenarios, createScenarios } from './adversarial-scenarios.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 import { startHealthPoller } from './poll-health.js';
 
-const { values } = parseArgs({
-  options: {
-    'quiet-seconds': { type: 'string', default: '3' },
-    'run-chars': { type: 'string', default: '900000' },
-    'document-mb': { type: 'string', default: '4.9' },
-    'health-interval-ms': { type: 'string', default: '5' },
-    'body-limit': { type: 'string', default: '40000000' },
-    repeat: { type: 'string', default: '3' },
-    'store-thread': { type: 'string', default: 'worker' },
-    'settle-seconds': { type: 'string', default: '20' },
-    'after-seconds': { type: 'string', default: '2' },
-    'max-sends': { type: 'string', default: '100' },
-    scenarios: { type: 'string', default: allScenarios.join(',') },
-    serve: { type: 'boolean', default: false },
-  },
+const values = parseBenchArguments({
+  'quiet-seconds': { type: 'string', default: '3', check: 'number' },
+  'run-chars': { type: 'string', default: '900000', check: 'number' },
+  'document-mb': { type: 'string', default: '4.9', check: 'number' },
+  'health-interval-ms': { type: 'string', default: '5', check: 'number' },
+  'body-limit': { type: 'string', default: '40000000', check: 'number' },
+  repeat: { type: 'string', default: '3', check: 'number' },
+  'store-thread': { type: 'string', default: 'worker', check: { oneOf: ['worker', 'main'] } },
+  'settle-seconds': { type: 'string', default: '20', check: 'number' },
+  'after-seconds': { type: 'string', default: '2', check: 'number' },
+  'max-sends': { type: 'string', default: '100', check: 'number' },
+  scenarios: { type: 'string', default: allScenarios.join(','), check: { listOf: allScenarios } },
+  serve: { type: 'boolean', default: false },
 });
 
 /** The child: engram over a temporary SQLite file, with an event-loop delay histogram over IPC. */

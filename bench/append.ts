@@ -8,11 +8,19 @@
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { createEngram } from '../src/engram.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
-import { machine, openStore, percentile, printTable, seedSession, time } from './bench-utilities.js';
+import {
+  machine,
+  openStore,
+  percentile,
+  printTable,
+  seedSession,
+  storeDrivers,
+  time,
+} from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
 /** WAL frames (pages) per append of one message, over `count` appends into `sessionId`. */
 async function walPagesPerAppend(count: number): Promise<number> {
@@ -32,13 +40,11 @@ async function walPagesPerAppend(count: number): Promise<number> {
   return frames / count;
 }
 
-const { values } = parseArgs({
-  options: {
-    small: { type: 'string', default: '1000' },
-    large: { type: 'string', default: '100000' },
-    stores: { type: 'string', default: 'memory,sqlite' },
-    iterations: { type: 'string', default: '500' },
-  },
+const values = parseBenchArguments({
+  small: { type: 'string', default: '1000', check: 'number' },
+  large: { type: 'string', default: '100000', check: 'number' },
+  stores: { type: 'string', default: 'memory,sqlite', check: { listOf: storeDrivers } },
+  iterations: { type: 'string', default: '500', check: 'number' },
 });
 const iterations = Number(values.iterations);
 const sizes = [Number(values.small), Number(values.large)];

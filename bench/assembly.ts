@@ -11,23 +11,29 @@
  *        [--iterations 300] [--budget 8000] [--split-sources]
  * `--split-sources` also times each built-in source alone after every turn (a second table).
  */
-import { parseArgs } from 'node:util';
 import type { MemorySource } from '../src/core/assembly/memory-source.js';
 import { createEngram } from '../src/engram.js';
 import { benchSources } from './assembly-sources.js';
-import { machine, openStore, percentile, printTable, seedSession, time } from './bench-utilities.js';
+import {
+  machine,
+  openStore,
+  percentile,
+  printTable,
+  seedSession,
+  storeDrivers,
+  time,
+} from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: '10,1000,100000' },
-    stores: { type: 'string', default: 'memory,sqlite' },
-    iterations: { type: 'string', default: '300' },
-    modes: { type: 'string', default: 'engine,sources' },
-    memories: { type: 'string', default: '1000,10000,100000' },
-    messages: { type: 'string', default: '2000' },
-    budget: { type: 'string', default: '8000' },
-    'split-sources': { type: 'boolean', default: false },
-  },
+const values = parseBenchArguments({
+  sizes: { type: 'string', default: '10,1000,100000', check: 'numbers' },
+  stores: { type: 'string', default: 'memory,sqlite', check: { listOf: storeDrivers } },
+  iterations: { type: 'string', default: '300', check: 'number' },
+  modes: { type: 'string', default: 'engine,sources', check: { listOf: ['engine', 'sources'] } },
+  memories: { type: 'string', default: '1000,10000,100000', check: 'numbers' },
+  messages: { type: 'string', default: '2000', check: 'number' },
+  budget: { type: 'string', default: '8000', check: 'number' },
+  'split-sources': { type: 'boolean', default: false },
 });
 const sizes = values.sizes.split(',').map(Number);
 const iterations = Number(values.iterations);

@@ -10,16 +10,15 @@
  * must return the same hits; the script checks it.
  * Usage: npx tsx bench/bm25-candidates.ts [--documents 300000] [--queries 60]
  */
-import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
 import { Bm25Index } from '../src/core/text/bm25-index.js';
 import { createTextSampler } from './assembly-workload.js';
 import { machine, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    documents: { type: 'string', default: '300000' },
-    queries: { type: 'string', default: '60' },
-  },
+const values = parseBenchArguments({
+  documents: { type: 'string', default: '300000', check: 'number' },
+  queries: { type: 'string', default: '60', check: 'number' },
 });
 const documents = Number(values.documents);
 const queryCount = Number(values.queries);

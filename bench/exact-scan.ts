@@ -9,18 +9,16 @@
  * Usage: node --import tsx bench/exact-scan.ts [--vectors 100000,250000] [--dimensions 100]
  *        [--queries 200] [--clusters 1000] [--limit 200]
  */
-import { parseArgs } from 'node:util';
 import { ExactVectorCollection } from '../src/stores/exact-vector-collection.js';
 import { clusteredVectors, machine, percentile, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    vectors: { type: 'string', default: '100000,250000' },
-    dimensions: { type: 'string', default: '100' },
-    queries: { type: 'string', default: '200' },
-    clusters: { type: 'string', default: '1000' },
-    limit: { type: 'string', default: '200' },
-  },
+const values = parseBenchArguments({
+  vectors: { type: 'string', default: '100000,250000', check: 'numbers' },
+  dimensions: { type: 'string', default: '100', check: 'number' },
+  queries: { type: 'string', default: '200', check: 'number' },
+  clusters: { type: 'string', default: '1000', check: 'number' },
+  limit: { type: 'string', default: '200', check: 'number' },
 });
 const dimensions = Number(values.dimensions);
 const queries = Number(values.queries);

@@ -8,19 +8,17 @@
  *        [--long-chars 900000] [--rounds 3]
  */
 import { constants, PerformanceObserver } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import {
   extractiveSummarySteps,
   type SummarizedMessage,
 } from '../src/core/summarization/extractive-summary.js';
 import { machine, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    messages: { type: 'string', default: '100000' },
-    'long-chars': { type: 'string', default: '900000' },
-    rounds: { type: 'string', default: '3' },
-  },
+const values = parseBenchArguments({
+  messages: { type: 'string', default: '100000', check: 'number' },
+  'long-chars': { type: 'string', default: '900000', check: 'number' },
+  rounds: { type: 'string', default: '3', check: 'number' },
 });
 
 const topics =

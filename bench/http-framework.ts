@@ -5,9 +5,9 @@
  * Bounded in time (--duration seconds per run) and in count (--max-requests per run).
  * Usage: npx tsx bench/http-framework.ts [--duration 5] [--connections 4] [--rounds 2] [--max-requests 1000000]
  */
-import { parseArgs } from 'node:util';
 import { machine, percentile, printTable } from './bench-utilities.js';
 import { type Framework, forkServer, load, type RequestSpec, serveHello } from './http-load.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
 const frameworks: Framework[] = ['hono', 'fastify'];
 const echoBody = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(1_000) }] });
@@ -15,14 +15,12 @@ const hello: RequestSpec = { method: 'GET', path: '/hello' };
 const echo: RequestSpec = { method: 'POST', path: '/echo', body: echoBody };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      duration: { type: 'string', default: '5' },
-      connections: { type: 'string', default: '4' },
-      rounds: { type: 'string', default: '2' },
-      'max-requests': { type: 'string', default: '1000000' },
-      serve: { type: 'string' },
-    },
+  const values = parseBenchArguments({
+    duration: { type: 'string', default: '5', check: 'number' },
+    connections: { type: 'string', default: '4', check: 'number' },
+    rounds: { type: 'string', default: '2', check: 'number' },
+    'max-requests': { type: 'string', default: '1000000', check: 'number' },
+    serve: { type: 'string', check: { oneOf: frameworks } },
   });
   if (values.serve) {
     const address = await serveHello(values.serve as Framework);

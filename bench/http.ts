@@ -18,7 +18,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
 import { logLevelSchema, type ServerConfig } from '../src/server/server-config.js';
@@ -37,22 +36,25 @@ import {
   send,
   serveHello,
 } from './http-load.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '4' },
-    messages: { type: 'string', default: '20' },
-    memories: { type: 'string', default: '1000' },
-    rounds: { type: 'string', default: '2' },
-    scenarios: { type: 'string', default: 'health,get,get-uncached,append,search' },
-    'log-levels': { type: 'string', default: 'silent,info' },
-    serve: { type: 'string' },
-    'log-level': { type: 'string', default: 'silent' },
-    'store-threads': { type: 'string', default: 'worker,main' },
-    'store-thread': { type: 'string', default: 'worker' },
-    db: { type: 'string' },
+const values = parseBenchArguments({
+  duration: { type: 'string', default: '5', check: 'number' },
+  connections: { type: 'string', default: '4', check: 'number' },
+  messages: { type: 'string', default: '20', check: 'number' },
+  memories: { type: 'string', default: '1000', check: 'number' },
+  rounds: { type: 'string', default: '2', check: 'number' },
+  scenarios: {
+    type: 'string',
+    default: 'health,get,get-uncached,append,search',
+    check: { listOf: ['health', 'get', 'get-uncached', 'append', 'search'] },
   },
+  'log-levels': { type: 'string', default: 'silent,info', check: { listOf: logLevelSchema.options } },
+  serve: { type: 'string', check: { oneOf: ['fastify', 'engram'] } },
+  'log-level': { type: 'string', default: 'silent', check: { oneOf: logLevelSchema.options } },
+  'store-threads': { type: 'string', default: 'worker,main', check: { listOf: ['worker', 'main'] } },
+  'store-thread': { type: 'string', default: 'worker', check: { oneOf: ['worker', 'main'] } },
+  db: { type: 'string' },
 });
 
 /** Words for the memories and queries, so that a search finds something. */

@@ -4,18 +4,16 @@
  * same run (the embedder alone, then engram, per batch). Target: engram ≥ 30 % of the embedder.
  * Usage: npx tsx bench/ingest.ts [--memories 10000] [--batch 100] [--stores memory,sqlite]
  */
-import { parseArgs } from 'node:util';
 import { createEngram } from '../src/engram.js';
 import { createStaticEmbeddingProvider } from '../src/providers/embeddings/static-embedding-provider.js';
 import { createTextSampler, TENANT, userMemoryBatches } from './assembly-workload.js';
-import { machine, openStore, printTable } from './bench-utilities.js';
+import { machine, openStore, printTable, storeDrivers } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    memories: { type: 'string', default: '10000' },
-    batch: { type: 'string', default: '100' },
-    stores: { type: 'string', default: 'memory,sqlite' },
-  },
+const values = parseBenchArguments({
+  memories: { type: 'string', default: '10000', check: 'number' },
+  batch: { type: 'string', default: '100', check: 'number' },
+  stores: { type: 'string', default: 'memory,sqlite', check: { listOf: storeDrivers } },
 });
 const count = Number(values.memories);
 const batchSize = Number(values.batch);

@@ -20,7 +20,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { createEventLoopSlicer } from '../src/core/event-loop-slicer.js';
 import type { StoredMessage } from '../src/core/schemas/message.js';
 import { createEngram } from '../src/engram.js';
@@ -34,24 +33,16 @@ import { createMemoryStore } from '../src/stores/memory/memory-store.js';
 import { createWorkerStore } from '../src/stores/worker/worker-store.js';
 import { shortMessages } from './adversarial-inputs.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    messages: { type: 'string', default: '100000' },
-    runs: { type: 'string', default: '5' },
-    store: { type: 'string', default: 'worker' },
-    path: { type: 'string', default: 'worker' },
-  },
+const values = parseBenchArguments({
+  messages: { type: 'string', default: '100000', check: 'number' },
+  runs: { type: 'string', default: '5', check: 'number' },
+  store: { type: 'string', default: 'worker', check: { oneOf: ['worker', 'memory'] } },
+  path: { type: 'string', default: 'worker', check: { oneOf: ['worker', 'thread'] } },
 });
 const count = Number(values.messages);
 const runs = Number(values.runs);
-if (values.store !== 'worker' && values.store !== 'memory') {
-  throw new Error(`--store is worker or memory, not ${values.store}`);
-}
-
-if (values.path !== 'worker' && values.path !== 'thread') {
-  throw new Error(`--path is worker or thread, not ${values.path}`);
-}
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('Run with node --expose-gc (npm run bench:large-put does)');

@@ -12,33 +12,32 @@
  * names the grid point of the shipped defaults. "REST, no mode" is the AMS default request against
  * a real server on an ephemeral port. The evidence-in-context figure uses assemble()'s defaults.
  */
-import { parseArgs } from 'node:util';
 import { Bm25Index } from '../src/core/text/bm25-index.js';
 import { createEngram, type Engram } from '../src/engram.js';
 import type { SearchRequest } from '../src/retrieval/hybrid-search.js';
 import { createServer } from '../src/server/create-server.js';
-import { machine, openStore, percentile, printTable } from './bench-utilities.js';
+import { machine, openStore, percentile, printTable, storeDrivers } from './bench-utilities.js';
 import { type LocomoConversation, loadLocomo } from './locomo-data.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 import { createRecallTable } from './recall-table.js';
 
-const { values } = parseArgs({
-  options: {
-    data: { type: 'string', default: '../shared/data/locomo/locomo-dev.json' },
-    store: { type: 'string', default: 'memory' },
-    budget: { type: 'string', default: '2000' },
-    scale: { type: 'string', default: '100000' },
-    queries: { type: 'string', default: '300' },
-    search: { type: 'string', default: '{}' },
-    grid: {
-      type: 'string',
-      default:
-        '{"questionWeight":[0.8,0.9,1],"neighbors.replyWeight":[1,1.25,1.5],"weights.vector":[0.25,0.5],"entityWeight":[1,0.6],"whenWeight":[1,1.5]}',
-    },
-    default: {
-      type: 'string',
-      default:
-        'questionWeight=0.8 neighbors.replyWeight=1.25 weights.vector=0.25 entityWeight=0.6 whenWeight=1.5',
-    },
+const values = parseBenchArguments({
+  data: { type: 'string', default: '../shared/data/locomo/locomo-dev.json' },
+  store: { type: 'string', default: 'memory', check: { oneOf: storeDrivers } },
+  budget: { type: 'string', default: '2000', check: 'number' },
+  scale: { type: 'string', default: '100000', check: 'number' },
+  queries: { type: 'string', default: '300', check: 'number' },
+  search: { type: 'string', default: '{}', check: 'json' },
+  grid: {
+    type: 'string',
+    default:
+      '{"questionWeight":[0.8,0.9,1],"neighbors.replyWeight":[1,1.25,1.5],"weights.vector":[0.25,0.5],"entityWeight":[1,0.6],"whenWeight":[1,1.5]}',
+    check: 'json',
+  },
+  default: {
+    type: 'string',
+    default:
+      'questionWeight=0.8 neighbors.replyWeight=1.25 weights.vector=0.25 entityWeight=0.6 whenWeight=1.5',
   },
 });
 // The tenant of every REST call while authentication is off, so REST and the library see one corpus.

@@ -47,7 +47,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { MemoryFilter } from '../src/core/schemas/memory-record.js';
 import { dotProduct, unitVector } from '../src/core/vectors/dot-product.js';
 import { NearestHeap } from '../src/core/vectors/nearest-heap.js';
@@ -63,25 +62,31 @@ import { createPostgresStore, type PostgresStore } from '../src/stores/postgres/
 import type { SqliteMemoryRecordStore } from '../src/stores/sqlite/sqlite-memory-record-store.js';
 import { createSqliteStore } from '../src/stores/sqlite/sqlite-store.js';
 import { newMemory } from '../test/conformance/memory-record-fixtures.js';
-import { machine, percentile, printTable, time, vacuumPostgresSchema } from './bench-utilities.js';
+import {
+  machine,
+  percentile,
+  printTable,
+  storeDrivers,
+  time,
+  vacuumPostgresSchema,
+} from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    memories: { type: 'string', default: '100000' },
-    dimensions: { type: 'string', default: '100' },
-    queries: { type: 'string', default: '200' },
-    stores: { type: 'string', default: 'memory,sqlite' },
-    limit: { type: 'string', default: '100' },
-    'skip-ranks': { type: 'string', default: '100' },
-    'vector-extension': { type: 'string', default: 'true' },
-    vectors: { type: 'string', default: 'topical' },
-    'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
-    'keep-schema': { type: 'string' },
-    'warm-searches': { type: 'string', default: '20' },
-    'hnsw-ef-construction': { type: 'string' },
-    'hnsw-ef-search': { type: 'string' },
-    'in-process-vectors': { type: 'string', default: 'true' },
-  },
+const values = parseBenchArguments({
+  memories: { type: 'string', default: '100000', check: 'number' },
+  dimensions: { type: 'string', default: '100', check: 'number' },
+  queries: { type: 'string', default: '200', check: 'number' },
+  stores: { type: 'string', default: 'memory,sqlite', check: { listOf: storeDrivers } },
+  limit: { type: 'string', default: '100', check: 'number' },
+  'skip-ranks': { type: 'string', default: '100', check: 'number' },
+  'vector-extension': { type: 'string', default: 'true', check: { oneOf: ['true', 'false'] } },
+  vectors: { type: 'string', default: 'topical', check: { oneOf: ['topical', 'random'] } },
+  'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+  'keep-schema': { type: 'string' },
+  'warm-searches': { type: 'string', default: '20', check: 'number' },
+  'hnsw-ef-construction': { type: 'string', check: 'number' },
+  'hnsw-ef-search': { type: 'string', check: 'number' },
+  'in-process-vectors': { type: 'string', default: 'true', check: { oneOf: ['true', 'false'] } },
 });
 const count = Number(values.memories);
 const topical = values.vectors === 'topical';

@@ -9,7 +9,6 @@
  * Usage: npx tsx bench/postgres.ts [--seconds 5] [--clients 16] [--messages 200]
  *        (ENGRAM_BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test)
  */
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createEngram } from '../src/engram.js';
 import { createServer } from '../src/server/create-server.js';
@@ -22,13 +21,12 @@ import {
   printTable,
   seedSession,
 } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '5' },
-    clients: { type: 'string', default: '16' },
-    messages: { type: 'string', default: '200' },
-  },
+const values = parseBenchArguments({
+  seconds: { type: 'string', default: '5', check: 'number' },
+  clients: { type: 'string', default: '16', check: 'number' },
+  messages: { type: 'string', default: '200', check: 'number' },
 });
 const seconds = Number(values.seconds);
 const clients = Number(values.clients);

@@ -5,21 +5,20 @@
  * hold on a busy machine. Both readings must return the same hits; the script checks it.
  * Usage: npx tsx bench/search-reads.ts [--memories 100000] [--stores memory,sqlite] [--queries 100]
  */
-import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
 import { createEngram } from '../src/engram.js';
 import { createStaticEmbeddingProvider } from '../src/providers/embeddings/static-embedding-provider.js';
 import { hybridSearch, type SearchRequest } from '../src/retrieval/hybrid-search.js';
 import type { MemoryRecordStore } from '../src/stores/memory-record-store.js';
 import { AGENT, createTextSampler, openWorkload, TENANT, USER } from './assembly-workload.js';
-import { machine, printTable } from './bench-utilities.js';
+import { machine, printTable, storeDrivers } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    memories: { type: 'string', default: '100000' },
-    stores: { type: 'string', default: 'memory,sqlite' },
-    queries: { type: 'string', default: '100' },
-    messages: { type: 'string', default: '2000' },
-  },
+const values = parseBenchArguments({
+  memories: { type: 'string', default: '100000', check: 'number' },
+  stores: { type: 'string', default: 'memory,sqlite', check: { listOf: storeDrivers } },
+  queries: { type: 'string', default: '100', check: 'number' },
+  messages: { type: 'string', default: '2000', check: 'number' },
 });
 const memories = Number(values.memories);
 const queries = Number(values.queries);

@@ -11,19 +11,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { createSessionOperations } from '../src/engine/sessions/session-operations.js';
 import { createSessionSummarizer } from '../src/engine/sessions/session-summarizer.js';
 import { createMemoryStore } from '../src/stores/memory/memory-store.js';
 import { createWorkerStore } from '../src/stores/worker/worker-store.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    messages: { type: 'string', default: '100000' },
-    runs: { type: 'string', default: '4' },
-    store: { type: 'string', default: 'worker' },
-  },
+const values = parseBenchArguments({
+  messages: { type: 'string', default: '100000', check: 'number' },
+  runs: { type: 'string', default: '4', check: 'number' },
+  store: { type: 'string', default: 'worker', check: { oneOf: ['worker', 'memory'] } },
 });
 const count = Number(values.messages);
 

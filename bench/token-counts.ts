@@ -6,17 +6,15 @@
  * are the assembly workload's memory texts rendered as the knowledge section renders them.
  * Usage: npx tsx bench/token-counts.ts [--lines 20000] [--encoding o200k_base|cl100k_base]
  */
-import { parseArgs } from 'node:util';
 import { loadTokenCounter } from '../src/core/tokens/token-counter.js';
 import { exactTokenCounts } from '../test/support/exact-token-counts.js';
 import { createTextSampler } from './assembly-workload.js';
 import { machine, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    lines: { type: 'string', default: '20000' },
-    encoding: { type: 'string', default: 'o200k_base' },
-  },
+const values = parseBenchArguments({
+  lines: { type: 'string', default: '20000', check: 'number' },
+  encoding: { type: 'string', default: 'o200k_base', check: { oneOf: ['o200k_base', 'cl100k_base'] } },
 });
 const encoding = values.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base';
 const count = Number(values.lines);

@@ -5,16 +5,15 @@
  * SQLite file with the demo data (scripts/ui-demo-data.ts).
  * Usage: npx tsx bench/ui-load.ts [--runs 10] [--pages sessions,inspector,working-set,memories,procedures,jobs]
  */
-import { parseArgs } from 'node:util';
 import { hasChromium, launchBrowser, startUiServer } from '../scripts/ui-browser.js';
 import { jsonClient, seedDemoData } from '../scripts/ui-demo-data.js';
 import { machine, percentile, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '10' },
-    pages: { type: 'string', default: 'sessions,inspector,working-set,memories,procedures,jobs' },
-  },
+const pages = ['sessions', 'inspector', 'working-set', 'memories', 'procedures', 'jobs'];
+const values = parseBenchArguments({
+  runs: { type: 'string', default: '10', check: 'number' },
+  pages: { type: 'string', default: pages.join(','), check: { listOf: pages } },
 });
 if (!hasChromium) throw new Error('No Chromium at /usr/bin/chromium (apt-get install -y chromium)');
 const runs = Number(values.runs);

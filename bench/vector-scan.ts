@@ -10,20 +10,18 @@
  * Usage: node --import tsx bench/vector-scan.ts [--vectors 100000,1000000] [--dimensions 100]
  *        [--queries 200] [--clusters 1000] [--scan 6400]
  */
-import { parseArgs } from 'node:util';
 import { dotProductPair, unitVector } from '../src/core/vectors/dot-product.js';
 import { IvfIndex } from '../src/core/vectors/ivf-index.js';
 import { VectorArena } from '../src/core/vectors/vector-arena.js';
 import { clusteredVectors, machine, percentile, printTable } from './bench-utilities.js';
+import { parseBenchArguments } from './parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    vectors: { type: 'string', default: '100000,1000000' },
-    dimensions: { type: 'string', default: '100' },
-    queries: { type: 'string', default: '200' },
-    clusters: { type: 'string', default: '1000' },
-    scan: { type: 'string', default: '6400' },
-  },
+const values = parseBenchArguments({
+  vectors: { type: 'string', default: '100000,1000000', check: 'numbers' },
+  dimensions: { type: 'string', default: '100', check: 'number' },
+  queries: { type: 'string', default: '200', check: 'number' },
+  clusters: { type: 'string', default: '1000', check: 'number' },
+  scan: { type: 'string', default: '6400', check: 'number' },
 });
 const dimensions = Number(values.dimensions);
 const queries = Number(values.queries);

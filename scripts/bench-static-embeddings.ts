@@ -4,8 +4,13 @@
  *
  *   npx tsx scripts/bench-static-embeddings.ts
  */
+
+import { parseBenchArguments } from '../bench/parse-bench-arguments.js';
 import { dotProduct } from '../src/providers/embeddings/l2-normalize.js';
 import { createStaticEmbeddingProvider } from '../src/providers/embeddings/static-embedding-provider.js';
+
+// No flags: any is an error (and ENGRAM_BENCH_CHECK_ARGUMENTS=1 stops here).
+parseBenchArguments({});
 
 /** [anchor, paraphrase, unrelated] */
 const TRIPLES: [string, string, string][] = [

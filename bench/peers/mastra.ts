@@ -28,9 +28,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { LibSQLStore, LibSQLVector } from '@mastra/libsql';
-import { Memory } from '@mastra/memory';
 import { createEngram } from '../../src/engram.js';
 import { createStaticEmbeddingProvider } from '../../src/providers/embeddings/static-embedding-provider.js';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
@@ -44,14 +41,16 @@ import {
   userMemoryBatches,
 } from '../assembly-workload.js';
 import { machine, percentile, printTable } from '../bench-utilities.js';
+import { parseBenchArguments } from '../parse-bench-arguments.js';
 
-const { values } = parseArgs({
-  options: {
-    memories: { type: 'string', default: '10000' },
-    messages: { type: 'string', default: '2000' },
-    iterations: { type: 'string', default: '100' },
-  },
+const values = parseBenchArguments({
+  memories: { type: 'string', default: '10000', check: 'number' },
+  messages: { type: 'string', default: '2000', check: 'number' },
+  iterations: { type: 'string', default: '100', check: 'number' },
 });
+// The peers load after the flags, so that a check of the flags needs no `npm install --prefix bench/peers`.
+const { LibSQLStore, LibSQLVector } = await import('@mastra/libsql');
+const { Memory } = await import('@mastra/memory');
 const memories = Number(values.memories);
 const messages = Number(values.messages);
 const iterations = Number(values.iterations);
