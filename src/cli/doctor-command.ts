@@ -1,9 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
+import { redactedUrl } from '../core/redacted-url.js';
 import type { EmbeddingProvider } from '../providers/embeddings/embedding-provider.js';
 import { createStaticEmbeddingProvider } from '../providers/embeddings/static-embedding-provider.js';
 import { createOpenAIChatProvider } from '../providers/llm/openai-chat-provider.js';
 import { embedderOptionOf } from '../server/embedder-option.js';
-import { openConfiguredStore, redactedUrl } from '../server/open-configured-store.js';
+import { openConfiguredStore, redactedStoreUrl } from '../server/open-configured-store.js';
 import { resolveServerConfig, type ServerConfig } from '../server/server-config.js';
 import type { CliIo } from './cli-io.js';
 import { databasePathProblem } from './database-path-problem.js';
@@ -29,7 +30,8 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
 
 async function checkStore(config: ServerConfig): Promise<Check> {
   const path = config.databasePath;
-  const where = config.storeUrl === undefined ? `sqlite ${path}` : `postgres ${redactedUrl(config.storeUrl)}`;
+  const where =
+    config.storeUrl === undefined ? `sqlite ${path}` : `postgres ${redactedStoreUrl(config.storeUrl)}`;
   if (config.storeUrl === undefined && !existsSync(path)) {
     const problem = databasePathProblem(path);
     if (problem) return { name: 'store', ok: false, detail: `${where}: ${problem}` };
@@ -68,7 +70,7 @@ async function checkEmbedder(config: ServerConfig): Promise<Check> {
       embedder.embed(['engram doctor'], { signal: AbortSignal.timeout(DOCTOR_LLM_TIMEOUT_MS) }),
     );
     const length = vectors[0]?.length ?? 0;
-    const endpoint = config.embeddings ? `${config.embeddings.baseUrl} ` : '';
+    const endpoint = config.embeddings ? `${redactedUrl(config.embeddings.baseUrl)} ` : '';
     return {
       name: 'embedder',
       ok: length > 0 && (embedder.dimensions === 0 || length === embedder.dimensions),
@@ -77,7 +79,9 @@ async function checkEmbedder(config: ServerConfig): Promise<Check> {
         : `${embedder.model}, ${embedder.dimensions} dimensions, loaded in ${loaded.toFixed(0)} ms`,
     };
   } catch (error) {
-    const endpoint = config.embeddings ? `${config.embeddings.baseUrl} (${config.embeddings.model}): ` : '';
+    const endpoint = config.embeddings
+      ? `${redactedUrl(config.embeddings.baseUrl)} (${config.embeddings.model}): `
+      : '';
     return { name: 'embedder', ok: false, detail: `${endpoint}${message(error)}` };
   }
 }
@@ -102,13 +106,13 @@ async function checkLlm(config: ServerConfig): Promise<Check> {
     return {
       name: 'llm',
       ok: true,
-      detail: `${config.llm.baseUrl} answered as ${value.model} in ${ms.toFixed(0)} ms`,
+      detail: `${redactedUrl(config.llm.baseUrl)} answered as ${value.model} in ${ms.toFixed(0)} ms`,
     };
   } catch (error) {
     return {
       name: 'llm',
       ok: false,
-      detail: `${config.llm.baseUrl} (${config.llm.model}): ${message(error)}`,
+      detail: `${redactedUrl(config.llm.baseUrl)} (${config.llm.model}): ${message(error)}`,
     };
   }
 }
@@ -118,12 +122,15 @@ const SECRET_KEY = /secret|password|token|key$/i;
 
 /**
  * The resolved settings with every secret replaced by whether it is set: API keys (LLM,
- * embeddings, auth), secrets, passwords, and the password of the PostgreSQL URL.
+ * embeddings, auth), secrets, passwords, the password of the PostgreSQL URL, and the user info and
+ * query values of the providers' base URLs.
  */
 export function redactedSettings(config: ServerConfig): unknown {
   const redacted = JSON.parse(
     JSON.stringify(config, (key, value) => {
-      if (key === 'storeUrl' && typeof value === 'string') return redactedUrl(value);
+      if (key === 'storeUrl' && typeof value === 'string') return redactedStoreUrl(value);
+      // A provider's base URL may carry a key (`https://user:key@host/v1`, `?api-key=…`).
+      if (key === 'baseUrl' && typeof value === 'string') return redactedUrl(value);
       return SECRET_KEY.test(key) && typeof value === 'string' ? '(set)' : value;
     }),
   ) as Record<string, unknown>;

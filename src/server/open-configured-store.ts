@@ -1,4 +1,5 @@
 import { StoreError } from '../core/errors.js';
+import { redactedUrl } from '../core/redacted-url.js';
 import type { EngramStore } from '../stores/engram-store.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 import { createWorkerStore } from '../stores/worker/worker-store.js';
@@ -14,17 +15,12 @@ export interface ConfiguredStore {
 const SECRET_PARAMETERS = ['password', 'sslpassword', 'sslkey'];
 
 /** A PostgreSQL URL without its password (before the host or in the query), for messages. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    for (const name of SECRET_PARAMETERS) {
-      if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
-    }
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
+export function redactedStoreUrl(url: string): string {
+  // The role and the other parameters (`schema`, `sslmode`) help a diagnosis and are no secrets.
+  return redactedUrl(url, {
+    keepUsername: true,
+    shownParameter: (name) => !SECRET_PARAMETERS.includes(name),
+  });
 }
 
 /**
@@ -76,9 +72,9 @@ export async function openConfiguredStore(
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new StoreError(
-      `Cannot open the PostgreSQL store at ${redactedUrl(config.storeUrl)}: ${reason}`,
+      `Cannot open the PostgreSQL store at ${redactedStoreUrl(config.storeUrl)}: ${reason}`,
       error,
     );
   }
-  return { store, description: `store ${redactedUrl(config.storeUrl)}` };
+  return { store, description: `store ${redactedStoreUrl(config.storeUrl)}` };
 }

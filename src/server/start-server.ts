@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { redactedUrl } from '../core/redacted-url.js';
 import { createEngram } from '../engram.js';
 import { instrumentStore } from '../stores/instrument-store.js';
 import { createServer, type EngramServer } from './create-server.js';
@@ -64,9 +65,9 @@ export async function startServer(options: {
   const server = createServer({ engram, config, logger, metrics });
   const { url } = await server.listen();
   const model = [
-    config.llm ? `LLM ${config.llm.model} at ${config.llm.baseUrl}` : 'no LLM',
+    config.llm ? `LLM ${config.llm.model} at ${redactedUrl(config.llm.baseUrl)}` : 'no LLM',
     config.embeddings
-      ? `embeddings ${config.embeddings.model} at ${config.embeddings.baseUrl}`
+      ? `embeddings ${config.embeddings.model} at ${redactedUrl(config.embeddings.baseUrl)}`
       : 'offline static embeddings',
   ].join(', ');
   options.stderr.write(`engram listening on ${url} (${opened.description}, ${model})\n${authNotice(config)}`);

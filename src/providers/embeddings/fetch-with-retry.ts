@@ -1,4 +1,5 @@
 import { EngramError } from '../../core/errors.js';
+import { causeWithoutUrlSecrets, redactedUrl } from '../../core/redacted-url.js';
 
 /** How {@link fetchTextWithRetry} times out and retries. */
 export interface RetryPolicy {
@@ -82,12 +83,14 @@ export function retryDelayMs(
   return baseDelayMs * 2 ** attempt * (0.5 + Math.random() / 2);
 }
 
+/** The error for the last failure; it names `url` without the key its base URL may carry. */
 function failureError(url: string, failure: Failure, attempts: number): EngramError {
+  const shownUrl = redactedUrl(url);
   if (failure.kind === 'http') {
     return new EngramError(
       'embedding_request_failed',
       'unavailable',
-      `Embedding request to ${url} failed with HTTP ${failure.status} after ${attempts} attempt(s)`,
+      `Embedding request to ${shownUrl} failed with HTTP ${failure.status} after ${attempts} attempt(s)`,
       { details: { status: failure.status, attempts, body: failure.body.slice(0, 500) } },
     );
   }
@@ -95,8 +98,8 @@ function failureError(url: string, failure: Failure, attempts: number): EngramEr
   return new EngramError(
     failure.kind === 'timeout' ? 'embedding_timeout' : 'embedding_request_failed',
     'unavailable',
-    `Embedding request to ${url} ${what} after ${attempts} attempt(s)`,
-    { details: { attempts }, cause: failure.cause },
+    `Embedding request to ${shownUrl} ${what} after ${attempts} attempt(s)`,
+    { details: { attempts }, cause: causeWithoutUrlSecrets(failure.cause, url) },
   );
 }
 

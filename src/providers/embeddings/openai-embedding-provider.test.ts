@@ -208,6 +208,20 @@ describe('OpenAI-compatible embedding provider', () => {
     });
   });
 
+  it('names its endpoint without the key a base URL carries (user info, query)', async () => {
+    const { baseUrl } = await startServer(() => ({ status: 400, body: {} }));
+    const rejected = provider(`${baseUrl}?api-key=s3cret`, { maxRetries: 0 }).embed(['a']);
+    await expect(rejected).rejects.toMatchObject({ message: expect.stringContaining('api-key=***') });
+    await expect(rejected).rejects.not.toMatchObject({ message: expect.stringContaining('s3cret') });
+    // fetch refuses credentials in a URL with a message that quotes it: the cause is redacted too.
+    const refused = await provider(baseUrl.replace('//', '//me:k3y@'), { maxRetries: 0 })
+      .embed(['a'])
+      .catch((error: Error) => error);
+    const cause = (refused as Error).cause as Error;
+    expect(`${(refused as Error).message} ${cause.message} ${cause.stack}`).not.toMatch(/k3y|me:/);
+    expect((refused as Error).message).toContain('***:***@');
+  });
+
   it('validates its options', () => {
     expect(() => createOpenAIEmbeddingProvider({ baseUrl: 'not a url', model: 'm' })).toThrow(/baseUrl/);
     expect(() => createOpenAIEmbeddingProvider({ baseUrl: 'http://x', model: 'm', batchSize: 0 })).toThrow(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EngramError, parseWith } from '../../core/errors.js';
+import { redactedUrl } from '../../core/redacted-url.js';
 import type { EmbeddingProvider, EmbedOptions } from './embedding-provider.js';
 import { fetchTextWithRetry, type RetryPolicy } from './fetch-with-retry.js';
 import { l2Normalize } from './l2-normalize.js';
@@ -58,7 +59,7 @@ export function createOpenAIEmbeddingProvider(options: OpenAIEmbeddingProviderOp
       policy,
       signal,
     );
-    const vectors = parseResponse(text, texts.length, url);
+    const vectors = parseResponse(text, texts.length, redactedUrl(url));
     dimensions ||= vectors[0]?.length ?? 0;
     for (const [index, vector] of vectors.entries()) {
       if (vector.length !== dimensions) {
@@ -91,12 +92,12 @@ export function createOpenAIEmbeddingProvider(options: OpenAIEmbeddingProviderOp
 }
 
 /** Validates the body and returns the vectors in input order (servers may answer out of order). */
-function parseResponse(text: string, expectedCount: number, url: string): Float32Array[] {
+function parseResponse(text: string, expectedCount: number, shownUrl: string): Float32Array[] {
   const invalid = (reason: string, cause?: unknown) =>
     new EngramError(
       'embedding_response_invalid',
       'unavailable',
-      `Invalid embedding response from ${url}: ${reason}`,
+      `Invalid embedding response from ${shownUrl}: ${reason}`,
       {
         cause,
       },

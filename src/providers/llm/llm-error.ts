@@ -70,7 +70,7 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The error for a non-2xx answer. */
+/** The error for a non-2xx answer; `url` as messages may show it (redacted). */
 export function httpError(url: string, status: number, body: string, headers: Headers): LlmError {
   const details = { status, body: body.slice(0, 500) };
   const message = `Chat completion request to ${url} failed with HTTP ${status}`;

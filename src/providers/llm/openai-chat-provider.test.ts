@@ -165,6 +165,26 @@ describe('OpenAI-compatible chat provider', () => {
     expect(await errorOf(provider.complete(ask))).toMatchObject({ code: 'llm_unavailable', retryable: true });
   });
 
+  it('names its endpoint without the key a base URL carries (user info, query)', async () => {
+    const { server } = await setup();
+    server.script({ status: 500 });
+    const withQuery = createOpenAIChatProvider({ baseUrl: `${server.baseUrl}?api-key=s3cret`, model: 'm' });
+    const rejected = await errorOf(withQuery.complete(ask));
+    expect(rejected.message).toContain('api-key=***');
+    // fetch refuses credentials in a URL with a message that quotes it.
+    const withUser = createOpenAIChatProvider({
+      baseUrl: server.baseUrl.replace('//', '//me:k3y@'),
+      model: 'm',
+    });
+    const refused = await errorOf(withUser.complete(ask));
+    expect(refused.message).toContain('***:***@');
+    for (const error of [rejected, refused]) {
+      expect(`${messagesOf(error)} ${(error.cause as Error | undefined)?.stack}`).not.toMatch(
+        /s3cret|k3y|me:/,
+      );
+    }
+  });
+
   it('rejects with the caller’s abort reason, not an LlmError', async () => {
     const { server, provider } = await setup();
     server.script({ hang: true });

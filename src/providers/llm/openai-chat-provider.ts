@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseWith } from '../../core/errors.js';
+import { causeWithoutUrlSecrets, redactedUrl, withoutUrlSecrets } from '../../core/redacted-url.js';
 import { httpError, LlmError } from './llm-error.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage, LlmProvider } from './llm-provider.js';
 import { readServerSentEvents } from './server-sent-events.js';
@@ -70,6 +71,8 @@ const streamErrorSchema = z.object({ error: z.unknown() });
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): LlmProvider {
   const config = parseWith(optionsSchema, options, 'OpenAI chat provider options');
   const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  // Messages name the endpoint without the key its base URL may carry (user info, `?api-key=…`).
+  const shownUrl = redactedUrl(url);
   const fetchImplementation = config.fetch ?? globalThis.fetch;
   const headers: Record<string, string> = { ...config.headers, 'content-type': 'application/json' };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
@@ -108,19 +111,16 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
       if (timeout.signal.aborted) {
         throw new LlmError(
           'llm_timeout',
-          `Chat completion request to ${url} timed out after ${config.timeoutMs} ms`,
-          {
-            cause: error,
-          },
+          `Chat completion request to ${shownUrl} timed out after ${config.timeoutMs} ms`,
+          { cause: causeWithoutUrlSecrets(error, url) },
         );
       }
       if (error instanceof LlmError) throw error;
       throw new LlmError(
         'llm_unavailable',
-        `Chat completion request to ${url} failed: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
+        // fetch quotes the URL in some messages (one with credentials, which it refuses).
+        `Chat completion request to ${shownUrl} failed: ${withoutUrlSecrets((error as Error).message, url)}`,
+        { cause: causeWithoutUrlSecrets(error, url) },
       );
     } finally {
       clearTimeout(timer);
@@ -136,12 +136,12 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
       body: bodyOf(request, stream),
       signal,
     });
-    if (!response.ok) throw httpError(url, response.status, await response.text(), response.headers);
+    if (!response.ok) throw httpError(shownUrl, response.status, await response.text(), response.headers);
     return response;
   }
 
   const invalid = (reason: string, cause?: unknown) =>
-    new LlmError('llm_response_invalid', `Invalid chat completion response from ${url}: ${reason}`, {
+    new LlmError('llm_response_invalid', `Invalid chat completion response from ${shownUrl}: ${reason}`, {
       cause,
     });
 
@@ -190,9 +190,13 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Ll
           }
           const failure = streamErrorSchema.safeParse(json);
           if (failure.success) {
-            throw new LlmError('llm_unavailable', `Chat completion stream from ${url} reported an error`, {
-              details: { error: failure.data.error },
-            });
+            throw new LlmError(
+              'llm_unavailable',
+              `Chat completion stream from ${shownUrl} reported an error`,
+              {
+                details: { error: failure.data.error },
+              },
+            );
           }
           const chunk = chunkSchema.safeParse(json);
           if (!chunk.success) throw invalid(describeIssue(chunk.error), chunk.error);
