@@ -4,6 +4,7 @@ import { boundToolName } from './bound-tool-name.js';
 import { registerContextAssembleTool } from './context-assemble-tool.js';
 import { registerCurrentDatetimeTool } from './current-datetime-tool.js';
 import type { McpContext } from './define-tool.js';
+import { invalidParamsAnswer } from './invalid-params-answer.js';
 import { registerKnowledgeTools } from './knowledge-tools.js';
 import { registerLongTermMemoryTools } from './long-term-memory-tools.js';
 import { registerMemoryPromptTool } from './memory-prompt-tool.js';
@@ -44,12 +45,19 @@ export function createMcpServer(context: McpContext, version = '0.1.0'): McpServ
   registerProcedureListTool(server, context);
   registerTaskTool(server, context);
   registerCurrentDatetimeTool(server, context);
-  // Every message passes boundToolName on its way in, whatever the transport (stdio, HTTP).
+  // Every message passes these checks on its way in, whatever the transport (stdio, HTTP).
   const connect = server.connect.bind(server);
   server.connect = async (transport) => {
     await connect(transport);
     const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => deliver?.(boundToolName(message), extra);
+    transport.onmessage = (message, extra) => {
+      const refusal = invalidParamsAnswer(message);
+      if (refusal) {
+        transport.send(refusal).catch(context.onUnexpected);
+        return;
+      }
+      deliver?.(boundToolName(message), extra);
+    };
   };
   return server;
 }

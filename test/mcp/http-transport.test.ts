@@ -110,6 +110,18 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error: { code: -32700 }, id: null });
   });
+
+  it('answers a request whose params do not fit its method with -32602 and a short message', async () => {
+    const call = await server().request('/mcp', {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} },
+    });
+    const answer = (await call.json()) as { id: number; error: { code: number; message: string } };
+    expect(answer).toMatchObject({ id: 1, error: { code: -32602 } });
+    expect(answer.error.message).toMatch(/^Invalid params for tools\/call: params\.name: /);
+    expect(answer.error.message.length).toBeLessThan(300);
+  });
 });
 
 describe('/mcp with an authenticated principal', () => {

@@ -94,20 +94,24 @@ describe('engram mcp (stdio)', () => {
       method: 'tools/call',
       params: { name: 'get_current_datetime', arguments: {} },
     });
-    await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 20_000 }).toBe(4);
+    // Params that do not fit the method: -32602 with a short message, not -32603 with a zod dump.
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: {} });
+    await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 20_000 }).toBe(5);
     child.stdin.end();
     expect(await exited).toBe(0);
     const lines = stdout.split('\n').filter(Boolean);
     const messages = lines.map(
-      (line) => JSON.parse(line) as { jsonrpc: string; id: number | null; error?: { code: number } },
+      (line) =>
+        JSON.parse(line) as { jsonrpc: string; id: number | null; error?: { code: number; message: string } },
     );
-    expect(messages.map((message) => [message.jsonrpc, message.id])).toEqual([
-      ['2.0', null],
-      ['2.0', null],
-      ['2.0', 1],
-      ['2.0', 2],
-    ]);
+    expect(messages.every((message) => message.jsonrpc === '2.0')).toBe(true);
+    expect(messages.slice(0, 2).map((message) => message.id)).toEqual([null, null]);
+    // The refusal is answered at once, the others when their (asynchronous) handlers finish.
+    expect(messages.slice(2).map((message) => message.id)).toEqual(expect.arrayContaining([1, 2, 3]));
     expect(messages.slice(0, 2).map((message) => message.error?.code)).toEqual([-32700, -32600]);
+    const invalid = messages.find((message) => message.id === 3);
+    expect(invalid?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params/) });
+    expect(invalid?.error?.message.length).toBeLessThan(300);
     expect(stderr).toMatch(/serving tenant default/);
     expect(stderr).toContain('ignored a stdin line that is not a JSON-RPC message');
     expect(stderr).not.toMatch(/\n\s+at /);
