@@ -17,6 +17,18 @@ describe('createMcpServer', () => {
   });
 });
 
+describe('initialize', () => {
+  it('announces no tools/list_changed notification: the tool list never changes', async () => {
+    const server = createMcpServer({} as Parameters<typeof createMcpServer>[0]);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(clientSide);
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+    await client.close();
+  });
+});
+
 describe('a call of an unknown tool', () => {
   it('quotes the name it was given cut, not whole', async () => {
     const server = createMcpServer({} as Parameters<typeof createMcpServer>[0]);

@@ -45,6 +45,10 @@ export function createMcpServer(context: McpContext, version = '0.1.0'): McpServ
   registerProcedureListTool(server, context);
   registerTaskTool(server, context);
   registerCurrentDatetimeTool(server, context);
+  // The SDK announces `tools.listChanged: true` once a tool is registered. engram's tool list is
+  // fixed here, before any transport connects, so no server ever sends the notification: stateless
+  // HTTP could not (it has no stream to send it on), stdio has nothing to report.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   // Every message passes these checks on its way in, whatever the transport (stdio, HTTP).
   const connect = server.connect.bind(server);
   server.connect = async (transport) => {
