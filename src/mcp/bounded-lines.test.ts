@@ -4,12 +4,18 @@ import { boundedLines, requestIdOf } from './bounded-lines.js';
 /** Feeds the chunks through a 10-byte limit; resolves the lines passed on and those refused. */
 async function run(chunks: string[]) {
   const refused: { bytes: number; id: string | number | null }[] = [];
-  const stream = boundedLines(10, (line) => refused.push(line));
+  const sizes: number[] = [];
+  const stream = boundedLines(
+    10,
+    (line) => refused.push(line),
+    (bytes) => sizes.push(bytes),
+  );
   const passed: string[] = [];
   stream.on('data', (line: Buffer) => passed.push(line.toString('utf8')));
   for (const chunk of chunks) stream.write(Buffer.from(chunk));
   stream.end();
   await new Promise((resolve) => stream.once('end', resolve));
+  expect(sizes).toEqual(passed.map((line) => Buffer.byteLength(line) - 1));
   return { passed, refused };
 }
 
@@ -33,6 +39,10 @@ describe('boundedLines', () => {
       passed: ['ok\n'],
       refused: [{ bytes: 11, id: null }],
     });
+  });
+
+  it('drops blank lines, which are no message (the SDK answered each with a parse error)', async () => {
+    expect((await run(['\n', ' \r\n{}\n', '\t\n', 'ok\n'])).passed).toEqual(['{}\n', 'ok\n']);
   });
 
   it('never passes on an unfinished line', async () => {

@@ -26,15 +26,22 @@ export function requestIdOf(head: string, tail: string): string | number | null 
   }
 }
 
+/** Whether `line` holds only JSON whitespace (space, tab, CR, LF). */
+function isBlank(line: Buffer): boolean {
+  return line.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a);
+}
+
 /**
  * Passes stdin on one whole line at a time and drops any line over `maxLineBytes`, reporting it
  * (its size and request id, when one can be seen) instead. The SDK's stdio transport holds a line
  * in one buffer and, when it passes its limit, closes the transport: one oversized call would end
- * the whole session. Here only that call fails.
+ * the whole session. Here only that call fails. Blank lines are dropped silently (the SDK answered
+ * each with a parse error, id null); `onLine` hears the size of each line passed on (its newline left out), in order.
  */
 export function boundedLines(
   maxLineBytes: number,
   onOverlong: (line: { bytes: number; id: string | number | null }) => void,
+  onLine: (bytes: number) => void = () => {},
 ): Transform {
   let parts: Buffer[] = [];
   let size = 0;
@@ -64,9 +71,12 @@ export function boundedLines(
     parts.push(piece);
     size += piece.length;
     if (!complete) return;
-    push(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size));
+    const line = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size);
     parts = [];
     size = 0;
+    if (isBlank(line)) return;
+    onLine(line.length - 1);
+    push(line);
   };
 
   return new Transform({

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { parseWith } from '../core/errors.js';
-import { truncateText } from '../core/preview-value.js';
 import { createEngram } from '../engram.js';
 import { embedderOptionOf } from '../server/embedder-option.js';
 import { installFatalHandlers } from '../server/fatal-handlers.js';
@@ -65,16 +65,23 @@ export async function runMcpStdio(options: {
   });
   const reply = (id: string | number | null, error: { code: number; message: string; data?: unknown }) =>
     options.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
+  // Sizes of the lines passed to the transport and not yet read by it: it reads each as one
+  // message or one error, in order, so a refusal can name a line's size without quoting it.
+  const pendingLineBytes: number[] = [];
   // The SDK would close the whole session on a line over its buffer limit: only that call fails here.
   const input = options.stdin.pipe(
-    boundedLines(MAX_STDIO_LINE_BYTES, ({ bytes, id }) => {
-      stderr.write(`engram mcp: refused a stdin line of ${bytes} bytes (over ${MAX_STDIO_LINE_BYTES})\n`);
-      reply(id, {
-        code: -32600,
-        message: `Request too large: a stdin line is limited to ${MAX_STDIO_LINE_BYTES} bytes`,
-        data: { bytes, limit_bytes: MAX_STDIO_LINE_BYTES },
-      });
-    }),
+    boundedLines(
+      MAX_STDIO_LINE_BYTES,
+      ({ bytes, id }) => {
+        stderr.write(`engram mcp: refused a stdin line of ${bytes} bytes (over ${MAX_STDIO_LINE_BYTES})\n`);
+        reply(id, {
+          code: -32600,
+          message: `Request too large: a stdin line is limited to ${MAX_STDIO_LINE_BYTES} bytes`,
+          data: { bytes, limit_bytes: MAX_STDIO_LINE_BYTES },
+        });
+      },
+      (bytes) => pendingLineBytes.push(bytes),
+    ),
   );
   const transport = new StdioServerTransport(input, options.stdout, {
     maxBufferSize: MAX_STDIO_LINE_BYTES + 1,
@@ -85,9 +92,14 @@ export async function runMcpStdio(options: {
     // id null), and stderr gets one line, not a stack trace.
     const unreadable = error instanceof SyntaxError;
     if (!unreadable && error.name !== 'ZodError') return transportError(error);
-    // The SDK's ZodError message is pretty-printed JSON: folded, so the line stays one line.
-    const reason = truncateText(error.message.replace(/\s+/g, ' '), 200);
-    stderr.write(`engram mcp: ignored a stdin line that is not a JSON-RPC message (${reason})\n`);
+    // Neither error's message is logged: JSON.parse's quotes the line, the ZodError's its keys.
+    const bytes = pendingLineBytes.shift();
+    const size = bytes === undefined ? '' : ` of ${bytes} bytes`;
+    const position = unreadable ? /at position (\d+)/.exec(error.message)?.[1] : undefined;
+    const reason = unreadable
+      ? `not JSON${position === undefined ? '' : ` at position ${position}`}`
+      : 'JSON, but not a JSON-RPC message';
+    stderr.write(`engram mcp: ignored a stdin line${size}: ${reason}\n`);
     reply(
       null,
       unreadable ? { code: -32700, message: 'Parse error' } : { code: -32600, message: 'Invalid Request' },
@@ -116,6 +128,11 @@ export async function runMcpStdio(options: {
     uninstall = installFatalHandlers(logger, close);
   });
   await server.connect(transport);
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    pendingLineBytes.shift();
+    deliver?.(message);
+  };
   stderr.write(`engram mcp: serving tenant ${tenantId} from ${description} on stdio\n`);
   return closed.finally(() => uninstall());
 }

@@ -77,8 +77,11 @@ describe('engram mcp (stdio)', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    // A broken line first: answered with a JSON-RPC parse error, one stderr line, and the session goes on.
-    child.stdin.write('{not json\n');
+    // Blank lines are no message: nothing is answered.
+    child.stdin.write('\n  \r\n');
+    // A broken line: answered with a JSON-RPC parse error, one stderr line that names its size and
+    // not its text (a user's words), and the session goes on.
+    child.stdin.write('{not json, my door code is 4711\n');
     // Valid JSON that is not JSON-RPC: the SDK's error message is pretty-printed JSON over many lines.
     child.stdin.write('{"foo":1}\n');
     send({
@@ -113,7 +116,9 @@ describe('engram mcp (stdio)', () => {
     expect(invalid?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params/) });
     expect(invalid?.error?.message.length).toBeLessThan(300);
     expect(stderr).toMatch(/serving tenant default/);
-    expect(stderr).toContain('ignored a stdin line that is not a JSON-RPC message');
+    expect(stderr).toContain('ignored a stdin line of 31 bytes: not JSON at position 1');
+    expect(stderr).toContain('ignored a stdin line of 9 bytes: JSON, but not a JSON-RPC message');
+    expect(stderr).not.toMatch(/door code|4711|foo/);
     expect(stderr).not.toMatch(/\n\s+at /);
     // One line per ignored message, whatever the error's message looks like.
     expect(stderr.split('\n').filter((line) => line !== '' && !line.startsWith('engram mcp: '))).toEqual([]);
