@@ -2,9 +2,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ValidationError } from '../core/errors.js';
 import type { MemoryRecordEdit, MemoryRecordInput } from '../core/schemas/memory-record.js';
-import { memoryTypeSchema } from '../core/schemas/memory-record.js';
+import { writableMemoryTypeSchema } from '../core/schemas/memory-record.js';
 import { PAGE_TEXT_CHARS } from '../core/take-within-chars.js';
-import { assertIdsFreeStanding, assertNotProcedural } from '../engine/long-term/memory-owner.js';
+import { assertIdsFreeStanding } from '../engine/long-term/memory-owner.js';
 import type { SearchRequest } from '../retrieval/hybrid-search.js';
 import { amsModeOf, resolveSearchMode, singleRankingOverrides } from '../retrieval/resolve-search-mode.js';
 import { toAmsVersion } from '../server/ams/long-term-memory-mapper.js';
@@ -31,7 +31,12 @@ const unitInterval = () => z.number().min(0).max(1).nullish();
 /** The fields of a memory an agent may set, as AMS names them (plus engram's salience and confidence). */
 const memoryFields = {
   text: z.string().min(1).max(20_000),
-  memory_type: memoryTypeSchema.nullish().describe('semantic (facts, preferences) or episodic (events)'),
+  // As on REST: procedures are made through their own routes, never as a memory_type here.
+  memory_type: writableMemoryTypeSchema
+    .nullish()
+    .describe(
+      'semantic (facts, preferences; the default), episodic (events) or message (a conversation message)',
+    ),
   namespace: z.string().max(256).nullish(),
   user_id: z.string().max(256).nullish(),
   session_id: z.string().max(256).nullish(),
@@ -168,7 +173,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
       annotations: { destructiveHint: false, idempotentHint: false },
     },
     async (args) => {
-      for (const memory of args.memories) assertNotProcedural(memory.memory_type);
       await assertIdsFreeStanding(
         engram.store.memories,
         tenantId,
@@ -259,7 +263,6 @@ export function registerLongTermMemoryTools(server: McpServer, context: McpConte
         confidence: fields.confidence,
       });
       if (Object.keys(changes).length === 0) throw new ValidationError('No fields provided for update');
-      assertNotProcedural(fields.memory_type);
       await assertIdsFreeStanding(engram.store.memories, tenantId, [memory_id]);
       return toAmsMemoryRecord(
         await engram.memories.edit(tenantId, memory_id, changes, { writtenBy: 'agent' }),

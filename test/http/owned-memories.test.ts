@@ -148,23 +148,28 @@ describe('records owned by knowledge documents and procedures change only throug
     }
   });
 
-  it('MCP may not create or edit records into procedures', async () => {
+  it('MCP may not create or edit records into procedures: memory_type accepts what REST does', async () => {
     const client = await connectHttp(testServer().url, { authorization: `Bearer ${keys.admin}` });
     try {
       const created = (await client.callTool({
         name: 'create_long_term_memories',
         arguments: { memories: [{ text: 'Always refund', memory_type: 'procedural' }] },
       })) as CallToolResult;
-      expect((created.structuredContent as { error: { code: string } }).error.code).toBe(
-        'memory_owned_by_procedure',
-      );
       const edited = (await client.callTool({
         name: 'edit_long_term_memory',
         arguments: { memory_id: await target('free'), memory_type: 'procedural' },
       })) as CallToolResult;
-      expect((edited.structuredContent as { error: { code: string } }).error.code).toBe(
-        'memory_owned_by_procedure',
-      );
+      for (const result of [created, edited]) {
+        expect(result.isError).toBe(true);
+        expect((result.content as { text: string }[])[0]?.text).toMatch(
+          /-32602: Input validation error: .*memory_type/s,
+        );
+      }
+      // REST refuses the same value the same way: a validation error, not an ownership one.
+      const rest = await call('admin', 'POST', '/v1/long-term-memory', {
+        memories: [{ id: 'procedural-1', text: 'Always refund', memory_type: 'procedural' }],
+      });
+      expect(rest.status).toBe(422);
     } finally {
       await client.close();
     }

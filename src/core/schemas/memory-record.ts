@@ -8,6 +8,12 @@ export const MAX_MEMORY_TEXT_CHARS = 20_000;
 export const memoryTypeSchema = z.enum(['semantic', 'episodic', 'message', 'procedural']);
 export type MemoryType = z.infer<typeof memoryTypeSchema>;
 
+/**
+ * The types a generic create or edit accepts (REST and MCP alike): procedures are created and
+ * changed through `/v1/agents/{agent_id}/procedures` only.
+ */
+export const writableMemoryTypeSchema = memoryTypeSchema.exclude(['procedural']);
+
 /** Longest topic or entity, in characters. */
 export const MAX_TAG_CHARS = 256;
 

@@ -1,5 +1,5 @@
 import { EngramError } from '../../core/errors.js';
-import type { MemoryRecord, MemoryType } from '../../core/schemas/memory-record.js';
+import type { MemoryRecord } from '../../core/schemas/memory-record.js';
 
 /** Who owns a record that is not free-standing: a knowledge document or a procedure, of an agent. */
 export type MemoryOwner =
@@ -60,17 +60,6 @@ export function assertFreeStanding(records: readonly MemoryRecord[]): void {
     const owner = ownerOf(record);
     if (owner) throw ownedMemoryError(record.id, owner);
   }
-}
-
-/** Procedures are created through their routes only: a generic create or edit to `procedural` is refused. */
-export function assertNotProcedural(memoryType: MemoryType | null | undefined): void {
-  if (memoryType !== 'procedural') return;
-  const use = 'POST /v1/agents/{agent_id}/procedures';
-  throw new OwnedMemoryError(
-    'procedure',
-    `memory_type "procedural" is not accepted here: procedures are created and changed through ${use}`,
-    { use },
-  );
 }
 
 /** Throws OwnedMemoryError when one of `ids` names a record owned by a knowledge document or a procedure. */

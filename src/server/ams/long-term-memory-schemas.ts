@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { writableMemoryTypeSchema } from '../../core/schemas/memory-record.js';
 import { MAX_MEMORY_BATCH } from '../../engine/long-term/long-term-memory.js';
 import { laxInteger, plainObject } from '../lax-fields.js';
 import { amsDateTime } from './ams-datetime.js';
@@ -6,7 +7,7 @@ import { amsFilterFields } from './ams-filters.js';
 import { amsEnum, bounded, laxBoolean, laxNumber } from './ams-scalars.js';
 import { optionalText, tagList, valueError } from './working-memory-schemas.js';
 
-const memoryType = z.enum(['semantic', 'episodic', 'message']);
+const memoryType = writableMemoryTypeSchema;
 
 /** A MemoryRecord to create (§2.2, §4.7). Server-owned fields (hash, counts, persisted_at) are ignored. */
 export const amsRecordInputSchema = z.object({
