@@ -2,7 +2,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { NotFoundError } from '../core/errors.js';
 import { memoryTypeSchema } from '../core/schemas/memory-record.js';
+import { PAGE_TEXT_CHARS, takeWithinChars } from '../core/take-within-chars.js';
 import { toSessionKey } from '../engine/sessions/session-ref.js';
+import { recordChars } from '../retrieval/rank-pool.js';
 import { toComponentsBody } from '../server/extensions/working-set-routes.js';
 import { toAmsMemoryRecord } from './ams-memory-record.js';
 import { defineTool, type McpContext } from './define-tool.js';
@@ -23,7 +25,10 @@ export function registerMemoryQueryTool(server: McpServer, context: McpContext):
       description:
         "The working set of long-term memories for a query about a user: what engram would put in the model's " +
         'context, ranked by similarity, salience and confidence, grouped into packs, with what was left out ' +
-        'and why. Give session_id to apply that session’s pinned and removed memories.',
+        'and why. Give session_id to apply that session’s pinned and removed memories. Items carry their ' +
+        `memory while the records' text and metadata stay within about ${PAGE_TEXT_CHARS.toLocaleString('en-US')} ` +
+        'characters; the items after carry memory: null, counted by memories_omitted (read them with ' +
+        'get_long_term_memory).',
       inputSchema: {
         query: z.string().min(1).max(10_000),
         user_id: z.string().min(1).max(256).describe('Whose memories (the subject)'),
@@ -56,20 +61,34 @@ export function registerMemoryQueryTool(server: McpServer, context: McpContext):
         options: { limit: args.limit },
       });
       const byId = new Map(set.memories.map((memory) => [memory.id, memory]));
-      return {
-        items: set.items.map((item) => {
+      // The SDK serializes a result in one step, twice (text and structured content): 100 records
+      // with up to 1 MiB of metadata each would be hundreds of MB. The set stays whole (its ranking,
+      // packs and exclusions are small); the records stop at about PAGE_TEXT_CHARS, as a search page's.
+      const shown = takeWithinChars(
+        set.items,
+        (item) => {
           const memory = byId.get(item.id);
+          return memory ? recordChars(memory) : 0;
+        },
+        PAGE_TEXT_CHARS,
+      ).length;
+      let omitted = 0;
+      return {
+        items: set.items.map((item, index) => {
+          const memory = byId.get(item.id);
+          if (memory && index >= shown) omitted += 1;
           return {
             id: item.id,
             score: item.score,
             components: toComponentsBody(item.components),
             pinned: item.pinned,
             pack: item.pack,
-            memory: memory ? toAmsMemoryRecord(memory) : null,
+            memory: memory && index < shown ? toAmsMemoryRecord(memory) : null,
           };
         }),
         packs: set.packs,
         excluded: set.excluded,
+        memories_omitted: omitted,
       };
     },
   );

@@ -245,7 +245,7 @@ const measured = new WeakMap<MemoryRecord, number>();
  * A record's size in a page bounded by text (`maxTextChars`): its text's characters and, when it
  * has any, its metadata's as JSON (a client's metadata can dwarf the text; it goes out with it).
  */
-function recordChars(memory: MemoryRecord): number {
+export function recordChars(memory: MemoryRecord): number {
   let chars = measured.get(memory);
   if (chars === undefined) {
     const metadata = Object.keys(memory.metadata).length > 0 ? JSON.stringify(memory.metadata).length : 0;
