@@ -3,6 +3,7 @@ import type { ContextMessage } from '../../core/assembly/context-message.js';
 import { StoreError } from '../../core/errors.js';
 import { createEngram, type Engram } from '../../engram.js';
 import type { LlmProvider } from '../../providers/llm/llm-provider.js';
+import type { DocumentStore } from '../../stores/document-store.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
 import { createJobRunner, type JobRunner } from '../jobs/job-runner.js';
 import { ProcedureLimitError } from '../long-term/procedure-library.js';
@@ -173,12 +174,12 @@ describe('a failed session end', () => {
       [],
     );
     expect(await engram.procedures.list(tenantId, 'support-bot')).toEqual([]);
-    expect(
-      await engram.store.documents.listDocuments(tenantId, SESSION_ENDS_COLLECTION, { limit: 5, offset: 0 }),
-    ).toEqual({
-      documents: [],
-      total: 0,
-    });
+    // No end mark: only the staged answer, which the retry writes again.
+    const [staged] = (
+      await engram.store.documents.listDocuments(tenantId, SESSION_ENDS_COLLECTION, { limit: 5, offset: 0 })
+    ).documents;
+    expect(staged?.value).not.toHaveProperty('throughSeq');
+    expect(staged?.value.staged).toMatchObject({ throughSeq: 2 });
 
     failing = false;
     now += 3_600_000;
@@ -188,6 +189,65 @@ describe('a failed session end', () => {
       await engram.episodes.search(tenantId, { userId: 'dana', query: 'refund order shoes' }),
     ).toHaveLength(1);
     expect(await engram.procedures.list(tenantId, 'support-bot')).toHaveLength(1);
+  });
+
+  it('writes one episode when the worker dies between the episode and the end mark', async () => {
+    // The model words the episode differently each time it is asked.
+    const wordings = [
+      'Dana asked for a refund of order 1234.',
+      'Dana wanted her shoes (order 1234) refunded.',
+    ];
+    const writeEpisode: EpisodeWriter = async () => ({ summary: wordings.shift() ?? 'again', keyFacts: [] });
+    await setUp({ writeEpisode });
+    // A first worker freezes for good (kill -9) right before writing the end mark: no cleanup runs.
+    let reachedMark: () => void = () => {};
+    const atMark = new Promise<void>((resolve) => {
+      reachedMark = resolve;
+    });
+    const documents: DocumentStore = {
+      ...engram.store.documents,
+      putDocument: (...args) => {
+        const [, collection, , value] = args;
+        if (collection !== SESSION_ENDS_COLLECTION || 'staged' in value) {
+          return engram.store.documents.putDocument(...args);
+        }
+        reachedMark();
+        return new Promise(() => {});
+      },
+    };
+    const dying = createJobRunner({ store: engram.store.jobs, clock });
+    registerSessionEndHandlers(dying, {
+      store: { ...engram.store, documents },
+      episodes: engram.episodes,
+      procedures: engram.procedures,
+      memories: engram.memories,
+      traces: engram.traces,
+      llm,
+      writeEpisode,
+      clock,
+      log: () => {},
+    });
+    const session = await engram.store.getSession(toSessionKey(ref));
+    if (!session) throw new Error('no session');
+    const job = await enqueueSessionEnd(runner, toSessionKey(ref), session, null);
+    void dying.runOnce();
+    await atMark;
+
+    // Its lease expires and the live worker retries the job.
+    now += 3_600_000;
+    expect(await runner.runOnce()).toBe(true);
+    const done = await runner.get(tenantId, job.id);
+    expect(done).toMatchObject({ status: 'succeeded', attempts: 2 });
+    const { memories } = await engram.memories.list(tenantId);
+    const episodes = memories.filter((memory) => memory.memoryType === 'episodic');
+    expect(episodes.map((memory) => memory.text)).toEqual(['Dana asked for a refund of order 1234.']);
+    expect(done?.result).toMatchObject({ episodeId: episodes[0]?.id, throughSeq: 2 });
+    const mark = await engram.store.documents.getDocument(
+      tenantId,
+      SESSION_ENDS_COLLECTION,
+      JSON.stringify([null, 'dana', 'support-1']),
+    );
+    expect(mark?.value).not.toHaveProperty('staged');
   });
 
   it('writes nothing when the episode writer (the model) fails', async () => {

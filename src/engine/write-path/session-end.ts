@@ -8,14 +8,15 @@ import type { EngramStore } from '../../stores/engram-store.js';
 import type { Job } from '../../stores/job-store.js';
 import type { AgentRegistry } from '../access/agent-registry.js';
 import type { TraceLog } from '../context/trace-log.js';
-import type { JobRunner } from '../jobs/job-runner.js';
+import type { JobContext, JobRunner } from '../jobs/job-runner.js';
 import type { EpisodeLog } from '../long-term/episode-log.js';
 import type { LongTermMemory } from '../long-term/long-term-memory.js';
-import { type ProcedureLibrary, ProcedureLimitError } from '../long-term/procedure-library.js';
+import type { ProcedureLibrary } from '../long-term/procedure-library.js';
 import { type SessionRef, toSessionKey } from '../sessions/session-ref.js';
+import { commitSessionEnd } from './commit-session-end.js';
 import { captureProcedure } from './llm/capture-procedure.js';
 import { writeEpisode } from './llm/write-episode.js';
-import { endedThrough, readEndMark, writeEndMark } from './session-end-marks.js';
+import { endedThrough, readEndMark, type StagedEnd, stageEnd } from './session-end-marks.js';
 import type { EpisodeWriter, ProcedureCapturer, ProcedureProposal } from './session-end-writers.js';
 
 /** Job type of ending a session: one episode (and maybe one pending procedure) per end. */
@@ -124,35 +125,52 @@ export function createSessionEnding(
 export function registerSessionEndHandlers(jobs: JobRunner, dependencies: SessionEndDependencies): void {
   jobs.register(
     END_SESSION_JOB,
-    (payload, { job, signal }) =>
+    (payload, context) =>
       endSession(
         dependencies,
-        job.tenantId,
+        context.job.tenantId,
         parseWith(payloadSchema, payload, 'end-session payload'),
-        signal,
+        context,
       ),
     dependencies.llmReady ? { isReady: dependencies.llmReady } : {},
   );
 }
 
 /**
- * The job: reads the messages the end covers, writes the episode text (and a procedure proposal)
- * before writing anything, then stores the episode, the pending procedure and the end mark. The
- * mark is a compare-and-set: when another end got there first, or any write fails, what this
- * attempt stored is deleted again and the attempt fails (a retry starts from the new mark).
+ * The job: replays an end a dead attempt staged, then reads the messages the end covers, writes
+ * the episode text (and a procedure proposal) and stages them in the mark document before writing
+ * anything, then stores the episode, the pending procedure and the end mark (commit-session-end.ts).
+ * The mark is a compare-and-set: when another end got there first the attempt fails (a retry
+ * starts from the new mark).
  */
 async function endSession(
   dependencies: SessionEndDependencies,
   tenantId: string,
   payload: EndSessionPayload,
-  signal: AbortSignal,
+  context: Pick<JobContext, 'signal' | 'confirmLease'>,
 ): Promise<JsonObject> {
-  const { store, clock } = dependencies;
+  const { store } = dependencies;
+  const { signal } = context;
   const log = dependencies.log ?? ((message: string) => console.info(`engram: ${message}`));
+  const committing = { ...dependencies, documents: store.documents, log };
   const key: SessionKey = { tenantId, ...payload };
   const session = await store.getSession(key);
   if (!session || session.createdAt !== payload.sessionCreatedAt) return { skipped: 'session is gone' };
-  const stored = await readEndMark(store.documents, key, session.createdAt);
+  let stored = await readEndMark(store.documents, key, session.createdAt);
+  if (stored.staged) {
+    // An attempt died between its writes: its answer is written again (dedup finds what it wrote),
+    // not asked of the model anew, whose new wording would make a second episode.
+    await context.confirmLease();
+    const replayed = await commitSessionEnd(
+      committing,
+      key,
+      session.createdAt,
+      stored.staged,
+      stored.version,
+    );
+    if (stored.staged.throughSeq >= payload.throughSeq) return replayed;
+    stored = await readEndMark(store.documents, key, session.createdAt);
+  }
   const from = endedThrough(stored);
   if (from >= payload.throughSeq) return { skipped: 'already ended', throughSeq: from };
 
@@ -190,76 +208,31 @@ async function endSession(
       ? null
       : await (dependencies.writeEpisode ?? writeEpisode)(dependencies.llm, { messages, summary, signal });
   if (key.userId === null) log(`session ${key.sessionId} has no user: no episode (episodes are per user)`);
-  const { proposal, skipped: notProposed } = await proposeProcedure(dependencies, messages, agentId, signal);
-  let skipped: string | undefined;
-  const skipCapture = (reason: string) => {
-    skipped = reason;
-    log(`procedure capture skipped for session ${key.sessionId}: ${reason}`);
-  };
-  if (notProposed) skipCapture(notProposed);
+  const { proposal, skipped } = await proposeProcedure(dependencies, messages, agentId, signal);
+  if (skipped) log(`procedure capture skipped for session ${key.sessionId}: ${skipped}`);
   signal.throwIfAborted();
 
-  const written: { episodeId: string | null; procedureId: string | null } = {
-    episodeId: null,
-    procedureId: null,
-  };
-  /** What this attempt created, deleted again if it fails. */
-  const created: string[] = [];
-  try {
-    if (episodeText) {
-      const episode = await dependencies.episodes.record(
-        tenantId,
-        {
-          userId: key.userId ?? '',
-          agentId,
-          sessionId: key.sessionId,
-          namespace: key.namespace,
-          summary: episodeText.summary,
-          keyFacts: episodeText.keyFacts,
-          startedAt: first.createdAt,
-          endedAt: last.createdAt,
-        },
-        { writtenBy: 'llm' },
-      );
-      written.episodeId = episode.id;
-      created.push(episode.id);
-    }
-    if (proposal && agentId) {
-      const procedure = await dependencies.procedures
-        .create(tenantId, { ...proposal, agentId, status: 'pending' }, { writtenBy: 'llm' })
-        .catch((error: unknown) => {
-          // A full library is the agent's state, not a failure of this end: the episode still lands.
-          if (!(error instanceof ProcedureLimitError)) throw error;
-          skipCapture(error.message);
-          return null;
-        });
-      if (procedure) {
-        written.procedureId = procedure.id;
-        // A duplicate of an existing procedure comes back as that one (maybe approved): never ours to undo.
-        if (!procedure.deduplicated) created.push(procedure.id);
-      }
-    }
-    await writeEndMark(
-      store.documents,
-      key,
-      {
-        sessionCreatedAt: session.createdAt,
-        throughSeq: payload.throughSeq,
-        ...written,
-        endedAt: clock().toISOString(),
-      },
-      stored.version,
-    );
-  } catch (error) {
-    await undo(dependencies.memories, tenantId, created, log);
-    throw error;
-  }
-  return {
-    ...written,
+  const staged: StagedEnd = {
     fromSeq: from + 1,
     throughSeq: payload.throughSeq,
-    ...(skipped ? { procedureSkipped: skipped } : {}),
+    agentId,
+    episode: episodeText && {
+      summary: episodeText.summary,
+      keyFacts: episodeText.keyFacts,
+      startedAt: first.createdAt,
+      endedAt: last.createdAt,
+    },
+    proposal: proposal as JsonObject | null,
+    procedureSkipped: skipped,
   };
+  // The model may have taken long: a worker that lost the job meanwhile must not write too.
+  await context.confirmLease();
+  // Nothing to write but the mark: no staging needed to make a retry write the same.
+  const version =
+    staged.episode || staged.proposal
+      ? await stageEnd(store.documents, key, stored, session.createdAt, staged)
+      : stored.version;
+  return commitSessionEnd(committing, key, session.createdAt, staged, version);
 }
 
 /** The capture's proposal, or why there is none (no LLM, no agent, …). */
@@ -282,19 +255,4 @@ async function proposeProcedure(
 async function latestAgent(traces: TraceLog, key: SessionKey): Promise<string | null> {
   const { traces: [latest] = [] } = await traces.list(key, { limit: 1 });
   return latest?.agentId ?? null;
-}
-
-/** Deletes what a failed attempt stored, so that a retry does not write it twice. */
-async function undo(
-  memories: LongTermMemory,
-  tenantId: string,
-  ids: string[],
-  log: (message: string) => void,
-): Promise<void> {
-  if (ids.length === 0) return;
-  try {
-    await memories.delete(tenantId, ids);
-  } catch (error) {
-    log(`could not undo a failed session end (memories ${ids.join(', ')}): ${String(error)}`);
-  }
 }
