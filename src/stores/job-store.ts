@@ -93,7 +93,9 @@ export interface JobListQuery {
  * - `fail` with a `retryAt` puts the job back to pending until then, unless it has used all its
  *   attempts; without one (or when out of attempts) the job is failed for good. When a pending job
  *   with the same coalesce key arrived meanwhile, the retry is folded into that one instead: this
- *   job fails (code `job_coalesced`, naming the other) and the other runs no earlier than `retryAt`.
+ *   job fails (code `job_coalesced`, naming the other) and the other runs no earlier than `retryAt`,
+ *   taking over its attempt count (the larger of the two) and its failure as `error`: work that
+ *   fails on every retry still runs out of attempts however often new work folds in.
  * - `pruneJobs` deletes up to `limit` finished (succeeded or failed) jobs completed before the
  *   given time, in every tenant, oldest first; it resolves how many went. An idempotency key of a
  *   pruned job is free again.

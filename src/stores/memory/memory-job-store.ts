@@ -169,8 +169,11 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       const into =
         retry && job.coalesceKey !== null ? pendingWith(job.tenantId, job.coalesceKey, job.id) : undefined;
       if (into && retryAt !== null) {
-        // Newer work waits in `into`: it carries the retry, no earlier than this job's backoff.
+        // Newer work waits in `into`: it carries the retry, no earlier than this job's backoff, and
+        // its attempts and failure, so a job failing on every retry still reaches maxAttempts.
         into.availableAt = new Date(Math.max(timeOf(into.availableAt), Date.parse(retryAt))).toISOString();
+        into.attempts = Math.max(into.attempts, job.attempts);
+        into.error = { ...failure };
         return finish(job, now, {
           status: 'failed',
           error: coalescedFailure(into.id),

@@ -268,11 +268,18 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
         if (!retry || retryAt === null) return toJob((await finish(failure, null))[0] as JobRow);
         if (row.coalesce_key !== null) {
           await lockCoalesceKey(client, lease.tenantId, row.coalesce_key);
-          // Newer work waits in a pending job of the key: it carries the retry, no earlier than the backoff.
+          // Newer work waits in a pending job of the key: it carries the retry, no earlier than the
+          // backoff, and its attempts and failure, so a job failing on every retry reaches max_attempts.
           const [into] = await client.query<{ id: string }>(
-            `UPDATE jobs SET available_at = greatest(available_at, $3) WHERE tenant_id = $1
-              AND coalesce_key = $2 AND status = 'pending' RETURNING id`,
-            [lease.tenantId, row.coalesce_key, Date.parse(retryAt)],
+            `UPDATE jobs SET available_at = greatest(available_at, $3), attempts = greatest(attempts, $4),
+              error = $5 WHERE tenant_id = $1 AND coalesce_key = $2 AND status = 'pending' RETURNING id`,
+            [
+              lease.tenantId,
+              row.coalesce_key,
+              Date.parse(retryAt),
+              row.attempts,
+              JSON.stringify({ message: failure.message, code: failure.code }),
+            ],
           );
           if (into) return toJob((await finish(coalescedFailure(into.id), null))[0] as JobRow);
         }

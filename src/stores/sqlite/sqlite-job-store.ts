@@ -91,8 +91,15 @@ export function createSqliteJobStore(
     `UPDATE jobs SET payload = :payload, updated_at = :now WHERE tenant_id = :tenant AND id = :id
      RETURNING ${COLUMNS}`,
   );
-  const delayTo = database.prepare<{ tenant: string; id: string; at: number }>(
-    'UPDATE jobs SET available_at = max(available_at, :at) WHERE tenant_id = :tenant AND id = :id',
+  const foldInto = database.prepare<{
+    tenant: string;
+    id: string;
+    at: number;
+    attempts: number;
+    error: string;
+  }>(
+    `UPDATE jobs SET available_at = max(available_at, :at), attempts = max(attempts, :attempts), error = :error
+     WHERE tenant_id = :tenant AND id = :id`,
   );
   const addTenant = database.prepare<[string]>(
     'INSERT INTO job_turns (tenant_id, turn) VALUES (?, 0) ON CONFLICT (tenant_id) DO NOTHING',
@@ -261,8 +268,15 @@ export function createSqliteJobStore(
               ? pendingWith.get({ tenant: row.tenant_id, coalesce: row.coalesce_key, except: row.id })
               : undefined;
           if (into && retryAt !== null) {
-            // Newer work waits in `into`: it carries the retry, no earlier than this job's backoff.
-            delayTo.run({ tenant: row.tenant_id, id: into.id, at: Date.parse(retryAt) });
+            // Newer work waits in `into`: it carries the retry, no earlier than this job's backoff, and
+            // its attempts and failure, so a job failing on every retry still reaches max_attempts.
+            foldInto.run({
+              tenant: row.tenant_id,
+              id: into.id,
+              at: Date.parse(retryAt),
+              attempts: row.attempts,
+              error: JSON.stringify({ message: failure.message, code: failure.code }),
+            });
             return {
               status: 'failed',
               available_at: null,
