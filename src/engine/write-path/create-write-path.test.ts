@@ -238,6 +238,21 @@ describe('write path triggers', () => {
     expect((await engram.sessions.get(ref))?.messages).toHaveLength(1);
   });
 
+  it('the catch-up summarizes against the window the failed write named', async () => {
+    const { engram } = await open({ writePath: { summaryThreshold: 0.5, summaryKeepRecent: 0.25 } });
+    const messages = Array.from({ length: 12 }, (_, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `Message ${index} about the castle, the river and the famous pastries of city ${index}.`,
+    }));
+    const enqueue = vi.spyOn(engram.jobs, 'enqueue').mockRejectedValueOnce(new Error('queue is down'));
+    await engram.sessions.put(ref, { messages }, { contextWindow: 400 });
+    enqueue.mockRestore();
+    expect(await jobsOf(engram, WRITE_PATH_JOBS.summarize)).toEqual([]);
+    expect(await engram.writePath.catchUp()).toBe(0);
+    const [job] = await jobsOf(engram, WRITE_PATH_JOBS.summarize);
+    expect(job?.payload.contextWindow).toBe(400);
+  });
+
   it('a failed enqueue keeps the write, reports the error, and the catch-up enqueues later', async () => {
     const errors: unknown[] = [];
     const store = createMemoryStore({ clock });

@@ -272,9 +272,14 @@ export function createWritePath(options: WritePathOptions): WritePath {
       const id = JSON.stringify([key.tenantId, key.namespace, key.userId, key.sessionId]);
       const earlier = waiting.get(id);
       if (waiting.size < MAX_WAITING_WRITES || earlier) {
+        // The window a write named sizes its summary: the catch-up must not fall back to the default.
+        const contextWindow = change.contextWindow ?? earlier?.change.contextWindow;
         waiting.set(id, {
           key,
-          change: { messagesAdded: change.messagesAdded || !!earlier?.change.messagesAdded },
+          change: {
+            messagesAdded: change.messagesAdded || !!earlier?.change.messagesAdded,
+            ...(contextWindow === undefined ? {} : { contextWindow }),
+          },
         });
       }
     }
