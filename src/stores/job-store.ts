@@ -95,7 +95,8 @@ export interface JobListQuery {
  *   with the same coalesce key arrived meanwhile, the retry is folded into that one instead: this
  *   job fails (code `job_coalesced`, naming the other) and the other runs no earlier than `retryAt`,
  *   taking over its attempt count (the larger of the two) and its failure as `error`: work that
- *   fails on every retry still runs out of attempts however often new work folds in.
+ *   fails on every retry still runs out of attempts however often new work folds in. A null
+ *   `failure` (the worker stopped the attempt) leaves the last error as it was, on either job.
  * - `pruneJobs` deletes up to `limit` finished (succeeded or failed) jobs completed before the
  *   given time, in every tenant, oldest first; it resolves how many went. An idempotency key of a
  *   pruned job is free again.
@@ -109,7 +110,8 @@ export interface JobStore {
   /** Extends the lease to now + `leaseMs`. */
   heartbeat(lease: JobLease, leaseMs: number): Promise<Job>;
   complete(lease: JobLease, result: JsonObject | null): Promise<Job>;
-  fail(lease: JobLease, failure: JobFailure, retryAt: string | null): Promise<Job>;
+  /** `failure` null: the attempt was stopped, not failed (a shutdown); the job's last error stays. */
+  fail(lease: JobLease, failure: JobFailure | null, retryAt: string | null): Promise<Job>;
   getJob(tenantId: string, id: string): Promise<Job | null>;
   listJobs(tenantId: string, query: JobListQuery): Promise<{ jobs: Job[]; total: number }>;
   /** Deletes finished jobs completed before `finishedBefore` (ISO), at most `limit`; resolves how many. */

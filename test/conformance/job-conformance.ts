@@ -359,6 +359,25 @@ export function describeJobStoreConformance(
       expect(new Set(ids).size).toBe(3);
     });
 
+    it('an attempt stopped without a failure (a shutdown) keeps the last error as it was', async () => {
+      const job = (await store.jobs.enqueue('t', newJob())).job;
+      const first = claimed(await store.jobs.claim('w', LEASE_MS));
+      expect(await store.jobs.fail(leaseOf(first), null, clock.iso())).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        error: null,
+      });
+      const second = claimed(await store.jobs.claim('w', LEASE_MS));
+      await store.jobs.fail(leaseOf(second), { message: 'boom', code: 'x' }, clock.iso());
+      const third = claimed(await store.jobs.claim('w', LEASE_MS));
+      expect(await store.jobs.fail(leaseOf(third), null, clock.iso())).toMatchObject({
+        id: job.id,
+        status: 'failed',
+        attempts: 3,
+        error: { message: 'boom', code: 'x' },
+      });
+    });
+
     it('claims fairly across tenants: a backlog of one tenant does not starve another', async () => {
       for (let n = 0; n < 30; n++) await store.jobs.enqueue('busy', newJob());
       clock.advance(1_000);

@@ -203,7 +203,9 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const retryable = stopped || isRetryable(error);
       const delay = stopped ? 0 : retryDelayMs(job.attempts, error, policy, options.random);
       const retryAt = retryable ? new Date(clock().getTime() + delay).toISOString() : null;
-      const failed = await store.fail(lease, failureOf(error), retryAt).catch((failure: unknown) => {
+      // Put back by a shutdown, the job did not fail: its task shows no error (unless out of attempts).
+      const reason = stopped && job.attempts < job.maxAttempts ? null : failureOf(error);
+      const failed = await store.fail(lease, reason, retryAt).catch((failure: unknown) => {
         reportError(failure);
         return null;
       });

@@ -173,7 +173,7 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
         // its attempts and failure, so a job failing on every retry still reaches maxAttempts.
         into.availableAt = new Date(Math.max(timeOf(into.availableAt), Date.parse(retryAt))).toISOString();
         into.attempts = Math.max(into.attempts, job.attempts);
-        into.error = { ...failure };
+        into.error = failure ? { ...failure } : (structuredClone(job.error) ?? into.error);
         return finish(job, now, {
           status: 'failed',
           error: coalescedFailure(into.id),
@@ -183,7 +183,7 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       }
       return finish(job, now, {
         status: retry ? 'pending' : 'failed',
-        error: { ...failure },
+        error: failure ? { ...failure } : job.error,
         availableAt: retry ? new Date(retryAt).toISOString() : null,
         completedAt: retry ? null : now,
       });

@@ -249,7 +249,10 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
         ]);
         if (!row) throw await lost(lease);
         const retry = retryAt !== null && row.attempts < row.max_attempts;
-        const finish = (error: JobFailure, availableAt: number | null) =>
+        // A stopped attempt (no failure) keeps the job's last error.
+        const last = failure ?? row.error;
+        const lastError = last === null ? null : JSON.stringify({ message: last.message, code: last.code });
+        const finish = (error: string | null, availableAt: number | null) =>
           client.query<JobRow>(
             `UPDATE jobs SET status = $5, available_at = $6, worker_id = NULL, error = $7,
               completed_at = $8, updated_at = $9 WHERE ${HELD} RETURNING ${COLUMNS}`,
@@ -260,30 +263,25 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
               lease.attempt,
               availableAt === null ? 'failed' : 'pending',
               availableAt,
-              JSON.stringify({ message: error.message, code: error.code }),
+              error,
               availableAt === null ? now : null,
               now,
             ],
           );
-        if (!retry || retryAt === null) return toJob((await finish(failure, null))[0] as JobRow);
+        if (!retry || retryAt === null) return toJob((await finish(lastError, null))[0] as JobRow);
         if (row.coalesce_key !== null) {
           await lockCoalesceKey(client, lease.tenantId, row.coalesce_key);
           // Newer work waits in a pending job of the key: it carries the retry, no earlier than the
           // backoff, and its attempts and failure, so a job failing on every retry reaches max_attempts.
           const [into] = await client.query<{ id: string }>(
             `UPDATE jobs SET available_at = greatest(available_at, $3), attempts = greatest(attempts, $4),
-              error = $5 WHERE tenant_id = $1 AND coalesce_key = $2 AND status = 'pending' RETURNING id`,
-            [
-              lease.tenantId,
-              row.coalesce_key,
-              Date.parse(retryAt),
-              row.attempts,
-              JSON.stringify({ message: failure.message, code: failure.code }),
-            ],
+              error = coalesce($5::jsonb, error) WHERE tenant_id = $1 AND coalesce_key = $2 AND status = 'pending' RETURNING id`,
+            [lease.tenantId, row.coalesce_key, Date.parse(retryAt), row.attempts, lastError],
           );
-          if (into) return toJob((await finish(coalescedFailure(into.id), null))[0] as JobRow);
+          if (into)
+            return toJob((await finish(JSON.stringify(coalescedFailure(into.id)), null))[0] as JobRow);
         }
-        return toJob((await finish(failure, Date.parse(retryAt)))[0] as JobRow);
+        return toJob((await finish(lastError, Date.parse(retryAt)))[0] as JobRow);
       }),
 
     async getJob(tenantId, id) {

@@ -96,10 +96,10 @@ export function createSqliteJobStore(
     id: string;
     at: number;
     attempts: number;
-    error: string;
+    error: string | null;
   }>(
-    `UPDATE jobs SET available_at = max(available_at, :at), attempts = max(attempts, :attempts), error = :error
-     WHERE tenant_id = :tenant AND id = :id`,
+    `UPDATE jobs SET available_at = max(available_at, :at), attempts = max(attempts, :attempts),
+       error = coalesce(:error, error) WHERE tenant_id = :tenant AND id = :id`,
   );
   const addTenant = database.prepare<[string]>(
     'INSERT INTO job_turns (tenant_id, turn) VALUES (?, 0) ON CONFLICT (tenant_id) DO NOTHING',
@@ -263,6 +263,10 @@ export function createSqliteJobStore(
       guarded(() =>
         change.immediate(reference, (row, now) => {
           const retry = retryAt !== null && row.attempts < row.max_attempts;
+          // A stopped attempt (no failure) keeps the job's last error.
+          const lastError = failure
+            ? JSON.stringify({ message: failure.message, code: failure.code })
+            : row.error;
           const into =
             retry && row.coalesce_key !== null
               ? pendingWith.get({ tenant: row.tenant_id, coalesce: row.coalesce_key, except: row.id })
@@ -275,7 +279,7 @@ export function createSqliteJobStore(
               id: into.id,
               at: Date.parse(retryAt),
               attempts: row.attempts,
-              error: JSON.stringify({ message: failure.message, code: failure.code }),
+              error: lastError,
             });
             return {
               status: 'failed',
@@ -289,7 +293,7 @@ export function createSqliteJobStore(
             status: retry ? 'pending' : 'failed',
             available_at: retry ? Date.parse(retryAt) : null,
             worker: null,
-            error: JSON.stringify({ message: failure.message, code: failure.code }),
+            error: lastError,
             completed_at: retry ? null : now,
           };
         }),
