@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionWrite } from '../../../test/conformance/fixtures.js';
 import { leaseOf } from '../../stores/job-store.js';
 import { createMemoryStore } from '../../stores/memory/memory-store.js';
+import { INGEST_DOCUMENT_JOB, KNOWLEDGE_UPLOADS } from '../long-term/knowledge-ingest-job.js';
 import { createSessionCursors, EXTRACTION_CURSORS } from '../write-path/session-cursors.js';
 import { endMarkId, SESSION_ENDS_COLLECTION, writeEndMark } from '../write-path/session-end-marks.js';
 import { writePathSettingsSchema } from '../write-path/write-path-settings.js';
@@ -50,9 +51,9 @@ describe('retention sweeper', () => {
 
     const sweep = createRetentionSweeper({ store, clock, retentionMs: 30 * DAY });
     now += 29 * DAY;
-    expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0 });
+    expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0, uploads: 0 });
     now += 2 * DAY;
-    expect(await sweep()).toEqual({ jobs: 1, documents: 4, kept: 3 });
+    expect(await sweep()).toEqual({ jobs: 1, documents: 4, kept: 3, uploads: 0 });
     // A progress report goes with its job; the waiting job's stays.
     expect(await progress.get('t', 'done')).toBeNull();
     expect(await progress.get('t', 'forgotten')).toBeNull();
@@ -64,6 +65,39 @@ describe('retention sweeper', () => {
     expect((await cursors.read({ ...live, createdAt: liveState?.createdAt ?? '' })).seq).toBe(3);
     expect((await cursors.read({ ...gone, createdAt: goneState?.createdAt ?? '' })).seq).toBe(0);
     // The kept ones were refreshed: the next sweep leaves them alone.
-    expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0 });
+    expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0, uploads: 0 });
+  });
+
+  it('deletes the text of an upload an hour after its ingest job ended without deleting it', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const clock = () => new Date(now);
+    const store = createMemoryStore({ clock });
+    const upload = async (id: string, job: boolean) => {
+      await store.documents.putDocument('t', KNOWLEDGE_UPLOADS, id, { content: 'text' });
+      if (!job) return;
+      await store.jobs.enqueue('t', {
+        id: `job-${id}`,
+        type: INGEST_DOCUMENT_JOB,
+        payload: { upload_id: id },
+        maxAttempts: 1,
+      });
+    };
+    // The worker of the last attempt dies: the next claim fails the job, no handler runs.
+    await upload('dead', true);
+    expect((await store.jobs.claim('w', 1_000))?.id).toBe('job-dead');
+    now += 2_000;
+    expect(await store.jobs.claim('w', 1_000)).toBeNull();
+    expect(await store.jobs.getJob('t', 'job-dead')).toMatchObject({ status: 'failed' });
+    // The process died between the upload and the enqueue; and a job still waiting for its turn.
+    await upload('never-queued', false);
+    await upload('waiting', true);
+
+    const sweep = createRetentionSweeper({ store, clock, retentionMs: 30 * DAY });
+    now += 59 * 60_000;
+    expect((await sweep()).uploads).toBe(0);
+    now += 2 * 60_000;
+    expect((await sweep()).uploads).toBe(2);
+    const left = await store.documents.listDocuments('t', KNOWLEDGE_UPLOADS, { limit: 10, offset: 0 });
+    expect(left.documents.map((document) => document.id)).toEqual(['waiting']);
   });
 });

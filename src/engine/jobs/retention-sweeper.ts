@@ -3,6 +3,7 @@ import type { JsonObject } from '../../core/schemas/json.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { StoredDocument } from '../../stores/document-store.js';
 import type { EngramStore } from '../../stores/engram-store.js';
+import { sweepOrphanUploads, UPLOAD_GRACE_MS } from '../long-term/sweep-orphan-uploads.js';
 import { EXTRACTION_CURSORS } from '../write-path/session-cursors.js';
 import { SESSION_ENDS_COLLECTION } from '../write-path/session-end-marks.js';
 import { TASK_PROGRESS_COLLECTION } from './task-progress.js';
@@ -16,6 +17,8 @@ export interface RetentionSweep {
   documents: number;
   /** Stale documents kept because their session still exists (their clock restarted). */
   kept: number;
+  /** Texts of knowledge uploads whose ingest job ended without deleting them. */
+  uploads: number;
 }
 
 /** The session an extraction cursor or end mark belongs to; null when the document does not say. */
@@ -50,7 +53,8 @@ function sessionOf(collection: string, tenantId: string, document: StoredDocumen
  * progress reports (by last write). A cursor or mark whose session still exists (same
  * incarnation) is kept, its write time refreshed, since deleting it would make that session's
  * messages be extracted or ended again; a progress report is kept while its job exists, so it goes
- * with the job (finished jobs are pruned first, in the same sweep).
+ * with the job (finished jobs are pruned first, in the same sweep). The text of a knowledge upload
+ * goes an hour after its last write once no unfinished ingest job names it (sweep-orphan-uploads.ts).
  */
 export function createRetentionSweeper(options: {
   store: EngramStore;
@@ -68,7 +72,13 @@ export function createRetentionSweeper(options: {
   };
   return async function sweep(): Promise<RetentionSweep> {
     const before = new Date(clock().getTime() - retentionMs).toISOString();
-    const result: RetentionSweep = { jobs: await store.jobs.pruneJobs(before, BATCH), documents: 0, kept: 0 };
+    const result: RetentionSweep = {
+      jobs: await store.jobs.pruneJobs(before, BATCH),
+      documents: 0,
+      kept: 0,
+      // Not kept for the retention: an orphaned upload (up to 5 MB) is no history worth keeping.
+      uploads: await sweepOrphanUploads(store, new Date(clock().getTime() - UPLOAD_GRACE_MS).toISOString()),
+    };
     for (const collection of [EXTRACTION_CURSORS, SESSION_ENDS_COLLECTION, TASK_PROGRESS_COLLECTION]) {
       for (const { tenantId, document } of await store.documents.listStaleDocuments(
         collection,

@@ -29,7 +29,8 @@ export const BACKGROUND_DOCUMENT_CHARS = 100_000;
  * Where the document's text waits for its job: a job payload is at most 1 MiB (MAX_DATA_BYTES) and
  * a document up to 5 MB, so the payload names the upload instead of carrying it.
  */
-const UPLOADS = 'knowledge_uploads';
+export const KNOWLEDGE_UPLOADS = 'knowledge_uploads';
+const UPLOADS = KNOWLEDGE_UPLOADS;
 
 /** Progress reports are written at most this often (each is one store write). */
 const REPORT_INTERVAL_MS = 200;
