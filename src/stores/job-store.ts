@@ -100,6 +100,10 @@ export interface JobListQuery {
  * - `pruneJobs` deletes up to `limit` finished (succeeded or failed) jobs completed before the
  *   given time, in every tenant, oldest first; it resolves how many went. An idempotency key of a
  *   pruned job is free again.
+ * - `failUnclaimedJobs` fails (with `failure`) up to `limit` jobs, in every tenant, due since before
+ *   the given time and still not claimed: pending with their run time before it, or running with
+ *   a lease that expired before it (no live process handles their type). Longest due first;
+ *   resolves how many. They are finished then (`completedAt` now), so pruning takes them later.
  * - Tenants never see each other's jobs; `list` orders newest first (by id) with a true `total`.
  * - Timestamps come from the store's clock. After `close()` every call rejects with StoreError.
  */
@@ -116,6 +120,8 @@ export interface JobStore {
   listJobs(tenantId: string, query: JobListQuery): Promise<{ jobs: Job[]; total: number }>;
   /** Deletes finished jobs completed before `finishedBefore` (ISO), at most `limit`; resolves how many. */
   pruneJobs(finishedBefore: string, limit: number): Promise<number>;
+  /** Fails jobs due since before `dueBefore` (ISO) that nobody claimed, at most `limit`; resolves how many. */
+  failUnclaimedJobs(dueBefore: string, failure: JobFailure, limit: number): Promise<number>;
 }
 
 /** What a retried job reports when a newer pending job of its coalesce key took its work over. */
@@ -149,4 +155,10 @@ export const leaseOf = (job: Job): JobLease => ({
   id: job.id,
   workerId: job.workerId ?? '',
   attempt: job.attempts,
+});
+
+/** What a job reports when no worker claimed it for `days` days (`failUnclaimedJobs`). */
+export const unclaimedFailure = (days: number): JobFailure => ({
+  code: 'job_unclaimed',
+  message: `No worker claimed this job for ${days} days: no running process handles its type (for example extraction while no LLM is configured)`,
 });

@@ -326,58 +326,6 @@ export function describeJobStoreConformance(
       expect(claimed(await store.jobs.claim('w', LEASE_MS)).id).toBe(newer.job.id);
     });
 
-    it('a folded retry hands over its attempts: work failing on every retry runs out of them', async () => {
-      await store.jobs.enqueue('t', newJob({ coalesceKey: 'k' }));
-      let running = claimed(await store.jobs.claim('w', LEASE_MS));
-      const ids: string[] = [];
-      for (let attempt = 1; attempt <= 3; attempt++) {
-        expect(running.attempts).toBe(attempt);
-        // New work arrives while each attempt runs, and each attempt fails with a retry.
-        const newer = await store.jobs.enqueue('t', newJob({ coalesceKey: 'k' }));
-        ids.push(newer.job.id);
-        const failed = await store.jobs.fail(
-          leaseOf(running),
-          { message: 'bad json', code: 'x' },
-          clock.iso(10),
-        );
-        if (attempt === 3) {
-          // The last attempt fails for good; the newer work keeps its own attempts.
-          expect(failed).toMatchObject({ status: 'failed', error: { message: 'bad json' } });
-          expect(await store.jobs.getJob('t', newer.job.id)).toMatchObject({ attempts: 0, error: null });
-          break;
-        }
-        expect(failed.error?.code).toBe('job_coalesced');
-        expect(await store.jobs.getJob('t', newer.job.id)).toMatchObject({
-          status: 'pending',
-          attempts: attempt,
-          error: { message: 'bad json', code: 'x' },
-        });
-        clock.advance(10);
-        running = claimed(await store.jobs.claim('w', LEASE_MS));
-        expect(running.id).toBe(newer.job.id);
-      }
-      expect(new Set(ids).size).toBe(3);
-    });
-
-    it('an attempt stopped without a failure (a shutdown) keeps the last error as it was', async () => {
-      const job = (await store.jobs.enqueue('t', newJob())).job;
-      const first = claimed(await store.jobs.claim('w', LEASE_MS));
-      expect(await store.jobs.fail(leaseOf(first), null, clock.iso())).toMatchObject({
-        status: 'pending',
-        attempts: 1,
-        error: null,
-      });
-      const second = claimed(await store.jobs.claim('w', LEASE_MS));
-      await store.jobs.fail(leaseOf(second), { message: 'boom', code: 'x' }, clock.iso());
-      const third = claimed(await store.jobs.claim('w', LEASE_MS));
-      expect(await store.jobs.fail(leaseOf(third), null, clock.iso())).toMatchObject({
-        id: job.id,
-        status: 'failed',
-        attempts: 3,
-        error: { message: 'boom', code: 'x' },
-      });
-    });
-
     it('claims fairly across tenants: a backlog of one tenant does not starve another', async () => {
       for (let n = 0; n < 30; n++) await store.jobs.enqueue('busy', newJob());
       clock.advance(1_000);

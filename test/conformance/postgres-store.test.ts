@@ -3,6 +3,7 @@ import { createPostgresStore } from '../../src/stores/postgres/postgres-store.js
 import { usePostgresTestSchema } from '../support/postgres-test-schema.js';
 import { describeDocumentStoreConformance } from './document-conformance.js';
 import { describeJobStoreConformance } from './job-conformance.js';
+import { describeJobFailureConformance } from './job-failure-conformance.js';
 import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
@@ -47,4 +48,5 @@ if (database === null) {
     ({ clock }) => fresh(clock),
     ({ clock }) => connect(clock),
   );
+  describeJobFailureConformance('postgres', ({ clock }) => fresh(clock));
 }

@@ -5,6 +5,7 @@ import { afterAll } from 'vitest';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
 import { describeDocumentStoreConformance } from './document-conformance.js';
 import { describeJobStoreConformance } from './job-conformance.js';
+import { describeJobFailureConformance } from './job-failure-conformance.js';
 import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
@@ -58,3 +59,7 @@ describeJobStoreConformance(
   ({ clock }) => createSqliteStore({ path: jobFile(), clock }),
 );
 describeJobStoreConformance('sqlite :memory:', ({ clock }) => createSqliteStore({ path: ':memory:', clock }));
+describeJobFailureConformance('sqlite file', ({ clock }) => {
+  files += 1;
+  return createSqliteStore({ path: jobFile(), clock });
+});

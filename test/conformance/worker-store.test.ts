@@ -5,6 +5,7 @@ import { afterAll } from 'vitest';
 import { createStoreThread } from '../../src/stores/worker/store-thread.js';
 import { describeDocumentStoreConformance } from './document-conformance.js';
 import { describeJobStoreConformance } from './job-conformance.js';
+import { describeJobFailureConformance } from './job-failure-conformance.js';
 import { describeMemoryRecordStoreConformance } from './memory-record-conformance.js';
 import { describeSessionStoreConformance } from './session-store-conformance.js';
 
@@ -55,3 +56,8 @@ describeJobStoreConformance(
   },
   ({ clock }) => thread.open({ driver: 'sqlite', options: { path: file('jobs') }, clock }),
 );
+
+describeJobFailureConformance('sqlite file in a store thread', ({ clock }) => {
+  files += 1;
+  return thread.open({ driver: 'sqlite', options: { path: file('failing-jobs') }, clock });
+});

@@ -42,7 +42,8 @@ describe('retention sweeper', () => {
       type: 'x',
       payload: {},
       maxAttempts: 1,
-      runAt: clock().toISOString(),
+      // Due within the retention: not yet unclaimed for all of it.
+      runAt: new Date(now + 10 * DAY).toISOString(),
     });
 
     // Progress reports of both tasks, and of one whose job was pruned long ago.
@@ -51,9 +52,9 @@ describe('retention sweeper', () => {
 
     const sweep = createRetentionSweeper({ store, clock, retentionMs: 30 * DAY });
     now += 29 * DAY;
-    expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0, uploads: 0 });
+    expect(await sweep()).toEqual({ unclaimed: 0, jobs: 0, documents: 0, kept: 0, uploads: 0 });
     now += 2 * DAY;
-    expect(await sweep()).toEqual({ jobs: 1, documents: 4, kept: 3, uploads: 0 });
+    expect(await sweep()).toEqual({ unclaimed: 0, jobs: 1, documents: 4, kept: 3, uploads: 0 });
     // A progress report goes with its job; the waiting job's stays.
     expect(await progress.get('t', 'done')).toBeNull();
     expect(await progress.get('t', 'forgotten')).toBeNull();
@@ -65,7 +66,7 @@ describe('retention sweeper', () => {
     expect((await cursors.read({ ...live, createdAt: liveState?.createdAt ?? '' })).seq).toBe(3);
     expect((await cursors.read({ ...gone, createdAt: goneState?.createdAt ?? '' })).seq).toBe(0);
     // The kept ones were refreshed: the next sweep leaves them alone.
-    expect(await sweep()).toEqual({ jobs: 0, documents: 0, kept: 0, uploads: 0 });
+    expect(await sweep()).toEqual({ unclaimed: 0, jobs: 0, documents: 0, kept: 0, uploads: 0 });
   });
 
   it('deletes the text of an upload an hour after its ingest job ended without deleting it', async () => {
@@ -99,5 +100,35 @@ describe('retention sweeper', () => {
     expect((await sweep()).uploads).toBe(2);
     const left = await store.documents.listDocuments('t', KNOWLEDGE_UPLOADS, { limit: 10, offset: 0 });
     expect(left.documents.map((document) => document.id)).toEqual(['waiting']);
+  });
+
+  it('fails a job nobody claimed for the whole retention (no handler), then prunes it a retention later', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const clock = () => new Date(now);
+    const store = createMemoryStore({ clock });
+    // Enqueued by a server with an LLM, then restarted without one: no process handles the type.
+    const job = { type: 'extract-memories', payload: {}, maxAttempts: 5 };
+    await store.jobs.enqueue('t', { ...job, id: 'orphan' });
+    await store.jobs.enqueue('t', { ...job, id: 'abandoned' });
+    // A worker died holding one, and no live process handles the type to take it over.
+    expect(await store.jobs.claim('w', 60_000, ['extract-memories'])).not.toBeNull();
+    now += DAY;
+    await store.jobs.enqueue('t', { ...job, id: 'recent' });
+    const sweep = createRetentionSweeper({ store, clock, retentionMs: 30 * DAY });
+
+    now += 29 * DAY + 120_000;
+    expect((await sweep()).unclaimed).toBe(2);
+    for (const id of ['orphan', 'abandoned']) {
+      expect(await store.jobs.getJob('t', id)).toMatchObject({
+        status: 'failed',
+        completedAt: clock().toISOString(),
+        error: { code: 'job_unclaimed', message: expect.stringContaining('for 30 days') },
+      });
+    }
+    expect(await store.jobs.getJob('t', 'recent')).toMatchObject({ status: 'pending', error: null });
+    now += DAY;
+    expect(await sweep()).toMatchObject({ unclaimed: 1, jobs: 0 });
+    now += 30 * DAY;
+    expect(await sweep()).toMatchObject({ jobs: 2 });
   });
 });

@@ -3,6 +3,7 @@ import type { JsonObject } from '../../core/schemas/json.js';
 import type { SessionKey } from '../../core/schemas/session.js';
 import type { StoredDocument } from '../../stores/document-store.js';
 import type { EngramStore } from '../../stores/engram-store.js';
+import { unclaimedFailure } from '../../stores/job-store.js';
 import { sweepOrphanUploads, UPLOAD_GRACE_MS } from '../long-term/sweep-orphan-uploads.js';
 import { EXTRACTION_CURSORS } from '../write-path/session-cursors.js';
 import { SESSION_ENDS_COLLECTION } from '../write-path/session-end-marks.js';
@@ -13,6 +14,8 @@ const BATCH = 500;
 
 /** What one sweep did. */
 export interface RetentionSweep {
+  /** Jobs failed because nobody claimed them for the whole retention (`job_unclaimed`). */
+  unclaimed: number;
   jobs: number;
   documents: number;
   /** Stale documents kept because their session still exists (their clock restarted). */
@@ -53,7 +56,8 @@ function sessionOf(collection: string, tenantId: string, document: StoredDocumen
  * progress reports (by last write). A cursor or mark whose session still exists (same
  * incarnation) is kept, its write time refreshed, since deleting it would make that session's
  * messages be extracted or ended again; a progress report is kept while its job exists, so it goes
- * with the job (finished jobs are pruned first, in the same sweep). The text of a knowledge upload
+ * with the job (finished jobs are pruned first, in the same sweep). A job due for the whole
+ * retention that nobody claimed (no process handles its type) is failed, and pruned a retention later. The text of a knowledge upload
  * goes an hour after its last write once no unfinished ingest job names it (sweep-orphan-uploads.ts).
  */
 export function createRetentionSweeper(options: {
@@ -72,7 +76,12 @@ export function createRetentionSweeper(options: {
   };
   return async function sweep(): Promise<RetentionSweep> {
     const before = new Date(clock().getTime() - retentionMs).toISOString();
+    // Due for the whole retention and never claimed: no process handles the type. Failed, they show
+    // why on their task, and go with the next retention like any finished job.
+    const days = Number((retentionMs / 86_400_000).toFixed(2));
+    const unclaimed = await store.jobs.failUnclaimedJobs(before, unclaimedFailure(days), BATCH);
     const result: RetentionSweep = {
+      unclaimed,
       jobs: await store.jobs.pruneJobs(before, BATCH),
       documents: 0,
       kept: 0,

@@ -210,6 +210,22 @@ export function createMemoryJobStore(clock: () => Date, isClosed: () => boolean)
       return { jobs: page.map((job) => structuredClone(job)), total: matches.length };
     },
 
+    async failUnclaimedJobs(dueBefore, failure, limit) {
+      ensureOpen();
+      const cutoff = Date.parse(dueBefore);
+      const now = clock().toISOString();
+      const unclaimed = [...jobs.values()]
+        .filter(
+          (job) => (job.status === 'pending' || job.status === 'running') && timeOf(job.availableAt) < cutoff,
+        )
+        .sort((left, right) => timeOf(left.availableAt) - timeOf(right.availableAt))
+        .slice(0, Math.max(0, limit));
+      for (const job of unclaimed) {
+        finish(job, now, { status: 'failed', error: { ...failure }, availableAt: null, completedAt: now });
+      }
+      return unclaimed.length;
+    },
+
     async pruneJobs(finishedBefore, limit) {
       ensureOpen();
       const cutoff = Date.parse(finishedBefore);

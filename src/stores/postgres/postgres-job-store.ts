@@ -307,6 +307,23 @@ export function createPostgresJobStore(database: PostgresDatabase, clock: () => 
       return { jobs: rows.map(toJob), total: count?.total ?? 0 };
     },
 
+    async failUnclaimedJobs(dueBefore, failure, limit) {
+      const now = clock().getTime();
+      const failed = await database.query<{ pk: string }>(
+        `UPDATE jobs SET status = 'failed', error = $3, available_at = NULL, worker_id = NULL,
+          completed_at = $4, updated_at = $4
+        WHERE pk IN (SELECT pk FROM jobs WHERE available_at < $1 AND status IN ('pending', 'running')
+          ORDER BY available_at LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING pk`,
+        [
+          Date.parse(dueBefore),
+          Math.max(0, Math.floor(limit)),
+          JSON.stringify({ message: failure.message, code: failure.code }),
+          now,
+        ],
+      );
+      return failed.length;
+    },
+
     pruneJobs: (finishedBefore, limit) =>
       database.transaction(async (client) => {
         const pruned = await client.query<{ tenant_id: string }>(

@@ -125,6 +125,10 @@ export function createSqliteJobStore(
     `SELECT pk FROM jobs INDEXED BY jobs_finished WHERE completed_at < :before ORDER BY completed_at LIMIT :limit`,
   );
   const deleteByPk = database.prepare<[number]>('DELETE FROM jobs WHERE pk = ?');
+  const dueBefore = database.prepare<{ before: number; limit: number }, { pk: number }>(
+    `SELECT pk FROM jobs INDEXED BY jobs_due WHERE available_at IS NOT NULL AND available_at < :before
+       AND status IN ('pending', 'running') ORDER BY available_at LIMIT :limit`,
+  );
   // Tenants left without any job leave the claim's per-tenant probe.
   const dropIdleTurns = database.prepare(
     'DELETE FROM job_turns WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.tenant_id = job_turns.tenant_id)',
@@ -205,6 +209,14 @@ export function createSqliteJobStore(
     const rows = finishedBefore.all({ before, limit });
     for (const row of rows) deleteByPk.run(row.pk);
     if (rows.length > 0) dropIdleTurns.run();
+    return rows.length;
+  });
+
+  const failUnclaimed = database.transaction((before: number, failure: JobFailure, limit: number) => {
+    const now = clock().getTime();
+    const rows = dueBefore.all({ before, limit });
+    const error = JSON.stringify({ message: failure.message, code: failure.code });
+    for (const row of rows) failByPk.run(error, now, now, row.pk);
     return rows.length;
   });
 
@@ -313,6 +325,8 @@ export function createSqliteJobStore(
         });
         return { jobs: rows.map(toJob), total: count.get(match)?.total ?? 0 };
       }),
+    failUnclaimedJobs: (dueBeforeIso, failure, limit) =>
+      guarded(() => failUnclaimed.immediate(Date.parse(dueBeforeIso), failure, Math.max(0, limit))),
     pruneJobs: (finishedBeforeIso, limit) =>
       guarded(() => prune.immediate(Date.parse(finishedBeforeIso), Math.max(0, limit))),
   };
