@@ -66,4 +66,40 @@ describe('session memory extraction', () => {
     expect((await cursors.read({ ...key, createdAt: state?.createdAt as string })).seq).toBe(1);
     await engram.close();
   });
+
+  it('lets one of two jobs extracting the same messages at once write (summary and extraction)', async () => {
+    const store = createMemoryStore();
+    const engram = await createEngram({ store, sweepIntervalMs: 0, defaultSources: false });
+    const key = { tenantId: 'default', namespace: null, userId: 'ada', sessionId: 'trip' };
+    await engram.sessions.append(key, [{ role: 'user', content: 'I moved to Lisbon.' }]);
+    // Both jobs hold valid leases and ask the model before either writes; it words the fact twice.
+    let arrived = 0;
+    let release: () => void = () => {};
+    const together = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const answers = ['Ada lives in Lisbon', 'Ada has moved to Lisbon'];
+    const extraction = createSessionMemoryExtraction({
+      store,
+      memories: engram.memories,
+      cursors: createSessionCursors(store.documents, EXTRACTION_CURSORS),
+      extractor: async () => {
+        const text = answers.shift() as string;
+        arrived += 1;
+        if (arrived === 2) release();
+        await together;
+        return [{ text }];
+      },
+      clock: () => new Date(),
+      batchMessages: 50,
+    });
+    const outcomes = await Promise.allSettled([
+      extraction(key, { throughSeq: 1, confirmLease: async () => {} }),
+      extraction(key, { confirmLease: async () => {} }),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const texts = (await engram.memories.list('default')).memories.map((memory) => memory.text);
+    expect(texts).toHaveLength(1);
+    await engram.close();
+  });
 });
