@@ -65,6 +65,11 @@ export interface DocumentListQuery {
   /** Only ids starting with this text. */
   prefix?: string;
   order?: 'id-asc' | 'id-desc';
+  /**
+   * Only ids after this one in `order` (keyset paging: a document deleted meanwhile shifts no
+   * other out of the next page, as it would with `offset`). `total` still counts every match.
+   */
+  after?: string;
   limit: number;
   offset: number;
 }

@@ -89,8 +89,8 @@ export interface SessionStore {
   listSessions(query: SessionListQuery): Promise<{ sessions: SessionSummary[]; total: number }>;
 
   /**
-   * Live sessions of every tenant with `updatedFrom <= updatedAt < updatedBefore`, oldest
-   * `updatedAt` first, for background sweeps (ending inactive sessions). Pages by an opaque driver
+   * Live sessions of every tenant (or of `tenantId`) with `updatedFrom <= updatedAt < updatedBefore`,
+   * oldest `updatedAt` first, for background sweeps (ending inactive sessions) and exports. Pages by an opaque driver
    * cursor: `cursor` is null on the last page, else passed back as `after` for the next one; a
    * session written meanwhile moves out of the range rather than appearing twice.
    */
@@ -197,6 +197,8 @@ export interface IdleSessionQuery {
   updatedBefore: string;
   /** The previous page's `cursor`. */
   after?: string;
+  /** Only this tenant's sessions; absent = every tenant. */
+  tenantId?: string;
   limit: number;
 }
 

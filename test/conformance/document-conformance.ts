@@ -87,6 +87,20 @@ export function describeDocumentStoreConformance(
       );
     });
 
+    it('pages by key after an id, in both orders, however many were deleted before it', async () => {
+      for (const id of ['a', 'b', 'c', 'd', 'e']) await store.documents.putDocument('t', 'agents', id, {});
+      await store.documents.deleteDocument('t', 'agents', 'a');
+      await store.documents.deleteDocument('t', 'agents', 'b');
+      const ids = async (query: { after: string; order?: 'id-asc' | 'id-desc' }) =>
+        (await store.documents.listDocuments('t', 'agents', { ...query, limit: 2, offset: 0 })).documents.map(
+          (document) => document.id,
+        );
+      expect(await ids({ after: 'b' })).toEqual(['c', 'd']);
+      expect(await ids({ after: 'c' })).toEqual(['d', 'e']);
+      expect(await ids({ after: 'e' })).toEqual([]);
+      expect(await ids({ after: 'd', order: 'id-desc' })).toEqual(['c']);
+    });
+
     it('lists stale documents of one collection in every tenant, least recently written first', async () => {
       const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
       await store.documents.putDocument('t1', 'cursors', 'a', { n: 1 });

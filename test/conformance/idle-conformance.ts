@@ -67,6 +67,19 @@ export function describeIdleConformance(context: ConformanceContext): void {
     });
   });
 
+  it('lists one tenant only when given one', async () => {
+    const { store, clock } = context;
+    await store.putSession(sessionKey('a'), sessionWrite());
+    await store.putSession(sessionKey('b', { tenantId: 'tenant-b' }), sessionWrite());
+    clock.advance(MINUTE);
+    const { sessions } = await store.listIdleSessions({
+      tenantId: 'tenant-b',
+      updatedBefore: clock.iso(),
+      limit: 5,
+    });
+    expect(sessions.map((session) => [session.tenantId, session.sessionId])).toEqual([['tenant-b', 'b']]);
+  });
+
   it('drops a session from the range once it is written again', async () => {
     const { store, clock } = context;
     await store.putSession(sessionKey('a'), sessionWrite());

@@ -1,4 +1,5 @@
 import type { MemoryRecord, MemoryVersion } from '../../core/schemas/memory-record.js';
+import type { SessionKey } from '../../core/schemas/session.js';
 import type { EngramStore } from '../../stores/engram-store.js';
 import { HISTORY_LIMIT } from '../../stores/memory-rules.js';
 import { AGENTS_COLLECTION } from '../access/agent-registry.js';
@@ -110,29 +111,50 @@ async function restorable(
   return page.filter((memory) => memory.supersededBy === null || present.has(memory.supersededBy));
 }
 
+/** Pages after the last id read, not by offset: an agent deleted meanwhile shifts none out. */
 async function* agentLines(store: EngramStore, tenantId: string): AsyncGenerator<AgentLine> {
-  for (let offset = 0; ; offset += PAGE) {
+  for (let after: string | undefined; ; ) {
     const { documents } = await store.documents.listDocuments(tenantId, AGENTS_COLLECTION, {
       limit: PAGE,
-      offset,
+      offset: 0,
       order: 'id-asc',
+      ...(after !== undefined ? { after } : {}),
     });
     for (const document of documents) yield { type: 'agent', id: document.id, value: document.value };
     if (documents.length < PAGE) return;
+    after = documents.at(-1)?.id;
+  }
+}
+
+/** Past every session's `updatedAt`: the listing's range is all sessions. */
+const END_OF_TIME = '9999-12-31T23:59:59.999Z';
+
+/**
+ * The tenant's session keys, by the store's stable cursor (update time, then insertion), not by
+ * offset in the newest-first listing: there a session deleted or expired meanwhile would shift
+ * another out of the next page, and one written meanwhile would jump to the front, unread. One
+ * written meanwhile here moves later in the listing, read again, and is kept once.
+ */
+async function sessionKeys(store: EngramStore, tenantId: string): Promise<SessionKey[]> {
+  const keys = new Map<string, SessionKey>();
+  for (let after: string | undefined; ; ) {
+    const { sessions, cursor } = await store.listIdleSessions({
+      tenantId,
+      updatedBefore: END_OF_TIME,
+      limit: PAGE,
+      ...(after !== undefined ? { after } : {}),
+    });
+    for (const { namespace, userId, sessionId } of sessions) {
+      keys.set(JSON.stringify([namespace, userId, sessionId]), { tenantId, namespace, userId, sessionId });
+    }
+    if (cursor === null) return [...keys.values()];
+    after = cursor;
   }
 }
 
 async function* sessionLines(store: EngramStore, tenantId: string): AsyncGenerator<SessionLine> {
-  // Keys first, then each session: a listing page stays valid while sessions are read.
-  const keys = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const { sessions } = await store.listSessions({ tenantId, limit: PAGE, offset });
-    keys.push(
-      ...sessions.map(({ namespace, userId, sessionId }) => ({ tenantId, namespace, userId, sessionId })),
-    );
-    if (sessions.length < PAGE) break;
-  }
-  for (const key of keys) {
+  // Keys first, then each session: the listing stays valid while sessions are read.
+  for (const key of await sessionKeys(store, tenantId)) {
     const session = await store.getSession(key);
     if (!session) continue; // expired or deleted since the listing
     const messages = await store.readMessages(key, { order: 'oldest-first' });

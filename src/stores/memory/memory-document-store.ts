@@ -73,8 +73,11 @@ export function createMemoryDocumentStore(clock: () => Date, isClosed: () => boo
       const prefix = query.prefix ?? '';
       const ids = [...(documents?.keys() ?? [])].filter((id) => id.startsWith(prefix)).sort(compareIds);
       if (query.order === 'id-desc') ids.reverse();
+      const { after } = query;
+      const sign = query.order === 'id-desc' ? -1 : 1;
+      const rest = after === undefined ? ids : ids.filter((id) => sign * compareIds(id, after) > 0);
       const offset = Math.max(0, query.offset);
-      const page = ids.slice(offset, offset + Math.max(0, query.limit));
+      const page = rest.slice(offset, offset + Math.max(0, query.limit));
       return {
         documents: page.map((id) => structuredClone(documents?.get(id) as StoredDocument)),
         total: ids.length,

@@ -314,6 +314,7 @@ export function createMemoryStore(options: StoreOptions = {}): EngramStore {
         const state = record.state;
         const updatedMs = Date.parse(state.updatedAt);
         if (isExpired(record.expiresAtMs, nowMs) || updatedMs < fromMs || updatedMs >= beforeMs) continue;
+        if (query.tenantId !== undefined && state.tenantId !== query.tenantId) continue;
         const position: IdlePosition = [updatedMs, id];
         if (after && compareIdlePositions(position, after) <= 0) continue;
         matches.push({

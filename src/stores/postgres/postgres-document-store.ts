@@ -91,8 +91,9 @@ export function createPostgresDocumentStore(database: PostgresDatabase, clock: (
       const match = [tenantId, collection, query.prefix ?? ''];
       const [rows, [count]] = await Promise.all([
         database.query<DocumentRow>(
-          `SELECT ${COLUMNS} FROM documents WHERE ${MATCH} ORDER BY id ${direction} LIMIT $4 OFFSET $5`,
-          [...match, Math.max(0, query.limit), Math.max(0, query.offset)],
+          `SELECT ${COLUMNS} FROM documents WHERE ${MATCH}
+          AND ($6::text IS NULL OR id ${direction === 'ASC' ? '>' : '<'} $6) ORDER BY id ${direction} LIMIT $4 OFFSET $5`,
+          [...match, Math.max(0, query.limit), Math.max(0, query.offset), query.after ?? null],
         ),
         database.query<{ total: number }>(
           `SELECT count(*)::bigint AS total FROM documents WHERE ${MATCH}`,

@@ -49,7 +49,7 @@ export async function listPostgresIdleSessions(
   const rows = await database.query<SessionRow>(
     `SELECT pk, tenant_id, namespace, user_id, session_id, created_at, updated_at, last_seq FROM sessions
     WHERE updated_at >= $1 AND updated_at < $2 AND (updated_at, pk) > ($3, $4)
-      AND (expires_at IS NULL OR expires_at > $5)
+      AND (expires_at IS NULL OR expires_at > $5) AND ($7::text IS NULL OR tenant_id = $7)
     ORDER BY updated_at, pk LIMIT $6`,
     [
       query.updatedFrom === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(query.updatedFrom),
@@ -58,6 +58,7 @@ export async function listPostgresIdleSessions(
       afterPk,
       nowMs,
       limit + 1,
+      query.tenantId ?? null,
     ],
   );
   return idleSessionPage(rows, limit);

@@ -48,7 +48,9 @@ export function createSqliteDocumentStore(
   );
   const pageStatement = (direction: 'ASC' | 'DESC') =>
     database.prepare<Record<string, unknown>, DocumentRow>(
-      `SELECT ${COLUMNS} FROM documents WHERE ${MATCH} ORDER BY id ${direction} LIMIT :limit OFFSET :offset`,
+      `SELECT ${COLUMNS} FROM documents WHERE ${MATCH}
+       AND (:after IS NULL OR id ${direction === 'ASC' ? '>' : '<'} :after)
+       ORDER BY id ${direction} LIMIT :limit OFFSET :offset`,
     );
   const pages = { 'id-asc': pageStatement('ASC'), 'id-desc': pageStatement('DESC') };
   const count = database.prepare<Record<string, unknown>, { total: number }>(
@@ -106,6 +108,7 @@ export function createSqliteDocumentStore(
         const match = { tenant: tenantId, collection, prefix: query.prefix ?? '' };
         const rows = pages[query.order ?? 'id-asc'].all({
           ...match,
+          after: query.after ?? null,
           limit: Math.max(0, query.limit),
           offset: Math.max(0, query.offset),
         });

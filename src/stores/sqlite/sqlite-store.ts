@@ -333,6 +333,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<En
       before: Date.parse(query.updatedBefore),
       after_updated: afterUpdated,
       after_pk: afterPk,
+      tenant_id: query.tenantId ?? null,
       now: clock().getTime(),
       limit: limit + 1,
     });

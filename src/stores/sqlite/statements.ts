@@ -94,6 +94,8 @@ export interface IdleRange {
   before: number;
   after_updated: number;
   after_pk: number;
+  /** Null = every tenant. */
+  tenant_id: string | null;
   now: number;
   limit: number;
 }
@@ -177,6 +179,7 @@ export function prepareStatements(database: Database): Statements {
       WHERE updated_at >= @from AND updated_at < @before
         AND (updated_at > @after_updated OR (updated_at = @after_updated AND pk > @after_pk))
         AND (expires_at IS NULL OR expires_at > @now)
+        AND (@tenant_id IS NULL OR tenant_id = @tenant_id)
       ORDER BY updated_at, pk LIMIT @limit`,
     ),
   };
