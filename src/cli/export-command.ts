@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createWriteStream, realpathSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { ValidationError } from '../core/errors.js';
+import { EngramError, ValidationError } from '../core/errors.js';
+import { truncateText } from '../core/preview-value.js';
 import { countTenant, exportTenant } from '../engine/transfer/export-tenant.js';
 import type { ServerConfig } from '../server/server-config.js';
 import type { CliIo } from './cli-io.js';
@@ -33,6 +34,16 @@ function assertNotDatabase(file: string, config: ServerConfig): void {
   }
 }
 
+function emptyTenantError(tenant: string): EngramError {
+  const quoted = JSON.stringify(truncateText(tenant));
+  return new EngramError(
+    'tenant_empty',
+    'not_found',
+    `tenant ${quoted} holds nothing (no agents, sessions or memories): nothing exported; check --tenant`,
+    { details: { tenantId: truncateText(tenant) } },
+  );
+}
+
 async function writeLine(stream: Writable, text: string): Promise<void> {
   if (!stream.write(`${text}\n`)) await once(stream, 'drain');
 }
@@ -48,12 +59,12 @@ export async function runExport(file: string, flags: ExportFlags, io: CliIo): Pr
     async (engram, config) => {
       const toStdout = file === '-';
       if (!toStdout) assertNotDatabase(file, config);
+      const total = await countTenant(engram.store, flags.tenant);
+      // Most likely a mistyped --tenant: an empty file and exit 0 would pass for a backup.
+      if (total === 0) throw emptyTenantError(flags.tenant);
       const partial = `${file}.partial`;
       const output = toStdout ? io.stdout : createWriteStream(partial);
-      const progress = createProgressBar(io.stderr, {
-        label: 'export',
-        total: await countTenant(engram.store, flags.tenant),
-      });
+      const progress = createProgressBar(io.stderr, { label: 'export', total });
       const counts = { agent: 0, session: 0, message: 0, memory: 0 };
       try {
         for await (const line of exportTenant(engram.store, flags.tenant, { engramVersion })) {

@@ -46,7 +46,7 @@ describe('README', () => {
     const { stdout, stderr } = await runBlock(block, directory);
     expect(stdout).toContain('Usage: engram');
     expect(stderr).toContain('1 created');
-    expect(stderr).toContain('exported tenant "acme"');
+    expect(stderr).toContain('exported tenant "default"');
     expect(stderr).toContain('imported AMS records into tenant "default": 1 created');
     expect(stdout).toContain('session chat-42: last 1 of 1 traced turns');
     expect(stdout).toMatch(/ok {4}llm/);

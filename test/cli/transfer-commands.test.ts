@@ -229,4 +229,19 @@ describe('engram export FILE', () => {
     expect(readFileSync(database).equals(before)).toBe(true);
     expect((await engram(['export', '-', '--tenant', 'acme', '--db', database])).code).toBe(0);
   }, 60_000);
+
+  it('refuses a tenant that holds nothing (a mistyped --tenant) instead of an empty backup', async () => {
+    const directory = temporaryDirectory();
+    const database = join(directory, 'engram.db');
+    await seed(database);
+    const target = join(directory, 'backup.jsonl');
+    for (const file of [target, '-']) {
+      const run = await engram(['export', file, '--tenant', 'acmee', '--db', database]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('tenant_empty: tenant "acmee" holds nothing');
+      expect(run.stdout).toBe('');
+    }
+    expect(existsSync(target)).toBe(false);
+    expect(existsSync(`${target}.partial`)).toBe(false);
+  }, 60_000);
 });
