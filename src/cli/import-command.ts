@@ -28,6 +28,11 @@ export interface ImportFlags extends StoreFlags {
 
 /** Largest AMS dump read as one JSON document (JSON Lines files stream and have no limit). */
 export const MAX_JSON_DOCUMENT_BYTES = 256 * 1024 * 1024;
+
+/** Limits of one import; tests lower them rather than write huge files. */
+export interface ImportLimits {
+  maxDocumentBytes?: number;
+}
 /** AMS records created per call (the engine's batch limit is 1,000). */
 const AMS_BATCH = 100;
 
@@ -201,7 +206,13 @@ async function* jsonLines(file: string): AsyncGenerator<unknown> {
  * an AMS long-term memory dump (records created through engram, deduplicated by content and
  * skipped by id when present). Progress on stderr, then a summary; exit code 1 if anything failed.
  */
-export async function runImport(file: string, flags: ImportFlags, io: CliIo): Promise<number> {
+export async function runImport(
+  file: string,
+  flags: ImportFlags,
+  io: CliIo,
+  limits: ImportLimits = {},
+): Promise<number> {
+  const maxDocumentBytes = limits.maxDocumentBytes ?? MAX_JSON_DOCUMENT_BYTES;
   if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ValidationError(`No file ${file}`);
   const head = await firstLine(file);
   const first = parseJson(head) as { type?: unknown } | undefined;
@@ -211,17 +222,23 @@ export async function runImport(file: string, flags: ImportFlags, io: CliIo): Pr
       : first?.type === 'engram-export'
         ? 'engram'
         : 'ams';
-  // An AMS dump that is one JSON document (a search response, an array) rather than JSON Lines.
-  const document =
-    format === 'ams' && (first === undefined || Array.isArray(first) || 'memories' in (first ?? {}));
-  if (document && statSync(file).size > MAX_JSON_DOCUMENT_BYTES) {
+  // An AMS dump that may be one JSON document (a search response, an array) rather than JSON Lines.
+  // Only a first line that is not JSON alone says it must be one (spread over lines): a first line
+  // that is an array or a search response may as well be the first page of a JSON Lines dump.
+  const page = typeof first === 'object' && first !== null && (Array.isArray(first) || 'memories' in first);
+  const document = format === 'ams' && (first === undefined || page);
+  const size = statSync(file).size;
+  if (document && first === undefined && size > maxDocumentBytes) {
     throw new ValidationError(
-      `${file} is one JSON document larger than ${MAX_JSON_DOCUMENT_BYTES} bytes; write it as JSON Lines (one record per line)`,
+      `${file} is larger than ${maxDocumentBytes} bytes (the largest JSON document read whole) and its first line is not JSON alone; write it as JSON Lines (one record per line)`,
     );
   }
   // A file that does not parse as one document is read as JSON Lines: each line that is not JSON
   // fails alone, and the valid records are still imported.
-  const whole = document ? parseJson(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) : undefined;
+  const whole =
+    document && size <= maxDocumentBytes
+      ? parseJson(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''))
+      : undefined;
   const records = whole === undefined ? undefined : amsRecordsOf(whole);
 
   return withEngram(flags, io, async (engram) => {
