@@ -64,4 +64,39 @@ describe('engram import of an AMS dump', () => {
     const run = await importFile(`42\n${JSON.stringify(record('a'))}\n`);
     expect(run).toMatchObject({ code: 1, ids: ['a'] });
   });
+
+  it('fails a file that is not UTF-8, naming byte and line, instead of storing U+FFFD', async () => {
+    const first = `${JSON.stringify(record('a'))}\n`;
+    const latin1 = Buffer.concat([
+      Buffer.from(first),
+      Buffer.from('{"id":"b","text":"Crème brûlée."}\n', 'latin1'),
+    ]);
+    const lines = await importFile(latin1);
+    expect(lines.code).toBe('validation_failed');
+    // The è is the 21st byte of line 2.
+    expect(lines.errors).toContain(`dump.jsonl: not UTF-8 text at byte ${first.length + 20} (line 2)`);
+    expect(lines.ids).toEqual([]);
+
+    const spread = Buffer.from('[\n  {"id": "a",\n   "text": "Café"}\n]\n', 'latin1');
+    const document = await importFile(spread);
+    expect(document.code).toBe('validation_failed');
+    expect(document.errors).toContain('not UTF-8 text at byte 31 (line 3)');
+
+    const wide = await importFile(Buffer.from(`\uFEFF${first}`, 'utf16le'));
+    expect(wide.errors).toContain('UTF-16 text');
+    expect(wide.ids).toEqual([]);
+
+    const export_ = `${JSON.stringify({ type: 'engram-export', formatVersion: 2, tenantId: 'default' })}\n`;
+    const engram = await importFile(
+      Buffer.concat([Buffer.from(export_), Buffer.from([0x7b, 0xff, 0x7d, 0x0a])]),
+    );
+    expect(engram.errors).toContain(`not UTF-8 text at byte ${export_.length + 1} (line 2)`);
+  });
+
+  it('reads UTF-8 with a byte order mark and Windows line ends', async () => {
+    const run = await importFile(
+      `\uFEFF${JSON.stringify(record('a'))}\r\n${JSON.stringify(record('é'))}\r\n`,
+    );
+    expect(run).toMatchObject({ code: 0, ids: ['a', 'é'] });
+  });
 });

@@ -1,5 +1,4 @@
-import { createReadStream, readFileSync, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { statSync } from 'node:fs';
 import { EngramError, ValidationError } from '../core/errors.js';
 import { truncateText } from '../core/preview-value.js';
 import type { MemoryRecordInput } from '../core/schemas/memory-record.js';
@@ -9,6 +8,7 @@ import type { CliIo } from './cli-io.js';
 import { type StoreFlags, withEngram } from './open-engram.js';
 import { createProgressBar, type ProgressBar } from './progress-bar.js';
 import { amsRecordsOf, toMemoryInputFromAms } from './read-ams-dump.js';
+import { readFileLines, readUtf8File } from './read-file-lines.js';
 import {
   createRunSummary,
   formatSummary,
@@ -36,18 +36,8 @@ export interface ImportLimits {
 /** AMS records created per call (the engine's batch limit is 1,000). */
 const AMS_BATCH = 100;
 
-/** A file's lines, a byte order mark at its start left out (editors on Windows write one). */
-async function* lines(file: string): AsyncGenerator<string> {
-  let first = true;
-  const input = createInterface({
-    input: createReadStream(file, 'utf8'),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  for await (const line of input) {
-    yield first ? line.replace(/^\uFEFF/, '') : line;
-    first = false;
-  }
-}
+/** A file's lines, strictly UTF-8, a byte order mark at its start left out (editors on Windows write one). */
+const lines = (file: string) => readFileLines(file);
 
 async function countLines(file: string): Promise<number> {
   let count = 0;
@@ -235,10 +225,7 @@ export async function runImport(
   }
   // A file that does not parse as one document is read as JSON Lines: each line that is not JSON
   // fails alone, and the valid records are still imported.
-  const whole =
-    document && size <= maxDocumentBytes
-      ? parseJson(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''))
-      : undefined;
+  const whole = document && size <= maxDocumentBytes ? parseJson(readUtf8File(file)) : undefined;
   const records = whole === undefined ? undefined : amsRecordsOf(whole);
 
   return withEngram(flags, io, async (engram) => {
