@@ -99,4 +99,13 @@ describe('engram import of an AMS dump', () => {
     );
     expect(run).toMatchObject({ code: 0, ids: ['a', 'é'] });
   });
+
+  it('fails a line longer than the line limit, naming it, instead of crashing with a RangeError', async () => {
+    const long = JSON.stringify({ id: 'b', text: 'x'.repeat(200) });
+    const run = await importFile(`${JSON.stringify(record('a'))}\n${long}\n`, { maxLineBytes: 100 });
+    expect(run.code).toBe('validation_failed');
+    expect(run.errors).toContain('dump.jsonl: line 2 is longer than 100 bytes (the longest line read)');
+    expect(run.errors.length).toBeLessThan(300);
+    expect(run.ids).toEqual([]);
+  });
 });

@@ -29,24 +29,32 @@ export interface ImportFlags extends StoreFlags {
 /** Largest AMS dump read as one JSON document (JSON Lines files stream and have no limit). */
 export const MAX_JSON_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Largest line read (a record, a session with its messages, a page of an AMS dump): under V8's
+ * longest string (2^29 - 24 characters, at most one per byte), past which reading the line would
+ * crash with a RangeError instead of saying why.
+ */
+export const MAX_JSON_LINE_BYTES = 500 * 1024 * 1024;
+
 /** Limits of one import; tests lower them rather than write huge files. */
 export interface ImportLimits {
   maxDocumentBytes?: number;
+  maxLineBytes?: number;
 }
 /** AMS records created per call (the engine's batch limit is 1,000). */
 const AMS_BATCH = 100;
 
-/** A file's lines, strictly UTF-8, a byte order mark at its start left out (editors on Windows write one). */
-const lines = (file: string) => readFileLines(file);
+/** Reads the file's lines anew, each time called (`readFileLines`). */
+type Lines = () => AsyncGenerator<string>;
 
-async function countLines(file: string): Promise<number> {
+async function countLines(lines: Lines): Promise<number> {
   let count = 0;
-  for await (const line of lines(file)) if (line.trim() !== '') count++;
+  for await (const line of lines()) if (line.trim() !== '') count++;
   return count;
 }
 
-async function firstLine(file: string): Promise<string> {
-  for await (const line of lines(file)) if (line.trim() !== '') return line;
+async function firstLine(lines: Lines): Promise<string> {
+  for await (const line of lines()) if (line.trim() !== '') return line;
   return '';
 }
 
@@ -59,7 +67,7 @@ function parseJson(text: string): unknown {
 }
 
 async function importEngramExport(
-  file: string,
+  lines: Lines,
   engram: Engram,
   flags: ImportFlags,
   progress: ProgressBar,
@@ -68,7 +76,7 @@ async function importEngramExport(
   let importer: TenantImporter | undefined;
   let tenantId = flags.tenant ?? 'default';
   let number = 0;
-  for await (const text of lines(file)) {
+  for await (const text of lines()) {
     number++;
     if (text.trim() === '') continue;
     const value = parseJson(text);
@@ -180,8 +188,8 @@ async function importAmsDump(
   if (batch.length > 0) await flush();
 }
 
-async function* jsonLines(file: string): AsyncGenerator<unknown> {
-  for await (const text of lines(file)) {
+async function* jsonLines(lines: Lines): AsyncGenerator<unknown> {
+  for await (const text of lines()) {
     if (text.trim() === '') continue;
     const value = parseJson(text);
     // A line that is not JSON is passed on as text: the record check reports it, alone.
@@ -204,7 +212,9 @@ export async function runImport(
 ): Promise<number> {
   const maxDocumentBytes = limits.maxDocumentBytes ?? MAX_JSON_DOCUMENT_BYTES;
   if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ValidationError(`No file ${file}`);
-  const head = await firstLine(file);
+  const maxLineBytes = limits.maxLineBytes ?? MAX_JSON_LINE_BYTES;
+  const lines = () => readFileLines(file, { maxLineBytes });
+  const head = await firstLine(lines);
   const first = parseJson(head) as { type?: unknown } | undefined;
   const format =
     flags.format && flags.format !== 'auto'
@@ -230,12 +240,12 @@ export async function runImport(
 
   return withEngram(flags, io, async (engram) => {
     const summary = createRunSummary();
-    const total = records ? records.length : (await countLines(file)) - (format === 'engram' ? 1 : 0);
+    const total = records ? records.length : (await countLines(lines)) - (format === 'engram' ? 1 : 0);
     const progress = createProgressBar(io.stderr, { label: 'import', total });
     let tenantId = flags.tenant ?? 'default';
     try {
-      if (format === 'engram') tenantId = await importEngramExport(file, engram, flags, progress, summary);
-      else await importAmsDump(file, engram, tenantId, records ?? jsonLines(file), progress, summary);
+      if (format === 'engram') tenantId = await importEngramExport(lines, engram, flags, progress, summary);
+      else await importAmsDump(file, engram, tenantId, records ?? jsonLines(lines), progress, summary);
     } finally {
       progress.stop();
     }

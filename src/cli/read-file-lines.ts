@@ -71,12 +71,25 @@ export function readUtf8File(file: string): string {
 /**
  * A file's lines as UTF-8 text, streamed (a byte order mark at its start and a carriage return at
  * a line's end left out). Lines are split on the newline byte, which UTF-8 never uses inside a
- * character, and each is decoded strictly (see `decodeUtf8`).
+ * character, and each is decoded strictly (see `decodeUtf8`). A line longer than `maxLineBytes`
+ * fails, named, before it is held whole.
  */
-export async function* readFileLines(file: string): AsyncGenerator<string> {
+export async function* readFileLines(
+  file: string,
+  options: { maxLineBytes: number },
+): AsyncGenerator<string> {
   let pieces: Buffer[] = [];
+  let held = 0; // bytes of the current line in `pieces`
   let start = 0; // file offset of the current line
   let line = 1;
+  const hold = (bytes: number) => {
+    held += bytes;
+    if (held > options.maxLineBytes) {
+      throw new ValidationError(
+        `${file}: line ${line} is longer than ${options.maxLineBytes} bytes (the longest line read); write one record per line`,
+      );
+    }
+  };
   const decode = (bytes: Buffer): string => {
     if (line === 1) assertNotUtf16(file, bytes);
     const skip = line === 1 && startsWithBom(bytes) ? BOM.length : 0;
@@ -87,14 +100,19 @@ export async function* readFileLines(file: string): AsyncGenerator<string> {
     let from = 0;
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, from)) {
       const part = chunk.subarray(from, end);
+      hold(part.length);
       const bytes = pieces.length > 0 ? Buffer.concat([...pieces, part]) : part;
       yield decode(bytes);
       start += bytes.length + 1;
       line++;
       pieces = [];
+      held = 0;
       from = end + 1;
     }
-    if (from < chunk.length) pieces.push(chunk.subarray(from));
+    if (from < chunk.length) {
+      hold(chunk.length - from);
+      pieces.push(chunk.subarray(from));
+    }
   }
   if (pieces.length > 0) yield decode(Buffer.concat(pieces));
 }
