@@ -69,3 +69,27 @@ describe('importing into a store that holds another memory with the same id', ()
     await target.close();
   });
 });
+
+describe('importing an agent whose id the store holds', () => {
+  it('says whether the stored config differs from the file’s, and keeps the stored one', async () => {
+    const source = await open();
+    await source.agents.create(tenant, { id: 'support', systemPrompt: 'You help Acme customers.' });
+    await source.agents.create(tenant, { id: 'sales', systemPrompt: 'You sell.' });
+    const lines = [];
+    for await (const line of exportTenant(source.store, tenant, { engramVersion: 'test' })) lines.push(line);
+    const target = await open();
+    await target.agents.create(tenant, { id: 'support', systemPrompt: 'You help Acme customers.' });
+    await target.agents.create(tenant, { id: 'sales', systemPrompt: 'You sell, politely.' });
+    const outcomes = await importFile(target.store, lines);
+    expect(outcomes.filter((outcome) => outcome.item.startsWith('agent '))).toEqual([
+      {
+        status: 'skipped',
+        item: 'agent sales',
+        reason: expect.stringContaining('stored with another config'),
+      },
+      { status: 'skipped', item: 'agent support', reason: 'already present' },
+    ]);
+    expect((await target.agents.get(tenant, 'sales')).systemPrompt).toBe('You sell, politely.');
+    await Promise.all([source.close(), target.close()]);
+  });
+});

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { EngramError, parseWith, ValidationError, VersionConflictError } from '../../core/errors.js';
 import { hashUsesOwnerFields, memoryHash } from '../../core/memory-hash.js';
 import { truncateText } from '../../core/preview-value.js';
@@ -89,8 +90,17 @@ export function createTenantImporter(store: EngramStore, tenantId: string): Tena
 
   async function importAgent(line: AgentLine): Promise<ImportOutcome> {
     const item = `agent ${line.id}`;
-    if (await store.documents.getDocument(tenantId, AGENTS_COLLECTION, line.id)) {
-      return { status: 'skipped', item, reason: 'already present' };
+    const stored = await store.documents.getDocument(tenantId, AGENTS_COLLECTION, line.id);
+    if (stored) {
+      // Never overwritten; but "already present" would pass a different config for the file's.
+      const same = isDeepStrictEqual(stored.value, line.value);
+      return {
+        status: 'skipped',
+        item,
+        reason: same
+          ? 'already present'
+          : 'stored with another config (prompt or memory settings): kept as is',
+      };
     }
     await store.documents.putDocument(tenantId, AGENTS_COLLECTION, line.id, line.value, {
       expectedVersion: 0,
