@@ -1,5 +1,6 @@
 import type { NewMessage } from '../../src/core/schemas/message.js';
 import type { PendingMemory, SessionKey } from '../../src/core/schemas/session.js';
+import type { Job, NewJob } from '../../src/stores/job-store.js';
 import type { SessionStore, SessionWrite } from '../../src/stores/session-store.js';
 
 /** A clock that only moves when told to, for deterministic TTL and ordering tests. */
@@ -108,4 +109,25 @@ export function itemAt<T>(list: readonly T[], index: number): T {
   const item = list[index];
   if (item === undefined) throw new Error(`Expected an item at index ${index}`);
   return item;
+}
+
+/** Makes new jobs with fresh ids under `prefix`, sortable in creation order. */
+export function jobMaker(prefix: string): (overrides?: Partial<NewJob>) => NewJob {
+  let ids = 0;
+  return (overrides = {}) => {
+    ids += 1;
+    return {
+      id: `${prefix}-${String(ids).padStart(6, '0')}`,
+      type: 'extract',
+      payload: { n: ids },
+      maxAttempts: 3,
+      ...overrides,
+    };
+  };
+}
+
+/** The claimed job, failing the test when nothing was due. */
+export function claimed(job: Job | null): Job {
+  if (!job) throw new Error('Expected a job to be claimed');
+  return job;
 }

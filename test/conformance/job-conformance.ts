@@ -1,29 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError, StoreError } from '../../src/core/errors.js';
 import type { EngramStore } from '../../src/stores/engram-store.js';
-import { type Job, JobLeaseLostError, leaseOf, type NewJob } from '../../src/stores/job-store.js';
-import { createFakeClock, type FakeClock } from './fixtures.js';
+import { type Job, JobLeaseLostError, leaseOf } from '../../src/stores/job-store.js';
+import { claimed, createFakeClock, type FakeClock, jobMaker } from './fixtures.js';
 
 const LEASE_MS = 10_000;
 
-let ids = 0;
-/** A new job with a fresh id, sortable in creation order. */
-function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  ids += 1;
-  return {
-    id: `job-${String(ids).padStart(6, '0')}`,
-    type: 'extract',
-    payload: { n: ids },
-    maxAttempts: 3,
-    ...overrides,
-  };
-}
-
-/** The claimed job, failing the test when nothing was due. */
-function claimed(job: Job | null): Job {
-  if (!job) throw new Error('Expected a job to be claimed');
-  return job;
-}
+const newJob = jobMaker('job');
 
 /**
  * The behaviour every `JobStore` driver must show (the `jobs` of an `EngramStore`). `connectAgain`,

@@ -1,28 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngramStore } from '../../src/stores/engram-store.js';
-import { type Job, leaseOf, type NewJob } from '../../src/stores/job-store.js';
-import { createFakeClock, type FakeClock } from './fixtures.js';
+import { leaseOf } from '../../src/stores/job-store.js';
+import { claimed, createFakeClock, type FakeClock, jobMaker } from './fixtures.js';
 
 const LEASE_MS = 10_000;
 
-let ids = 0;
-/** A new job with a fresh id, sortable in creation order. */
-function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  ids += 1;
-  return {
-    id: `failing-${String(ids).padStart(6, '0')}`,
-    type: 'extract',
-    payload: { n: ids },
-    maxAttempts: 3,
-    ...overrides,
-  };
-}
-
-/** The claimed job, failing the test when nothing was due. */
-function claimed(job: Job | null): Job {
-  if (!job) throw new Error('Expected a job to be claimed');
-  return job;
-}
+const newJob = jobMaker('failing');
 
 /**
  * How every `JobStore` driver ends work that keeps failing or that nobody handles: folded retries,
