@@ -39,21 +39,28 @@ function firstBadByte(bytes: Uint8Array): number {
  * become U+FFFD, records stored with their words lost, unsaid. The error names the file, the byte
  * offset (`start` is that of `bytes` in the file) and the line.
  */
-function decodeUtf8(file: string, bytes: Uint8Array, start: number, line: number): string {
+function decodeUtf8(file: string | null, bytes: Uint8Array, start: number, line: number): string {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     const at = firstBadByte(bytes);
     const lines = bytes.subarray(0, at).filter((byte) => byte === NEWLINE).length;
     throw new ValidationError(
-      `${file}: not UTF-8 text at byte ${start + at} (line ${line + lines}); convert it to UTF-8, e.g. with iconv`,
+      `${file === null ? '' : `${file}: `}not UTF-8 text at byte ${start + at} (line ${line + lines}); convert it to UTF-8, e.g. with iconv`,
     );
   }
 }
 
+/** The UTF-16 encoding a byte order mark at the start of `bytes` names, else null. */
+export function utf16EncodingOf(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return null;
+}
+
 /** A UTF-16 file (its byte order mark says so) fails whole: it is not JSON Lines of UTF-8. */
 function assertNotUtf16(file: string, bytes: Uint8Array): void {
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+  if (utf16EncodingOf(bytes) !== null) {
     throw new ValidationError(
       `${file}: UTF-16 text (its byte order mark says so); convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8`,
     );
@@ -64,8 +71,16 @@ function assertNotUtf16(file: string, bytes: Uint8Array): void {
 export function readUtf8File(file: string): string {
   const bytes = readFileSync(file);
   assertNotUtf16(file, bytes);
+  return decodeUtf8Bytes(bytes, file);
+}
+
+/**
+ * A whole file's bytes as UTF-8 text, a byte order mark left out; other bytes fail naming where,
+ * after `label` when one is given (see `decodeUtf8`).
+ */
+export function decodeUtf8Bytes(bytes: Uint8Array, label: string | null = null): string {
   const skip = startsWithBom(bytes) ? BOM.length : 0;
-  return decodeUtf8(file, bytes.subarray(skip), skip, 1);
+  return decodeUtf8(label, bytes.subarray(skip), skip, 1);
 }
 
 /**
